@@ -1,0 +1,30 @@
+# olkit — set-up, tests, demo, reproduction, benchmarks. Every target creates .venv on a fresh clone.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+
+.PHONY: install demo test reproduce bench clean
+
+install: $(STAMP)
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e ".[test]"
+	touch $(STAMP)
+
+demo: $(STAMP)
+	$(PY) -m olkit.demo
+
+test: $(STAMP)
+	$(PY) -m pytest -n 2 --dist loadgroup
+
+reproduce: $(STAMP)
+	$(PY) -m olkit.experiment.reproduce experiments/duol_binary.toml
+
+bench: $(STAMP)
+	$(PY) benchmarks/run.py
+
+clean:
+	rm -rf $(VENV) build src/*.egg-info

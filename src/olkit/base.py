@@ -1,0 +1,257 @@
+"""The estimator base class shared by every olkit learner.
+
+Every learner is a scikit-learn classifier (DESIGN.md §2.4): ``fit`` is one online pass over the data in
+the given order, ``partial_fit`` continues the stream (chunks give exactly the result of one pass),
+``predict``/``decision_function`` use the current model, ``get_params``/``set_params`` follow the
+scikit-learn conventions. The class implements scikit-learn's estimator protocol without importing
+scikit-learn at module level: importing scikit-learn costs about a second, which would dominate a
+command-line run on a small dataset. scikit-learn is imported lazily where its own types are needed
+(tags, NotFittedError, the data-conversion warning).
+
+Input validation happens once, here, at the boundary; the compiled loops never validate.
+"""
+import inspect
+import numbers
+import warnings
+
+import numpy as np
+import scipy.sparse as sp
+
+COMPAT_CHOICES = ("none",)
+
+
+class OnlineClassifier:
+    """Base class: parameters, labels, input validation and the scikit-learn API.
+
+    Subclasses implement ``_check_params``, ``_new_state(n_features, sparse)``,
+    ``_learn(X, y_internal, order)`` and ``_decision(X)``; the predict-then-update loop itself is
+    :func:`olkit.protocol.run_online`.
+    """
+
+    algorithm_name = None
+    description = ""
+    compat_choices = COMPAT_CHOICES
+
+    # ---- parameters (scikit-learn protocol) -----------------------------------------------------
+    @classmethod
+    def _get_param_names(cls):
+        sig = inspect.signature(cls.__init__)
+        return sorted(p.name for p in sig.parameters.values()
+                      if p.name != "self" and p.kind not in (p.VAR_KEYWORD, p.VAR_POSITIONAL))
+
+    def get_params(self, deep=True):
+        return {name: getattr(self, name) for name in self._get_param_names()}
+
+    def set_params(self, **params):
+        valid = self._get_param_names()
+        for key, value in params.items():
+            if key not in valid:
+                raise ValueError(f"unknown parameter {key!r} for {type(self).__name__}; "
+                                 f"valid parameters: {', '.join(valid)}")
+            setattr(self, key, value)
+        return self
+
+    def __repr__(self):
+        sig = inspect.signature(type(self).__init__)
+        changed = []
+        for name in self._get_param_names():
+            value = getattr(self, name)
+            default = sig.parameters[name].default
+            if not (value is default or (np.isscalar(value) and np.isscalar(default) and value == default)):
+                changed.append(f"{name}={value!r}")
+        return f"{type(self).__name__}({', '.join(changed)})"
+
+    def __sklearn_tags__(self):
+        from sklearn.utils import ClassifierTags, InputTags, Tags, TargetTags
+
+        return Tags(estimator_type="classifier", target_tags=TargetTags(required=True),
+                    classifier_tags=ClassifierTags(multi_class=self._multiclass, poor_score=False),
+                    input_tags=InputTags(sparse=True, allow_nan=False), requires_fit=True)
+
+    _estimator_type = "classifier"
+    _multiclass = False
+
+    def __sklearn_is_fitted__(self):
+        return hasattr(self, "classes_")
+
+    # ---- parameter checks -------------------------------------------------------------------------
+    def _validate_params(self):
+        """Raise ValueError naming the bad parameter and its valid range."""
+        if self.compat not in self.compat_choices:
+            raise ValueError(f"compat={self.compat!r} is not valid for {self.algorithm_name}; "
+                             f"valid choices: {', '.join(map(repr, self.compat_choices))}")
+        self._check_params()
+
+    def _check_params(self):
+        pass
+
+    # ---- labels ------------------------------------------------------------------------------------
+    def _set_classes(self, y, classes=None):
+        labels = np.unique(y) if classes is None else np.unique(np.asarray(classes))
+        if labels.size < 2:
+            shown = ", ".join(map(str, labels))
+            raise ValueError(f"Classifier can't train when only one class is present (found class "
+                             f"{shown}); the data need two classes for {self.algorithm_name}")
+        if labels.size > 2 and not self._multiclass:
+            raise ValueError(f"{self.algorithm_name} is a binary learner but the data have {labels.size} "
+                             f"classes ({', '.join(map(str, labels[:10]))}); use a multiclass learner")
+        self.classes_ = labels
+
+    def _encode_labels(self, y):
+        """Binary: smallest label → −1, the other → +1. Unknown labels raise ValueError."""
+        classes = self.classes_
+        pos = np.searchsorted(classes, y)
+        pos_clipped = np.minimum(pos, len(classes) - 1)
+        unknown = classes[pos_clipped] != y
+        if np.any(unknown):
+            bad = np.unique(np.asarray(y)[unknown])[:5]
+            raise ValueError(f"unknown label(s) {', '.join(map(str, bad))}; the classifier was set up "
+                             f"with classes {', '.join(map(str, classes))}")
+        return np.where(pos == 1, 1.0, -1.0)
+
+    # ---- input validation ------------------------------------------------------------------------
+    def _validate_X(self, X, reset):
+        if sp.issparse(X):
+            X = sp.csr_matrix(X)
+            if np.iscomplexobj(X.data):
+                raise ValueError("Complex data not supported")
+            X = X.astype(np.float64)
+            X.sum_duplicates()
+            values = X.data
+        else:
+            if hasattr(X, "__array__") or isinstance(X, (list, tuple)):
+                arr = np.asarray(X)
+            else:
+                raise ValueError(f"X must be an array-like or a scipy sparse matrix, got {type(X).__name__}")
+            if np.iscomplexobj(arr):
+                raise ValueError("Complex data not supported")
+            if arr.dtype == object:
+                try:
+                    arr = arr.astype(np.float64)
+                except (TypeError, ValueError) as exc:
+                    raise ValueError(f"X must contain numbers: {exc}") from None
+            if arr.ndim != 2:
+                raise ValueError(f"Expected a 2D array for X, got a {arr.ndim}D array of shape {arr.shape}; "
+                                 "reshape your data with X.reshape(-1, 1) for one feature or "
+                                 "X.reshape(1, -1) for one sample")
+            X = np.ascontiguousarray(arr, dtype=np.float64)
+            values = X
+        if X.shape[0] == 0 or X.shape[1] == 0:
+            raise ValueError(f"X has shape {X.shape}: at least one sample and one feature are required")
+        if not np.all(np.isfinite(values)):
+            raise ValueError("Input X contains NaN or infinity; online learners need finite features")
+        if reset:
+            self.n_features_in_ = X.shape[1]
+        elif X.shape[1] != self.n_features_in_:
+            raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} is expecting "
+                             f"{self.n_features_in_} features as input")
+        return X
+
+    def _validate_y(self, y, n):
+        y = np.asarray(y)
+        if y.ndim == 2 and y.shape[1] == 1:
+            from sklearn.exceptions import DataConversionWarning
+
+            warnings.warn("A column-vector y was passed when a 1d array was expected; using y.ravel()",
+                          DataConversionWarning, stacklevel=3)
+            y = y.ravel()
+        if y.ndim != 1:
+            raise ValueError(f"y must be one-dimensional, got shape {y.shape}")
+        if len(y) != n:
+            raise ValueError(f"X and y have mismatched lengths: {n} samples in X, {len(y)} labels in y")
+        if y.dtype.kind in "fc":
+            if not np.all(np.isfinite(y)):
+                raise ValueError("y contains NaN or infinity; labels must be finite class labels")
+            if np.any(y != np.round(y)):
+                raise ValueError("Unknown label type: continuous. Online classifiers need discrete "
+                                 "class labels (e.g. -1/+1 or 0..k-1), not real-valued targets")
+        elif y.dtype.kind not in "iubUSO":
+            raise ValueError(f"Unknown label type: {y.dtype}")
+        return y
+
+    def _check_fitted(self):
+        if not hasattr(self, "classes_"):
+            from sklearn.exceptions import NotFittedError
+
+            raise NotFittedError(f"This {type(self).__name__} instance is not fitted yet; call fit or "
+                                 "partial_fit first")
+
+    # ---- scikit-learn API ------------------------------------------------------------------------
+    def fit(self, X, y):
+        """Reset the model and make one online pass over (X, y) in the given order."""
+        from .protocol import run_online
+
+        self._validate_params()
+        X = self._validate_X(X, reset=True)
+        y = self._validate_y(y, X.shape[0])
+        self._set_classes(y)
+        self._new_state(X.shape[1], sp.issparse(X))
+        run_online(self, X, self._encode_labels(y), np.arange(X.shape[0]))
+        return self
+
+    def partial_fit(self, X, y, classes=None):
+        """Continue the online pass with (X, y); ``classes`` fixes the label set on the first call."""
+        from .protocol import run_online
+
+        first = not hasattr(self, "classes_")
+        if first:
+            self._validate_params()
+        X = self._validate_X(X, reset=first)
+        y = self._validate_y(y, X.shape[0])
+        if first:
+            self._set_classes(y, classes)
+            self._new_state(X.shape[1], sp.issparse(X))
+        elif classes is not None and not np.array_equal(np.unique(classes), self.classes_):
+            raise ValueError(f"classes={list(classes)} differs from the classes of the first partial_fit "
+                             f"call ({list(self.classes_)})")
+        run_online(self, X, self._encode_labels(y), np.arange(X.shape[0]))
+        return self
+
+    def decision_function(self, X):
+        """Score of every row under the current model (binary: f(x); positive means ``classes_[1]``)."""
+        self._check_fitted()
+        X = self._validate_X(X, reset=False)
+        return self._decision(X)
+
+    def predict(self, X):
+        """Predicted labels; a score of exactly 0 predicts the positive class (ALGORITHMS.md §0.2)."""
+        scores = self.decision_function(X)
+        return self.classes_[(scores >= 0).astype(int)]
+
+    def score(self, X, y):
+        """Accuracy of ``predict`` on (X, y)."""
+        return float(np.mean(self.predict(X) == np.asarray(y).ravel()))
+
+    # ---- running counts (they live in the model, so a stream can be resumed) --------------------------
+    @property
+    def n_seen_(self):
+        return int(self.state_.cnt[0])
+
+    @property
+    def n_mistakes_(self):
+        return int(self.state_.cnt[1])
+
+    @property
+    def n_updates_(self):
+        return int(self.state_.cnt[2])
+
+    def diagnostics(self):
+        """Algorithm-specific running counts (e.g. DUOL's strong/weak double updates)."""
+        return {}
+
+
+def check_number(name, value, low=None, high=None, low_open=False, high_open=False, integer=False):
+    """Raise ValueError unless ``value`` is a finite real (or integer) number inside the given range."""
+    ok = isinstance(value, numbers.Real) and not isinstance(value, bool) and np.isfinite(value)
+    if ok and integer:
+        ok = float(value).is_integer()
+    if ok and low is not None:
+        ok = value > low if low_open else value >= low
+    if ok and high is not None:
+        ok = value < high if high_open else value <= high
+    if not ok:
+        lo = "" if low is None else (f"> {low}" if low_open else f">= {low}")
+        hi = "" if high is None else (f"< {high}" if high_open else f"<= {high}")
+        rng = " and ".join(part for part in (lo, hi) if part) or "finite"
+        kind = "an integer" if integer else "a number"
+        raise ValueError(f"{name} must be {kind} {rng}, got {value!r}")

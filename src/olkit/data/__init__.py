@@ -1,0 +1,35 @@
+"""Data for olkit: LIBSVM file reading and the catalog of the papers' benchmark datasets.
+
+>>> from olkit.data import load_dataset, binary_labels
+>>> X, y = load_dataset("mushrooms")          # bundled; scipy CSR float64, raw labels 1/2
+>>> X.shape
+(8124, 112)
+>>> y_pm1, classes = binary_labels(y)         # 1 -> -1, 2 -> +1
+>>> classes.tolist()
+[1.0, 2.0]
+
+Datasets outside the package are found in the directory named by the environment variable ``OLKIT_DATA``;
+any other argument to :func:`load_dataset` is taken as the path of a LIBSVM file.
+"""
+
+from .catalog import (
+    CATALOG,
+    DatasetSpec,
+    binary_labels,
+    check_labels_finite,
+    dataset_info,
+    list_datasets,
+    load_dataset,
+)
+from .libsvm import read_libsvm
+
+__all__ = [
+    "read_libsvm",
+    "load_dataset",
+    "dataset_info",
+    "list_datasets",
+    "binary_labels",
+    "check_labels_finite",
+    "CATALOG",
+    "DatasetSpec",
+]

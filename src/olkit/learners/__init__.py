@@ -1,0 +1,2 @@
+"""All learners; importing this package registers every algorithm."""
+from . import kernel  # noqa: F401

@@ -1,0 +1,96 @@
+"""ALMA_p(α) with p = 2 (Gentile 2001), kernelised (ALGORITHMS.md A4).
+
+Normalised kernel k̂(x, z) = κ(x, z)/sqrt(κ(x, x) κ(z, z)) (Gentile normalises x̂ = x/‖x‖; for the
+Gaussian kernel k̂ = κ). With k counting updates (from 1), B = 1/α, γ_k = B/√k and η_k = C/√k:
+update iff y_t w(x̂_t) ≤ (1 − α) γ_k, then w' = w + η_k y_t k̂(x_t, ·) and w ← w'/max(1, ‖w'‖),
+‖w'‖² = ‖w‖² + 2 η_k y_t w(x̂_t) + η_k². Predictions use the last hypothesis (no averaging, as in DUOL
+and LIBOL).
+
+Settled uncertainty: DUOL's "C = 5 for all algorithms" is the PA/DUOL penalty; ALMA's own C keeps
+Gentile's default √2 (also LIBOL's and SOL's), exposed as ``C``.
+
+Implementation note: SV i is stored with coefficient a_i/sqrt(κ(x_i, x_i)), so the shared expansion
+Σ_i coef_i κ(x_i, x_t) equals sqrt(κ_t) w(x̂_t); the recorded score is w(x̂_t).
+"""
+import math
+
+import numpy as np
+
+from ..._compile import njit
+from ...base import check_number
+from ...registry import register
+from .base import EPS, KernelLearner
+from .support_set import sv_append, sv_scale
+
+
+@njit
+def alma_update(sv, st, s, t, kself, y, f, mistake):
+    alpha, C = st.prm[0], st.prm[1]
+    k = st.fst[1]
+    gamma_k = (1.0 / alpha) / math.sqrt(k)
+    eta_k = C / math.sqrt(k)
+    if y * f > (1.0 - alpha) * gamma_k or kself <= EPS:
+        return False
+    norm2 = st.fst[0] * st.fst[0] + 2.0 * eta_k * y * f + eta_k * eta_k
+    j = sv_append(sv, s, t, kself, y)
+    sv.coef[j, 0] = eta_k * y / math.sqrt(kself)
+    norm = math.sqrt(max(norm2, 0.0))
+    if norm > 1.0:  # project back onto the unit ball
+        sv_scale(sv, 1.0 / norm)
+        norm = 1.0
+    st.fst[0] = norm
+    st.fst[1] = k + 1.0
+    return True
+
+
+@register("alma", "ALMA_2(alpha): approximate large-margin updates with projection (Gentile 2001)")
+class ALMA(KernelLearner):
+    """ALMA_p(α), kernelised (p = 2).
+
+    Parameters
+    ----------
+    alpha : float in (0, 1], default 0.9
+        Margin approximation; DUOL JMLR §5.1 uses α = 0.9 (B = 1/α).
+    C : float, default √2
+        ALMA's own step constant (Gentile's default), not the PA/DUOL penalty.
+    p : int, default 2
+        Norm parameter; only p = 2 has a kernel form.
+    kernel, sigma, degree, coef0, compat : as the other kernel learners.
+
+    References
+    ----------
+    Gentile, C. (2001). A new approximate maximal margin classification algorithm. JMLR 2.
+    """
+
+    _rule = "alma"
+
+    def __init__(self, alpha=0.9, C=math.sqrt(2.0), p=2, kernel="gaussian", sigma=8.0, degree=3,
+                 coef0=1.0, compat="none"):
+        self.alpha = alpha
+        self.C = C
+        self.p = p
+        self.kernel = kernel
+        self.sigma = sigma
+        self.degree = degree
+        self.coef0 = coef0
+        self.compat = compat
+
+    def _check_params(self):
+        super()._check_params()
+        check_number("alpha", self.alpha, low=0, high=1, low_open=True)
+        check_number("C", self.C, low=0, low_open=True)
+        if self.p != 2:
+            raise ValueError(f"p must be 2 for kernel ALMA (ALMA_p with p != 2 has no kernel form), got {self.p!r}")
+
+    def _rule_params(self):
+        return [float(self.alpha), float(self.C)]
+
+    def _initial_fst(self):
+        return [0.0, 1.0]  # ‖w‖, k
+
+    def _scores_from_kernel(self, K, norms, kp):
+        from ...kernels import kernel_from_dot
+
+        kself = np.array([kernel_from_dot(kp, v, v, v) for v in norms])
+        raw = K @ self.support_.coef[: self.support_.n, 0]
+        return raw / np.sqrt(np.maximum(kself, EPS))

@@ -1,0 +1,136 @@
+"""Common machinery of the kernel learners: kernel parameters, support set, compiled block step."""
+from collections import namedtuple
+
+import numpy as np
+import scipy.sparse as sp
+
+from ...base import OnlineClassifier, check_number
+from ...kernels import KernelSpec, row_norms2
+from .support_set import SupportSet, make_stream
+
+RuleState = namedtuple("RuleState", ["prm", "fst", "cnt", "rng"])
+"""State of an update rule as the compiled code sees it: parameters ``prm``, scalar state ``fst``
+(e.g. ROMMA's ‖w‖²), counters ``cnt`` and the random generator state ``rng``."""
+
+# counter slots: examples seen, mistakes, updates, then algorithm diagnostics
+SEEN, MISTAKES, UPDATES, DIAG = 0, 1, 2, 3
+N_COUNTERS = 8
+
+EPS = 1e-12
+"""Library-wide guard: a denominator ≤ EPS (relative to its scale) counts as zero (ALGORITHMS.md §0.7)."""
+
+
+class KernelLearner(OnlineClassifier):
+    """Base class of support-vector learners f(·) = Σ_i a_i κ(x_i, ·).
+
+    Subclasses set ``_rule`` (the name of their compiled update rule in :mod:`.engine`) and provide
+    ``_rule_params`` / ``_initial_fst``; ``_uses_gram`` asks for the SV Gram cache.
+    """
+
+    _rule = None
+    _uses_gram = False
+
+    def _kernel_spec(self):
+        return KernelSpec(self.kernel, self.sigma, self.degree, self.coef0)
+
+    def _check_params(self):
+        self._kernel_spec()
+
+    def _rule_params(self):
+        return []
+
+    def _initial_fst(self):
+        return [0.0]
+
+    def _seed(self):
+        return 0
+
+    def resolved_params(self):
+        """Parameters as used (defaults that depend on other parameters filled in)."""
+        return self.get_params()
+
+    # ---- state -----------------------------------------------------------------------------------
+    def _new_state(self, n_features, sparse):
+        self.support_ = SupportSet(n_features, sparse, n_outputs=1, gram=self._uses_gram)
+        seed = np.uint64(self._seed() & 0xFFFFFFFFFFFFFFFF)
+        self.state_ = RuleState(np.array(self._rule_params() + [0.0], dtype=np.float64),
+                                np.array(self._initial_fst(), dtype=np.float64),
+                                np.zeros(N_COUNTERS, np.int64), np.array([seed], dtype=np.uint64))
+
+    def _counts(self):
+        return self.state_.cnt.copy()
+
+    @property
+    def n_support_(self):
+        """Number of support vectors: stored points with a non-zero coefficient."""
+        n = self.support_.n
+        return int(np.count_nonzero(np.any(self.support_.coef[:n] != 0.0, axis=1)))
+
+    @property
+    def support_vectors_(self):
+        return self.support_.vectors()
+
+    @property
+    def dual_coef_(self):
+        """Signed coefficients a_i of the support vectors."""
+        return self.support_.coef[: self.support_.n, 0].copy()
+
+    # ---- the protocol's hooks ------------------------------------------------------------------------
+    def _make_stream(self, X, y_internal):
+        return make_stream(X, y_internal, self._kernel_spec().params())
+
+    def _compute_context(self):
+        # One BLAS thread: the per-block products are small, and with 2 cores threaded BLAS inside a
+        # per-step loop is much slower; parallelism comes from running repeats in separate processes.
+        from threadpoolctl import threadpool_limits
+
+        return threadpool_limits(limits=1)
+
+    def _learn_block(self, stream, X, order, start, stop, scores, mistakes):
+        from .engine import RULE_IDS, kernel_block
+
+        rows = X[order[start:stop]]
+        self.support_.reserve(stop - start, rows.nnz if sp.issparse(rows) else 0)
+        G = self.support_.dots(rows)
+        kernel_block(RULE_IDS[self._rule], self.support_.arrays(), self.state_, stream, G, order,
+                     start, stop, scores, mistakes)
+
+    def _warm_up(self, X, y_internal):
+        """Load (or compile) the compiled loop before any timing starts."""
+        from .engine import RULE_IDS, kernel_block
+
+        stream = self._make_stream(X[:1], y_internal[:1])
+        G = np.zeros((0, self.support_.n))
+        kernel_block(RULE_IDS[self._rule], self.support_.arrays(), self.state_, stream, G,
+                     np.zeros(1, np.int64), 0, 0, np.empty(0), np.empty(0, np.int8))
+
+    def _decision(self, X):
+        kp = self._kernel_spec().params()
+        n = self.support_.n
+        if n == 0:
+            return np.zeros(X.shape[0])
+        scores = np.empty(X.shape[0])
+        norms = row_norms2(X)
+        step = max(1, 2_000_000 // max(n, 1))  # bound the memory of one kernel block
+        for lo in range(0, X.shape[0], step):
+            hi = min(lo + step, X.shape[0])
+            K = self.support_.kernel(X[lo:hi], norms[lo:hi], kp)
+            scores[lo:hi] = self._scores_from_kernel(K, norms[lo:hi], kp)
+        return scores
+
+    def _scores_from_kernel(self, K, norms, kp):
+        return K @ self.support_.coef[: self.support_.n, 0]
+
+
+def kernel_init_doc():
+    """Shared parameter documentation of every kernel learner."""
+    return """kernel : {"gaussian", "linear", "poly"}, default "gaussian"
+    sigma : float, default 8
+        Gaussian width, κ(x, z) = exp(−‖x − z‖²/(2σ²)) (σ = 8 in DUOL JMLR §5.1 and NIPS §4.1).
+    degree, coef0 : polynomial kernel (x·z + coef0)^degree.
+    compat : "none"
+        Reference behaviour to reproduce (none defined for this learner)."""
+
+
+def check_C(C):
+    check_number("C", C, low=0, low_open=True)

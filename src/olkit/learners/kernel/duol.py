@@ -1,0 +1,343 @@
+"""DUOL: Double Updating Online Learning (Zhao, Hoi, Jin; NIPS 2009, JMLR 2011) and its variants.
+
+On a margin error (ℓ_t = 1 − y_t f(x_t) > 0), DUOL adds x_t and also updates the weight of one existing
+support vector x_b, the *auxiliary example*: among the SVs that are still margin errors (F_i ≤ 1, with
+cached margins F_i = y_i f(x_i)), the one most in conflict with x_t, b = argmin_i y_i y_t κ(x_i, x_t).
+If w_ab = y_t y_b κ(x_t, x_b) ≤ −ρ, both weights are set by the dual problem (1) of JMLR §3.3:
+
+    max  ℓ_a γ_a + ℓ_b d − ½ k_a γ_a² − ½ k_b d² − w_ab γ_a d
+    s.t. 0 ≤ γ_a ≤ C,  −γ̂_b ≤ d ≤ C − γ̂_b
+
+(k_a = κ(x_t, x_t), k_b = κ(x_b, x_b), ℓ_b = 1 − F_b, γ̂_b the current weight of x_b); otherwise a single
+PA-I step γ_t = min(C, ℓ_t/k_a). Then γ_t y_t is the new SV's coefficient, γ_b ← γ̂_b + d, and every
+cached margin is updated, F_i += y_i (y_t γ_a κ(x_i, x_t) + y_b d κ(x_i, x_b)), using the SV Gram cache.
+(ALGORITHMS.md A6–A10.)
+
+Solvers of problem (1):
+
+* ``duol``: exact, Proposition 2's four-case closed form, with the generic 2-variable box-QP solver as
+  fallback (degenerate Δ = k_a k_b − w_ab² = 0, or floating-point gaps between the cases);
+* ``duol-appr``: Theorem 1's approximate optimum γ_t = 1/(1−ρ), γ_b = γ̂_b + 1/(1−ρ), both clipped to
+  C (the NIPS paper clips; γ_b ≤ C is required for the dual-ascent argument);
+* ``duol-iter``: one pass of coordinate ascent, γ_a = clip(ℓ_a/k_a, 0, C), then
+  d = clip((ℓ_b − w_ab γ_a)/k_b, −γ̂_b, C − γ̂_b) (the natural reading of JMLR §5.1 (iii));
+* ``duol-rand``: the auxiliary SV drawn uniformly from S_{t−1} on every margin error (the double update
+  is applied unconditionally, our reading of JMLR §5.3), solved by the generic box-QP solver because
+  w_ab > 0 and ℓ_b < 0 are possible there.
+
+``variant="nips2009"`` is the NIPS 2009 algorithm: candidates need F_i ≤ 0, the argmin is strict with
+w_min starting at 0 (only w_i < 0 qualify), the double update is γ_t = min(C, 1/(1−ρ)),
+γ_b = min(C, γ̂_b + 1/(1−ρ)), and the single update is γ_t = min(C, 1).
+
+Floating point: after an unclipped step an SV's margin is exactly 1 in exact arithmetic, so F_i ≤ 1 is
+decided by the last bit of a kernel value. ``tol`` (default 1e-9) makes the tests F_i ≤ 1 + tol and
+ℓ_t > tol, which gives the exact-arithmetic result independent of summation order; ``tol=0`` is the
+literal reading. (The NIPS candidate test is F_i ≤ tol.) Ties in the argmin take the *last* minimiser
+(JMLR Algorithm 1 compares with ≤).
+
+Diagnostics (A10): double updates, and on mistake rounds with a double update the strong ones
+(w_ab ≤ −ρ, F_b ≤ 0, C ≥ γ̂_b + 1/(1−ρ)) and the weak ones (otherwise w_ab ≤ −ρ, F_b ≤ 1 + tol,
+C ≥ γ̂_b + ρ), the M_d^s and M_d^w of JMLR Theorem 4 and Figure 4.
+"""
+import math
+
+from ..._compile import njit
+from ..._rng import next_index
+from ...base import check_number
+from ...registry import register
+from .base import DIAG, EPS, KernelLearner, check_C
+from .support_set import N, sv_append
+
+EXACT, APPR, ITER, RAND = 0, 1, 2, 3
+JMLR, NIPS2009 = 0, 1
+VARIANTS = {"jmlr": JMLR, "nips2009": NIPS2009}
+# diagnostic counter slots
+D_DOUBLE, D_STRONG, D_WEAK, D_FALLBACK = DIAG, DIAG + 1, DIAG + 2, DIAG + 3
+
+
+@njit
+def qp_objective(la, lb, qa, qb, w, ga, d):
+    return la * ga + lb * d - 0.5 * qa * ga * ga - 0.5 * qb * d * d - w * ga * d
+
+
+@njit
+def _clip(v, lo, hi):
+    return min(max(v, lo), hi)
+
+
+@njit
+def _best_on_line(l_free, q_free, cross, fixed, lo, hi):
+    """argmax over the free variable z ∈ [lo, hi] of l_free z − ½ q_free z² − cross·fixed·z."""
+    slope = l_free - cross * fixed
+    if q_free <= EPS:
+        return hi if slope > 0.0 else lo
+    return _clip(slope / q_free, lo, hi)
+
+
+@njit
+def solve_box_qp(la, lb, qa, qb, w, ga_lo, ga_hi, d_lo, d_hi):
+    """Exact maximiser of the concave 2-variable QP on a box (ALGORITHMS.md A6, generic solver).
+
+    maximise la·γ + lb·d − ½ qa γ² − ½ qb d² − w γ d on [ga_lo, ga_hi] × [d_lo, d_hi], for a positive
+    semi-definite [[qa, w], [w, qb]]. If the unconstrained optimum is inside the box it is the answer;
+    otherwise the maximum lies on an edge, and each edge is a 1-D clipped problem.
+    """
+    det = qa * qb - w * w
+    if det > EPS * qa * qb and qa > 0.0 and qb > 0.0:
+        ga = (qb * la - w * lb) / det
+        d = (qa * lb - w * la) / det
+        if ga_lo <= ga <= ga_hi and d_lo <= d <= d_hi:
+            return ga, d
+    best_ga, best_d = ga_lo, d_lo
+    best = -math.inf
+    for edge in range(4):
+        if edge < 2:
+            ga = ga_lo if edge == 0 else ga_hi
+            d = _best_on_line(lb, qb, w, ga, d_lo, d_hi)
+        else:
+            d = d_lo if edge == 2 else d_hi
+            ga = _best_on_line(la, qa, w, d, ga_lo, ga_hi)
+        h = qp_objective(la, lb, qa, qb, w, ga, d)
+        if h > best:
+            best, best_ga, best_d = h, ga, d
+    return best_ga, best_d
+
+
+@njit
+def duol_closed_form(la, lb, qa, qb, w, C, gb_hat):
+    """Proposition 2 (binary: qa = k_a, qb = k_b) / Proposition 5 (M-DUOL: qa = 2k_a, qb = 2k_b).
+
+    Valid for ℓ_a, ℓ_b ≥ 0, qa, qb > 0, w ≤ 0. Returns (γ_a, d, case) with case 1..4, or case 0 when no
+    case applies (degenerate Δ = 0 or a floating-point gap) and the generic solver must be used.
+    """
+    Ch = C - gb_hat
+    if qa * C + w * Ch - la < 0.0 and qb * Ch + w * C - lb < 0.0:  # Case 1: both at the upper bound
+        return C, Ch, 1
+    d2 = (lb - w * C) / qb
+    if (w * w * C - w * lb - qa * qb * C + qb * la) / qb > 0.0 and -gb_hat <= d2 <= Ch:  # Case 2
+        return C, d2, 2
+    g3 = (la - w * Ch) / qa
+    if 0.0 <= g3 <= C and lb - qb * Ch - w * g3 > 0.0:  # Case 3
+        return g3, Ch, 3
+    det = qa * qb - w * w
+    if det > EPS * qa * qb:  # Case 4: interior optimum
+        ga = (qb * la - w * lb) / det
+        d = (qa * lb - w * la) / det
+        if 0.0 <= ga <= C and -gb_hat <= d <= Ch:
+            return ga, d, 4
+    return 0.0, 0.0, 0
+
+
+@njit
+def duol_update(sv, st, s, t, kself, y, f, mistake):
+    C, rho, tol = st.prm[0], st.prm[1], st.prm[2]
+    variant, solver = int(st.prm[3]), int(st.prm[4])
+    loss = 1.0 - y * f
+    if loss <= tol or kself <= EPS:
+        return False
+    n = sv.meta[N]
+    krow = sv.krow
+    # -- auxiliary example (JMLR Algorithm 1 lines 8-15; NIPS Algorithm 1 lines 7-14)
+    b = -1
+    if solver == RAND:
+        if n > 0:
+            b = next_index(st.rng, n)
+        w_min = -math.inf
+    elif variant == JMLR:
+        w_min = math.inf
+        for i in range(n):
+            wi = sv.y[i] * y * krow[i]
+            if sv.F[i] <= 1.0 + tol and wi <= w_min:  # "≤": ties take the last minimiser
+                w_min, b = wi, i
+    else:
+        w_min = 0.0
+        for i in range(n):
+            wi = sv.y[i] * y * krow[i]
+            if sv.F[i] <= tol and wi < w_min:
+                w_min, b = wi, i
+    double = b >= 0 and w_min <= -rho
+    if double:
+        yb = sv.y[b]
+        w_ab = y * yb * krow[b]
+        gb_hat = sv.coef[b, 0] * yb
+        Fb = sv.F[b]
+        if mistake:  # Theorem 4's strong / weak double updates (diagnostics only)
+            if w_ab <= -rho and Fb <= 0.0 and C >= gb_hat + 1.0 / (1.0 - rho):
+                st.cnt[D_STRONG] += 1
+            elif w_ab <= -rho and Fb <= 1.0 + tol and C >= gb_hat + rho:
+                st.cnt[D_WEAK] += 1
+    j = sv_append(sv, s, t, kself, y)
+    sv.F[j] = y * f
+    if not double:
+        gamma = min(C, 1.0) if variant == NIPS2009 else min(C, loss / kself)  # PA-I step
+        sv.coef[j, 0] = gamma * y
+        for i in range(j + 1):
+            sv.F[i] += sv.y[i] * y * gamma * krow[i]
+        return True
+    st.cnt[D_DOUBLE] += 1
+    kb = sv.kself[b]
+    lb = 1.0 - Fb
+    if variant == NIPS2009 or solver == APPR:
+        step = 1.0 / (1.0 - rho)
+        ga = min(C, step)
+        d = min(C, gb_hat + step) - gb_hat
+    elif solver == ITER:
+        ga = _clip(loss / kself, 0.0, C)
+        d = _clip((lb - w_ab * ga) / kb, -gb_hat, C - gb_hat) if kb > EPS else 0.0
+    elif solver == EXACT:
+        ga, d, case = duol_closed_form(loss, lb, kself, kb, w_ab, C, gb_hat)
+        if case == 0:
+            st.cnt[D_FALLBACK] += 1
+            ga, d = solve_box_qp(loss, lb, kself, kb, w_ab, 0.0, C, -gb_hat, C - gb_hat)
+    else:
+        ga, d = solve_box_qp(loss, lb, kself, kb, w_ab, 0.0, C, -gb_hat, C - gb_hat)
+    sv.coef[j, 0] = ga * y
+    sv.coef[b, 0] = (gb_hat + d) * yb
+    for i in range(j + 1):
+        sv.F[i] += sv.y[i] * (y * ga * krow[i] + yb * d * sv.gram[b, i])
+    return True
+
+
+class _DUOLBase(KernelLearner):
+    _rule = "duol"
+    _uses_gram = True
+    _solver = EXACT
+
+    def _check_params(self):
+        super()._check_params()
+        check_C(self.C)
+        if self.rho is not None:
+            check_number("rho", self.rho, low=0, high=1, high_open=True)
+        check_number("tol", self.tol, low=0)
+
+    def _variant(self):
+        return JMLR
+
+    def _rho(self):
+        if self.rho is not None:
+            return float(self.rho)
+        return 0.2 if self._variant() == NIPS2009 else 0.0
+
+    def resolved_params(self):
+        params = self.get_params()
+        params["rho"] = self._rho()
+        return params
+
+    def _rule_params(self):
+        return [float(self.C), self._rho(), float(self.tol), float(self._variant()), float(self._solver)]
+
+    def diagnostics(self):
+        cnt = self.state_.cnt
+        return {"double_updates": int(cnt[D_DOUBLE]), "strong_double_updates": int(cnt[D_STRONG]),
+                "weak_double_updates": int(cnt[D_WEAK]), "qp_fallbacks": int(cnt[D_FALLBACK])}
+
+
+_PARAMS_DOC = """
+    Parameters
+    ----------
+    C : float, default 5
+        Upper bound of every weight γ_i (C = 5 in DUOL JMLR §5.1 and NIPS §4.1).
+    rho : float in [0, 1) or None, default None
+        Double-update threshold: update x_b only if y_t y_b κ(x_t, x_b) ≤ −ρ. None means the paper's
+        setting, 0 (JMLR §5.1){nips_rho}.
+    tol : float, default 1e-9
+        Floating-point tolerance of the candidate test F_i ≤ 1 + tol and of the update test ℓ_t > tol;
+        ``tol=0`` is the literal reading (results then depend on the last bit of kernel values).{extra}
+    kernel : {{"gaussian", "linear", "poly"}}, default "gaussian"
+    sigma : float, default 8
+        Gaussian width, κ(x, z) = exp(−‖x − z‖²/(2σ²)) (σ = 8 in the DUOL experiments).
+    degree, coef0 : polynomial kernel (x·z + coef0)^degree.
+    compat : "none"
+
+    Attributes
+    ----------
+    diagnostics() : double updates, strong and weak double updates on mistakes (JMLR Thm. 4, Fig. 4),
+        and how often the closed form fell back to the generic solver.
+
+    References
+    ----------
+    Zhao, Hoi, Jin (2011). Double updating online learning. JMLR 12, 1587–1615.
+    Zhao, Hoi, Jin (2009). DUOL: a double updating approach for online learning. NIPS 22.
+"""
+
+
+@register("duol", "DUOL: double updating online learning, exact double update (Zhao, Hoi, Jin 2011)")
+class DUOL(_DUOLBase):
+    __doc__ = ("DUOL with the exact double update (JMLR Proposition 2); "
+               "``variant='nips2009'`` gives the NIPS 2009 algorithm.\n" + _PARAMS_DOC.format(
+                   nips_rho=", or 0.2 with variant='nips2009' (NIPS §4.1)",
+                   extra="\n    variant : {\"jmlr\", \"nips2009\"}, default \"jmlr\"\n"
+                         "        JMLR 2011 Algorithm 1, or NIPS 2009 Algorithm 1 (see the module docstring)."))
+
+    def __init__(self, C=5.0, rho=None, variant="jmlr", tol=1e-9, kernel="gaussian", sigma=8.0, degree=3,
+                 coef0=1.0, compat="none"):
+        self.C = C
+        self.rho = rho
+        self.variant = variant
+        self.tol = tol
+        self.kernel = kernel
+        self.sigma = sigma
+        self.degree = degree
+        self.coef0 = coef0
+        self.compat = compat
+
+    def _check_params(self):
+        if self.variant not in VARIANTS:
+            raise ValueError(f"variant={self.variant!r} is not valid; valid variants: {', '.join(VARIANTS)}")
+        super()._check_params()
+
+    def _variant(self):
+        return VARIANTS[self.variant]
+
+
+class _DUOLVariant(_DUOLBase):
+    def __init__(self, C=5.0, rho=None, tol=1e-9, kernel="gaussian", sigma=8.0, degree=3, coef0=1.0,
+                 compat="none"):
+        self.C = C
+        self.rho = rho
+        self.tol = tol
+        self.kernel = kernel
+        self.sigma = sigma
+        self.degree = degree
+        self.coef0 = coef0
+        self.compat = compat
+
+
+@register("duol-appr", "DUOL_appr: double update with the approximate steps 1/(1-rho), clipped to C (JMLR 2011)")
+class DUOLAppr(_DUOLVariant):
+    __doc__ = "DUOL_appr (JMLR §5.1 (i)): γ_t = min(C, 1/(1−ρ)), γ_b = min(C, γ̂_b + 1/(1−ρ)).\n" + \
+        _PARAMS_DOC.format(nips_rho="", extra="")
+    _solver = APPR
+
+
+@register("duol-iter", "DUOL_iter: double update by one pass of coordinate ascent (JMLR 2011)")
+class DUOLIter(_DUOLVariant):
+    __doc__ = "DUOL_iter (JMLR §5.1 (iii)): step for x_t first, then for the auxiliary example.\n" + \
+        _PARAMS_DOC.format(nips_rho="", extra="")
+    _solver = ITER
+
+
+@register("duol-rand", "DUOL_rand: exact double update with a uniformly random auxiliary SV (JMLR 2011 §5.3)")
+class DUOLRand(_DUOLBase):
+    __doc__ = "DUOL_rand (JMLR §5.3): the auxiliary SV is drawn uniformly from the current SVs.\n" + \
+        _PARAMS_DOC.format(nips_rho="", extra="\n    seed : int, default 0\n        Seed of the draws.")
+    _solver = RAND
+
+    def __init__(self, C=5.0, rho=None, tol=1e-9, seed=0, kernel="gaussian", sigma=8.0, degree=3, coef0=1.0,
+                 compat="none"):
+        self.C = C
+        self.rho = rho
+        self.tol = tol
+        self.seed = seed
+        self.kernel = kernel
+        self.sigma = sigma
+        self.degree = degree
+        self.coef0 = coef0
+        self.compat = compat
+
+    def _check_params(self):
+        super()._check_params()
+        check_number("seed", self.seed, low=0, integer=True)
+
+    def _seed(self):
+        return int(self.seed)

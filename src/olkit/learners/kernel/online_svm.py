@@ -1,0 +1,108 @@
+"""Online-SVM, the yardstick of the NIPS 2009 DUOL paper (Shalev-Shwartz & Singer 2006).
+
+After every margin error the dual of  min_f ½‖f‖² + C Σ_{s≤t} max(0, 1 − y_s f(x_s))  (no bias),
+
+    max_{γ ∈ [0, C]^W}  Σ_s γ_s − ½ Σ_{s,r} γ_s γ_r y_s y_r κ(x_s, x_r),
+
+is re-solved over the working set W by dual coordinate ascent until the KKT conditions hold within
+``tol`` (ALGORITHMS.md A11): sweep i = 1..|W| in storage order; if (γ_i < C and g_i < 1 − tol) or
+(γ_i > 0 and g_i > 1 + tol), with g_i = y_i f(x_i), take Δ = clip((1 − g_i)/κ_ii, −γ_i, C − γ_i),
+γ_i += Δ and g_j += y_j y_i Δ κ_ij for all j; stop after a sweep without change or ``max_sweeps``
+sweeps. A round with ℓ_t = 0 keeps the previous solution optimal (γ_t = 0 satisfies the KKT conditions).
+
+Settled uncertainty (the working set): ``working_set="margin"`` (default) holds every example that was a
+margin error on arrival; ``"all"`` stores every example, so examples that become margin violators later
+are also re-optimised — the exact batch SVM on the prefix at every round (O(t²) memory and time).
+#SV counts the examples with γ_s > 0. Slow by design.
+"""
+from ..._compile import njit
+from ...base import check_number
+from ...registry import register
+from .base import EPS, KernelLearner, check_C
+from .support_set import N, sv_append
+
+WORKING_SETS = {"margin": 0, "all": 1}
+
+
+@njit
+def online_svm_update(sv, st, s, t, kself, y, f, mistake):
+    C, tol, keep_all, max_sweeps = st.prm[0], st.prm[1], st.prm[2], int(st.prm[3])
+    loss = 1.0 - y * f
+    if loss <= 0.0 and not keep_all:
+        return False
+    j = sv_append(sv, s, t, kself, y)
+    sv.F[j] = y * f
+    if loss <= 0.0:
+        return False
+    changed = False
+    n = sv.meta[N]
+    for _ in range(max_sweeps):
+        sweep_changed = False
+        for i in range(n):
+            g = sv.F[i]
+            gamma = sv.coef[i, 0] * sv.y[i]
+            if not ((gamma < C and g < 1.0 - tol) or (gamma > 0.0 and g > 1.0 + tol)):
+                continue
+            if sv.kself[i] <= EPS:
+                continue
+            delta = min(max((1.0 - g) / sv.kself[i], -gamma), C - gamma)
+            if delta == 0.0:
+                continue
+            sv.coef[i, 0] = (gamma + delta) * sv.y[i]
+            for m in range(n):
+                sv.F[m] += sv.y[m] * sv.y[i] * delta * sv.gram[i, m]
+            sweep_changed = True
+        if not sweep_changed:
+            break
+        changed = True
+    return changed
+
+
+@register("online-svm", "Online-SVM: re-solve the SVM dual over the working set after every margin error (yardstick)")
+class OnlineSVM(KernelLearner):
+    """Online-SVM by dual coordinate ascent (the "updates all weights" yardstick of DUOL NIPS 2009).
+
+    Parameters
+    ----------
+    C : float, default 5
+        Box constraint 0 ≤ γ ≤ C (C = 5 in NIPS §4.1).
+    tol : float, default 1e-3
+        KKT tolerance of the coordinate ascent.
+    working_set : {"margin", "all"}, default "margin"
+        Examples kept in the dual (see the module docstring).
+    max_sweeps : int, default 1000
+        Bound on coordinate-ascent sweeps per round.
+    kernel, sigma, degree, coef0, compat : as the other kernel learners.
+
+    References
+    ----------
+    Shalev-Shwartz, S., Singer, Y. (2006). Online learning meets optimization in the dual. COLT.
+    Zhao, Hoi, Jin (2009). DUOL: a double updating approach for online learning. NIPS 22.
+    """
+
+    _rule = "online-svm"
+    _uses_gram = True
+
+    def __init__(self, C=5.0, tol=1e-3, working_set="margin", max_sweeps=1000, kernel="gaussian", sigma=8.0,
+                 degree=3, coef0=1.0, compat="none"):
+        self.C = C
+        self.tol = tol
+        self.working_set = working_set
+        self.max_sweeps = max_sweeps
+        self.kernel = kernel
+        self.sigma = sigma
+        self.degree = degree
+        self.coef0 = coef0
+        self.compat = compat
+
+    def _check_params(self):
+        super()._check_params()
+        check_C(self.C)
+        check_number("tol", self.tol, low=0, low_open=True)
+        check_number("max_sweeps", self.max_sweeps, low=1, integer=True)
+        if self.working_set not in WORKING_SETS:
+            raise ValueError(f"working_set={self.working_set!r} is not valid; valid choices: "
+                             f"{', '.join(WORKING_SETS)}")
+
+    def _rule_params(self):
+        return [float(self.C), float(self.tol), float(WORKING_SETS[self.working_set]), float(self.max_sweeps)]

@@ -1,0 +1,311 @@
+"""The support set shared by every kernel learner.
+
+A kernel model is f(·) = Σ_i a_i κ(x_i, ·) over stored support vectors (SVs) x_i. The support set holds
+
+* the SV inputs, dense rows or CSR rows (a sparse stream is never densified), with cached squared norms
+  and κ(x_i, x_i);
+* a coefficient *vector* per SV (``coef[i, :]``; binary learners use column 0, multiclass learners one
+  column per class);
+* per-SV labels ``y`` and cached scores ``F`` (e.g. DUOL's margins F_i = y_i f(x_i)) where an algorithm
+  needs them;
+* an optional SV Gram cache ``gram[i, j] = κ(x_i, x_j)``, filled for free when an SV is added (its kernel
+  row against the current SVs was just computed to predict) and used by algorithms that need SV–SV
+  kernel values (DUOL, Online-SVM, later Projectron, Ahpatron, kernel SCW);
+* a scratch kernel row ``krow`` of the current example against all SVs.
+
+Kernel rows are computed in blocks (see :mod:`olkit.protocol`): for an in-memory stream the dot products
+of the next block of examples with the SVs present at the start of the block come from one BLAS product
+(``dots``); the compiled loop turns them into kernel values and computes one by one only the entries for
+SVs added inside the block. ``meta[NPRE]`` is the number of leading SVs covered by the block product; a
+removal at position r lowers it to r, so the engine stays exact when budgeted learners remove SVs.
+
+The Python class owns the arrays (with spare capacity, grown between blocks); the compiled code sees
+them as the :data:`SVArrays` named tuple and updates them in place.
+"""
+from collections import namedtuple
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..._compile import njit
+from ...kernels import kernel_from_dot, kernel_from_gram, dot_block
+
+# meta slots
+N, NPRE, SPARSE, HAS_GRAM = 0, 1, 2, 3
+
+SVArrays = namedtuple(
+    "SVArrays", ["X", "indptr", "indices", "data", "norm2", "kself", "y", "coef", "F", "gram", "krow", "meta"]
+)
+"""Arrays of a support set as the compiled code sees them (full capacity; ``meta[N]`` are in use)."""
+
+Stream = namedtuple("Stream", ["X", "indptr", "indices", "data", "norm2", "y", "kp", "work"])
+"""An in-memory stream as the compiled code sees it: dense ``X`` (n × d) or CSR arrays, squared row
+norms, labels in the learner's internal coding, kernel parameters and a length-d scatter buffer."""
+
+
+def make_stream(X, y_internal, kp):
+    """Pack validated data (dense float64 C array or CSR) for the compiled loop."""
+    from ...kernels import row_norms2
+
+    norm2 = row_norms2(X)
+    if sp.issparse(X):
+        X = X.tocsr()
+        return Stream(np.empty((0, X.shape[1])), X.indptr.astype(np.int64), X.indices.astype(np.int64),
+                      X.data.astype(np.float64), norm2, y_internal, kp, np.zeros(X.shape[1]))
+    empty_i = np.zeros(1, np.int64)
+    return Stream(np.ascontiguousarray(X, dtype=np.float64), empty_i, empty_i, np.empty(0), norm2,
+                  y_internal, kp, np.empty(0))
+
+
+class SupportSet:
+    """Storage of support vectors, coefficients and caches, with amortised growth.
+
+    Parameters
+    ----------
+    n_features : int
+    sparse : bool
+        Store SVs as CSR rows (for sparse streams) instead of dense rows.
+    n_outputs : int
+        Length of the coefficient vector of each SV (1 for binary learners).
+    gram : bool
+        Keep the SV Gram cache (memory O(#SV²)).
+    """
+
+    def __init__(self, n_features, sparse, n_outputs=1, gram=False):
+        self.n_features = int(n_features)
+        self.sparse = bool(sparse)
+        self.n_outputs = int(n_outputs)
+        self.use_gram = bool(gram)
+        self.meta = np.zeros(4, np.int64)
+        self.meta[SPARSE] = int(self.sparse)
+        self.meta[HAS_GRAM] = int(self.use_gram)
+        self._allocate(0, 0)
+
+    # -- storage ---------------------------------------------------------------------------------
+    def _allocate(self, cap, nnz_cap):
+        d = self.n_features
+        self.X = np.zeros((0 if self.sparse else cap, d))
+        self.indptr = np.zeros(cap + 1, np.int64)
+        self.indices = np.zeros(nnz_cap, np.int64)
+        self.data = np.zeros(nnz_cap)
+        self.norm2 = np.zeros(cap)
+        self.kself = np.zeros(cap)
+        self.y = np.zeros(cap)
+        self.coef = np.zeros((cap, self.n_outputs))
+        self.F = np.zeros(cap)
+        self.gram = np.zeros((cap, cap) if self.use_gram else (0, 0))
+        self.krow = np.zeros(cap + 1)
+        self.capacity = cap
+
+    @property
+    def n(self):
+        """Number of stored SVs."""
+        return int(self.meta[N])
+
+    def reserve(self, n_more, nnz_more=0):
+        """Make room for ``n_more`` further SVs (and ``nnz_more`` further non-zeros when sparse)."""
+        n = self.n
+        need = n + n_more
+        nnz = int(self.indptr[n])
+        need_nnz = nnz + nnz_more
+        if need <= self.capacity and need_nnz <= len(self.indices):
+            return
+        new_cap = max(need, int(self.capacity * 1.5) + 16)
+        new_nnz = max(need_nnz, int(len(self.indices) * 1.5) + 16) if self.sparse else 0
+        old = {name: getattr(self, name) for name in
+               ("X", "indptr", "indices", "data", "norm2", "kself", "y", "coef", "F", "gram")}
+        self._allocate(new_cap, new_nnz)
+        if not self.sparse:
+            self.X[:n] = old["X"][:n]
+        self.indptr[: n + 1] = old["indptr"][: n + 1]
+        self.indices[:nnz] = old["indices"][:nnz]
+        self.data[:nnz] = old["data"][:nnz]
+        for name in ("norm2", "kself", "y", "coef", "F"):
+            getattr(self, name)[:n] = old[name][:n]
+        if self.use_gram:
+            self.gram[:n, :n] = old["gram"][:n, :n]
+
+    def arrays(self):
+        """The :data:`SVArrays` view handed to compiled code."""
+        return SVArrays(self.X, self.indptr, self.indices, self.data, self.norm2, self.kself, self.y,
+                        self.coef, self.F, self.gram, self.krow, self.meta)
+
+    # -- read access -----------------------------------------------------------------------------
+    def vectors(self, n=None):
+        """The first ``n`` (default: all) SV inputs as a dense view or a CSR matrix."""
+        n = self.n if n is None else n
+        if self.sparse:
+            nnz = int(self.indptr[n])
+            return sp.csr_matrix((self.data[:nnz], self.indices[:nnz], self.indptr[: n + 1]),
+                                 shape=(n, self.n_features))
+        return self.X[:n]
+
+    def dots(self, rows):
+        """Dot products of the given data rows with every stored SV (one BLAS / sparse product)."""
+        return np.ascontiguousarray(dot_block(rows, self.vectors()), dtype=np.float64)
+
+    def kernel(self, rows, norm2_rows, kp):
+        """Kernel matrix of the given rows against the stored SVs."""
+        return kernel_from_gram(kp, self.dots(rows), norm2_rows, self.norm2[: self.n])
+
+    # -- pickling: store only what is in use ----------------------------------------------------------
+    def __getstate__(self):
+        n = self.n
+        self.reserve(0)
+        state = self.__dict__.copy()
+        nnz = int(self.indptr[n])
+        for name in ("X", "norm2", "kself", "y", "coef", "F", "krow"):
+            state[name] = getattr(self, name)[:n].copy()
+        state["indptr"] = self.indptr[: n + 1].copy()
+        state["indices"] = self.indices[:nnz].copy()
+        state["data"] = self.data[:nnz].copy()
+        state["gram"] = self.gram[:n, :n].copy() if self.use_gram else self.gram
+        state["capacity"] = n
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self.krow = np.zeros(self.capacity + 1)
+
+
+# ---- compiled helpers ----------------------------------------------------------------------------
+
+@njit
+def scatter(s, t):
+    """Write CSR row t of the stream into the dense buffer ``s.work`` (for sparse SV dot products)."""
+    for q in range(s.indptr[t], s.indptr[t + 1]):
+        s.work[s.indices[q]] = s.data[q]
+
+
+@njit
+def unscatter(s, t):
+    for q in range(s.indptr[t], s.indptr[t + 1]):
+        s.work[s.indices[q]] = 0.0
+
+
+@njit
+def sv_dot(sv, j, s, t):
+    """x_j · x_t for SV j and stream row t (sparse: row t must be scattered into ``s.work``)."""
+    acc = 0.0
+    if sv.meta[SPARSE]:
+        for q in range(sv.indptr[j], sv.indptr[j + 1]):
+            acc += sv.data[q] * s.work[sv.indices[q]]
+    else:
+        for k in range(s.X.shape[1]):
+            acc += sv.X[j, k] * s.X[t, k]
+    return acc
+
+
+@njit
+def fill_kernel_row(sv, s, t, G, p):
+    """Fill ``sv.krow[:n]`` with κ(x_i, x_t) for all SVs and return κ(x_t, x_t).
+
+    Entries of the first ``meta[NPRE]`` SVs come from row p of the block of dot products G; the rest
+    (SVs added since the block started) are computed here.
+    """
+    n = sv.meta[N]
+    npre = min(sv.meta[NPRE], n)
+    xn = s.norm2[t]
+    for j in range(npre):
+        sv.krow[j] = kernel_from_dot(s.kp, G[p, j], xn, sv.norm2[j])
+    if npre < n:
+        if sv.meta[SPARSE]:
+            scatter(s, t)
+        for j in range(npre, n):
+            sv.krow[j] = kernel_from_dot(s.kp, sv_dot(sv, j, s, t), xn, sv.norm2[j])
+        if sv.meta[SPARSE]:
+            unscatter(s, t)
+    return kernel_from_dot(s.kp, xn, xn, xn)
+
+
+@njit
+def expansion_score(sv, col):
+    """f_col(x_t) = Σ_i coef[i, col] κ(x_i, x_t) from the current kernel row."""
+    acc = 0.0
+    for j in range(sv.meta[N]):
+        acc += sv.coef[j, col] * sv.krow[j]
+    return acc
+
+
+@njit
+def sv_append(sv, s, t, kself, label):
+    """Store stream row t as a new SV with zero coefficients and return its index.
+
+    Needs ``sv.krow`` to hold the kernel row of x_t (it fills the Gram cache from it) and sets
+    ``krow[new] = κ(x_t, x_t)`` so that cache updates can treat the new SV like the others.
+    """
+    n = sv.meta[N]
+    if sv.meta[SPARSE]:
+        start = sv.indptr[n]
+        m = s.indptr[t + 1] - s.indptr[t]
+        for q in range(m):
+            sv.indices[start + q] = s.indices[s.indptr[t] + q]
+            sv.data[start + q] = s.data[s.indptr[t] + q]
+        sv.indptr[n + 1] = start + m
+    else:
+        sv.X[n, :] = s.X[t, :]
+    sv.norm2[n] = s.norm2[t]
+    sv.kself[n] = kself
+    sv.y[n] = label
+    sv.coef[n, :] = 0.0
+    sv.F[n] = 0.0
+    if sv.meta[HAS_GRAM]:
+        for j in range(n):
+            sv.gram[n, j] = sv.krow[j]
+            sv.gram[j, n] = sv.krow[j]
+        sv.gram[n, n] = kself
+    sv.krow[n] = kself
+    sv.meta[N] = n + 1
+    return n
+
+
+@njit
+def sv_scale(sv, factor):
+    """Multiply every coefficient by ``factor`` (ROMMA, ALMA, BOGD shrinkage)."""
+    for j in range(sv.meta[N]):
+        for c in range(sv.coef.shape[1]):
+            sv.coef[j, c] *= factor
+
+
+@njit
+def sv_clear(sv):
+    """Remove every SV (agg-ROMMA's reset case)."""
+    sv.meta[N] = 0
+    sv.meta[NPRE] = 0
+    sv.indptr[0] = 0
+
+
+@njit
+def sv_remove(sv, r):
+    """Remove SV r, keeping the order of the others (FIFO budgets rely on it); O(#SV·d + #SV²)."""
+    n = sv.meta[N]
+    if sv.meta[SPARSE]:
+        start, stop = sv.indptr[r], sv.indptr[r + 1]
+        width = stop - start
+        end = sv.indptr[n]
+        for q in range(stop, end):
+            sv.indices[q - width] = sv.indices[q]
+            sv.data[q - width] = sv.data[q]
+        for j in range(r + 1, n + 1):
+            sv.indptr[j - 1] = sv.indptr[j] - width
+        sv.indptr[r] = start
+    else:
+        for j in range(r + 1, n):
+            sv.X[j - 1, :] = sv.X[j, :]
+    for j in range(r + 1, n):
+        sv.norm2[j - 1] = sv.norm2[j]
+        sv.kself[j - 1] = sv.kself[j]
+        sv.y[j - 1] = sv.y[j]
+        sv.coef[j - 1, :] = sv.coef[j, :]
+        sv.F[j - 1] = sv.F[j]
+        sv.krow[j - 1] = sv.krow[j]
+    if sv.meta[HAS_GRAM]:
+        for i in range(n):
+            for j in range(r + 1, n):
+                sv.gram[i, j - 1] = sv.gram[i, j]
+        for i in range(r + 1, n):
+            for j in range(n - 1):
+                sv.gram[i - 1, j] = sv.gram[i, j]
+    sv.meta[N] = n - 1
+    if sv.meta[NPRE] > r:
+        sv.meta[NPRE] = r

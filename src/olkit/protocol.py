@@ -1,0 +1,136 @@
+"""The online protocol: the one predict-then-update loop, and its result.
+
+For t = 1..T the learner sees x_t, predicts with the model of round t−1 (ŷ_t = +1 iff f(x_t) ≥ 0), is
+told y_t, and updates. A mistake is ŷ_t ≠ y_t; the online mistake rate is #mistakes / T.
+
+The stream is processed in blocks: for each block the learner's engine does the vectorisable work once
+(for kernel learners, the dot products of the block's examples with the current support vectors in one
+BLAS product), then a compiled loop runs the examples of the block one by one. Python only runs once
+per block, never per example. The same loop serves ``fit``, ``partial_fit`` and
+:func:`evaluate_online`, so a stream fed in chunks gives exactly the result of one pass.
+"""
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+import scipy.sparse as sp
+
+BLOCK_SIZE = 256
+"""Examples per block: large enough for BLAS-3 efficiency, small enough that the entries for SVs added
+inside a block (computed one by one) stay a small fraction of the work."""
+
+
+def run_online(learner, X, y_internal, order):
+    """Run the protocol over ``X[order]`` with the learner's current state.
+
+    Returns (scores, mistakes): the score f_t(x_t) before each update and a 0/1 mistake flag, in stream
+    order. ``y_internal`` holds labels in the learner's internal coding.
+    """
+    order = np.ascontiguousarray(order, dtype=np.int64)
+    scores = np.empty(len(order))
+    mistakes = np.zeros(len(order), np.int8)
+    stream = learner._make_stream(X, y_internal)
+    with learner._compute_context():
+        for start in range(0, len(order), BLOCK_SIZE):
+            stop = min(start + BLOCK_SIZE, len(order))
+            learner._learn_block(stream, X, order, start, stop, scores, mistakes)
+    return scores, mistakes
+
+
+@dataclass
+class OnlineResult:
+    """What one online run measured (DESIGN.md §2.3 ``runs`` entries).
+
+    ``curve_x`` are checkpoints (number of examples seen) and ``curve_y`` the cumulative mistake rate
+    at each, as in the papers' online-curve figures; ``scores`` are the per-round scores f_t(x_t) and
+    ``mistake_flags`` the per-round mistakes, in stream order.
+    """
+
+    algorithm: str
+    params: dict
+    n_examples: int
+    mistakes: int
+    mistake_rate: float
+    n_updates: int
+    n_sv: int
+    seconds: float
+    curve_x: np.ndarray
+    curve_y: np.ndarray
+    scores: np.ndarray = field(repr=False)
+    mistake_flags: np.ndarray = field(repr=False)
+    diagnostics: dict = field(default_factory=dict)
+    order: str = ""
+
+    def to_dict(self):
+        """The JSON form of a run (without the per-round arrays)."""
+        out = {"order": self.order, "mistakes": self.mistakes, "mistake_rate": self.mistake_rate,
+               "n_updates": self.n_updates, "n_sv": self.n_sv, "seconds": self.seconds}
+        if self.diagnostics:
+            out["diagnostics"] = self.diagnostics
+        return out
+
+
+def checkpoints(n, count=20):
+    """``count`` evenly spaced checkpoints 1..n (at least 15 when n allows, always ending at n)."""
+    pts = np.unique(np.ceil(np.linspace(n / count, n, count)).astype(np.int64))
+    return pts[pts >= 1]
+
+
+def evaluate_online(learner, X, y, order=None, *, reset=True, n_checkpoints=20, order_label=None):
+    """Run ``learner`` online over (X, y) and measure it.
+
+    Parameters
+    ----------
+    learner : an olkit learner (e.g. ``olkit.make("duol")``).
+    X : array (n, d) or scipy sparse matrix; y : labels (n,).
+    order : sequence of 0-based example indices (default: file order); the stream is ``X[order]``.
+    reset : start from an empty model (default) or continue the learner's current stream.
+    n_checkpoints : points of the cumulative mistake-rate curve.
+
+    Returns
+    -------
+    OnlineResult. ``seconds`` is learning time only: validation and compilation happen before the clock
+    starts.
+    """
+    learner._validate_params()
+    first = reset or not hasattr(learner, "classes_")
+    X = learner._validate_X(X, reset=first)
+    y = learner._validate_y(y, X.shape[0])
+    if order is None:
+        order = np.arange(X.shape[0])
+    order = _validate_order(order, X.shape[0])
+    if first:
+        learner._set_classes(y)
+        learner._new_state(X.shape[1], sp.issparse(X))
+    y_internal = learner._encode_labels(y)
+    learner._warm_up(X, y_internal)
+    before = learner._counts()
+    start = time.perf_counter()
+    scores, flags = run_online(learner, X, y_internal, order)
+    seconds = time.perf_counter() - start
+    after = learner._counts()
+    n = len(order)
+    mistakes = int(flags.sum())
+    ck = checkpoints(n, n_checkpoints)
+    cum = np.cumsum(flags, dtype=np.int64)
+    return OnlineResult(
+        algorithm=learner.algorithm_name, params=learner.resolved_params(), n_examples=n,
+        mistakes=mistakes, mistake_rate=mistakes / n if n else 0.0,
+        n_updates=int(after[2] - before[2]), n_sv=learner.n_support_, seconds=seconds,
+        curve_x=ck, curve_y=cum[ck - 1] / ck if n else np.empty(0), scores=scores, mistake_flags=flags,
+        diagnostics=learner.diagnostics(), order=order_label or "")
+
+
+def _validate_order(order, n):
+    order = np.asarray(order)
+    if order.ndim != 1 or order.size == 0:
+        raise ValueError(f"order must be a non-empty 1-D sequence of example indices, got shape {order.shape}")
+    if order.dtype.kind not in "iu":
+        if order.dtype.kind == "f" and np.all(order == np.round(order)):
+            order = order.astype(np.int64)
+        else:
+            raise ValueError("order must hold integer (0-based) example indices")
+    if order.min() < 0 or order.max() >= n:
+        raise ValueError(f"order holds index {int(order.min() if order.min() < 0 else order.max())} "
+                         f"outside 0..{n - 1} (indices are 0-based)")
+    return order.astype(np.int64)
