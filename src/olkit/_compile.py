@@ -43,3 +43,7 @@ if numba.config.CACHE_DIR != os.environ["NUMBA_CACHE_DIR"]:
 
 njit = numba.njit(cache=True, nogil=True)
 """Decorator used for every compiled olkit routine (cached on disk, releases the GIL)."""
+
+njit_reassoc = numba.njit(cache=True, nogil=True, fastmath={"reassoc", "contract"})
+"""For reductions (dot products) only: lets LLVM vectorise the sum by reassociating it. Results differ
+from the sequential sum in the last bits only (no assumptions about NaN/inf are made)."""

@@ -24,11 +24,13 @@ class KernelLearner(OnlineClassifier):
     """Base class of support-vector learners f(·) = Σ_i a_i κ(x_i, ·).
 
     Subclasses set ``_rule`` (the name of their compiled update rule in :mod:`.engine`) and provide
-    ``_rule_params`` / ``_initial_fst``; ``_uses_gram`` asks for the SV Gram cache.
+    ``_rule_params`` / ``_initial_fst``. ``_gram`` says whether the rule reads SV–SV kernel values:
+    "none", "cache" (always keep the SV Gram cache) or "auto" (cache for dense data, compute rows on
+    demand for sparse data).
     """
 
     _rule = None
-    _uses_gram = False
+    _gram = "none"
 
     def _kernel_spec(self):
         return KernelSpec(self.kernel, self.sigma, self.degree, self.coef0)
@@ -51,7 +53,8 @@ class KernelLearner(OnlineClassifier):
 
     # ---- state -----------------------------------------------------------------------------------
     def _new_state(self, n_features, sparse):
-        self.support_ = SupportSet(n_features, sparse, n_outputs=1, gram=self._uses_gram)
+        cache = self._gram == "cache" or (self._gram == "auto" and not sparse)
+        self.support_ = SupportSet(n_features, sparse, n_outputs=1, gram=cache)
         seed = np.uint64(self._seed() & 0xFFFFFFFFFFFFFFFF)
         self.state_ = RuleState(np.array(self._rule_params() + [0.0], dtype=np.float64),
                                 np.array(self._initial_fst(), dtype=np.float64),

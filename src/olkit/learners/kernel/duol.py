@@ -46,7 +46,7 @@ from ..._rng import next_index
 from ...base import check_number
 from ...registry import register
 from .base import DIAG, EPS, KernelLearner, check_C
-from .support_set import N, sv_append
+from .support_set import N, load_gram_row, sv_append
 
 EXACT, APPR, ITER, RAND = 0, 1, 2, 3
 JMLR, NIPS2009 = 0, 1
@@ -193,14 +193,15 @@ def duol_update(sv, st, s, t, kself, y, f, mistake):
         ga, d = solve_box_qp(loss, lb, kself, kb, w_ab, 0.0, C, -gb_hat, C - gb_hat)
     sv.coef[j, 0] = ga * y
     sv.coef[b, 0] = (gb_hat + d) * yb
+    load_gram_row(sv, b, s)
     for i in range(j + 1):
-        sv.F[i] += sv.y[i] * (y * ga * krow[i] + yb * d * sv.gram[b, i])
+        sv.F[i] += sv.y[i] * (y * ga * krow[i] + yb * d * sv.grow[i])
     return True
 
 
 class _DUOLBase(KernelLearner):
     _rule = "duol"
-    _uses_gram = True
+    _gram = "auto"
     _solver = EXACT
 
     def _check_params(self):

@@ -19,7 +19,7 @@ from .online_svm import online_svm_update
 from .pa import pa_update
 from .perceptron import perceptron_update
 from .romma import romma_update
-from .support_set import N, NPRE, expansion_score, fill_kernel_row
+from .support_set import CLOCK, HAS_GRAM, N, NPRE, expansion_score, fill_kernel_row, sync_gram
 
 RULE_IDS = {"perceptron": 0, "pa": 1, "romma": 2, "alma": 3, "duol": 4, "online-svm": 5}
 ALMA = RULE_IDS["alma"]
@@ -44,6 +44,8 @@ def apply_update(rule, sv, st, s, t, kself, y, f, mistake):
 def kernel_block(rule, sv, st, s, G, order, start, stop, scores, mistakes):
     """Predict-then-update for stream positions start..stop-1 (G: dot products with the block's SVs)."""
     sv.meta[NPRE] = min(G.shape[1], sv.meta[N])
+    if sv.meta[HAS_GRAM]:
+        sync_gram(sv)
     for pos in range(start, stop):
         t = order[pos]
         kself = fill_kernel_row(sv, s, t, G, pos - start)
@@ -54,6 +56,7 @@ def kernel_block(rule, sv, st, s, G, order, start, stop, scores, mistakes):
         mistake = (1.0 if f >= 0.0 else -1.0) != y  # tie rule: f = 0 predicts +1
         scores[pos] = f
         mistakes[pos] = mistake
+        sv.meta[CLOCK] = st.cnt[SEEN]
         st.cnt[SEEN] += 1
         st.cnt[MISTAKES] += mistake
         if apply_update(rule, sv, st, s, t, kself, y, f, mistake):

@@ -19,7 +19,7 @@ from ..._compile import njit
 from ...base import check_number
 from ...registry import register
 from .base import EPS, KernelLearner, check_C
-from .support_set import N, sv_append
+from .support_set import N, load_gram_row, sv_append
 
 WORKING_SETS = {"margin": 0, "all": 1}
 
@@ -49,8 +49,9 @@ def online_svm_update(sv, st, s, t, kself, y, f, mistake):
             if delta == 0.0:
                 continue
             sv.coef[i, 0] = (gamma + delta) * sv.y[i]
+            load_gram_row(sv, i, s)
             for m in range(n):
-                sv.F[m] += sv.y[m] * sv.y[i] * delta * sv.gram[i, m]
+                sv.F[m] += sv.y[m] * sv.y[i] * delta * sv.grow[m]
             sweep_changed = True
         if not sweep_changed:
             break
@@ -81,7 +82,7 @@ class OnlineSVM(KernelLearner):
     """
 
     _rule = "online-svm"
-    _uses_gram = True
+    _gram = "cache"
 
     def __init__(self, C=5.0, tol=1e-3, working_set="margin", max_sweeps=1000, kernel="gaussian", sigma=8.0,
                  degree=3, coef0=1.0, compat="none"):

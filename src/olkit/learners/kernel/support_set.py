@@ -10,8 +10,14 @@ A kernel model is f(·) = Σ_i a_i κ(x_i, ·) over stored support vectors (SVs)
   needs them;
 * an optional SV Gram cache ``gram[i, j] = κ(x_i, x_j)``, filled for free when an SV is added (its kernel
   row against the current SVs was just computed to predict) and used by algorithms that need SV–SV
-  kernel values (DUOL, Online-SVM, later Projectron, Ahpatron, kernel SCW);
-* a scratch kernel row ``krow`` of the current example against all SVs.
+  kernel values (DUOL, Online-SVM, later Projectron, Ahpatron, kernel SCW). Rows are written when an SV
+  is added; the mirrored column entries are filled once per block by ``sync_gram`` (writing a column
+  per added SV touches one cache line per entry and was the largest cost of DUOL). Read SV–SV values
+  through ``load_gram_row``, which handles the not-yet-mirrored part, or computes the row on demand
+  when the learner chose not to cache (sparse streams: the O(#SV²) memory of the cache, first-touched,
+  costs more than recomputing sparse rows);
+* a scratch kernel row ``krow`` of the current example against all SVs;
+* ``added[i]``, the number of examples the learner had seen when SV i was added (its arrival time).
 
 Kernel rows are computed in blocks (see :mod:`olkit.protocol`): for an in-memory stream the dot products
 of the next block of examples with the SVs present at the start of the block come from one BLAS product
@@ -22,19 +28,21 @@ removal at position r lowers it to r, so the engine stays exact when budgeted le
 The Python class owns the arrays (with spare capacity, grown between blocks); the compiled code sees
 them as the :data:`SVArrays` named tuple and updates them in place.
 """
+import math
 from collections import namedtuple
 
 import numpy as np
 import scipy.sparse as sp
 
-from ..._compile import njit
-from ...kernels import kernel_from_dot, kernel_from_gram, dot_block
+from ..._compile import njit, njit_reassoc
+from ...kernels import GAUSSIAN, dot_block, kernel_from_dot, kernel_from_gram
 
-# meta slots
-N, NPRE, SPARSE, HAS_GRAM = 0, 1, 2, 3
+# meta slots: #SVs, #SVs covered by the block product, sparse flag, Gram flag, examples seen (clock),
+# #SVs whose Gram column is filled (see sync_gram)
+N, NPRE, SPARSE, HAS_GRAM, CLOCK, GSYNC = 0, 1, 2, 3, 4, 5
 
 SVArrays = namedtuple(
-    "SVArrays", ["X", "indptr", "indices", "data", "norm2", "kself", "y", "coef", "F", "gram", "krow", "meta"]
+    "SVArrays", ["X", "indptr", "indices", "data", "norm2", "kself", "y", "coef", "F", "gram", "krow", "grow", "added", "meta"]
 )
 """Arrays of a support set as the compiled code sees them (full capacity; ``meta[N]`` are in use)."""
 
@@ -76,25 +84,28 @@ class SupportSet:
         self.sparse = bool(sparse)
         self.n_outputs = int(n_outputs)
         self.use_gram = bool(gram)
-        self.meta = np.zeros(4, np.int64)
+        self.meta = np.zeros(6, np.int64)
         self.meta[SPARSE] = int(self.sparse)
         self.meta[HAS_GRAM] = int(self.use_gram)
         self._allocate(0, 0)
 
     # -- storage ---------------------------------------------------------------------------------
     def _allocate(self, cap, nnz_cap):
+        # np.empty: only the first n entries are ever read, and sv_append initialises each new slot.
         d = self.n_features
-        self.X = np.zeros((0 if self.sparse else cap, d))
+        self.X = np.empty((0 if self.sparse else cap, d))
         self.indptr = np.zeros(cap + 1, np.int64)
-        self.indices = np.zeros(nnz_cap, np.int64)
-        self.data = np.zeros(nnz_cap)
-        self.norm2 = np.zeros(cap)
-        self.kself = np.zeros(cap)
-        self.y = np.zeros(cap)
-        self.coef = np.zeros((cap, self.n_outputs))
-        self.F = np.zeros(cap)
-        self.gram = np.zeros((cap, cap) if self.use_gram else (0, 0))
-        self.krow = np.zeros(cap + 1)
+        self.indices = np.empty(nnz_cap, np.int64)
+        self.data = np.empty(nnz_cap)
+        self.norm2 = np.empty(cap)
+        self.kself = np.empty(cap)
+        self.y = np.empty(cap)
+        self.coef = np.empty((cap, self.n_outputs))
+        self.F = np.empty(cap)
+        self.added = np.empty(cap, np.int64)
+        self.gram = np.empty((cap, cap) if self.use_gram else (0, 0))
+        self.krow = np.empty(cap + 1)
+        self.grow = np.empty(cap + 1)
         self.capacity = cap
 
     @property
@@ -110,25 +121,31 @@ class SupportSet:
         need_nnz = nnz + nnz_more
         if need <= self.capacity and need_nnz <= len(self.indices):
             return
-        new_cap = max(need, int(self.capacity * 1.5) + 16)
-        new_nnz = max(need_nnz, int(len(self.indices) * 1.5) + 16) if self.sparse else 0
+        # odd capacities: a power-of-two row stride of the Gram cache makes copies and column
+        # accesses collide in the CPU caches (measured 40x slower at 4096)
+        new_cap = max(need, 2 * self.capacity) | 1
+        new_nnz = max(need_nnz, 2 * len(self.indices)) if self.sparse else 0
         old = {name: getattr(self, name) for name in
-               ("X", "indptr", "indices", "data", "norm2", "kself", "y", "coef", "F", "gram")}
+               ("X", "indptr", "indices", "data", "norm2", "kself", "y", "coef", "F", "added", "gram")}
         self._allocate(new_cap, new_nnz)
         if not self.sparse:
             self.X[:n] = old["X"][:n]
         self.indptr[: n + 1] = old["indptr"][: n + 1]
         self.indices[:nnz] = old["indices"][:nnz]
         self.data[:nnz] = old["data"][:nnz]
-        for name in ("norm2", "kself", "y", "coef", "F"):
+        for name in ("norm2", "kself", "y", "coef", "F", "added"):
             getattr(self, name)[:n] = old[name][:n]
         if self.use_gram:
+            sync_gram(self.arrays_of(old["gram"]))
             self.gram[:n, :n] = old["gram"][:n, :n]
 
     def arrays(self):
         """The :data:`SVArrays` view handed to compiled code."""
+        return self.arrays_of(self.gram)
+
+    def arrays_of(self, gram):
         return SVArrays(self.X, self.indptr, self.indices, self.data, self.norm2, self.kself, self.y,
-                        self.coef, self.F, self.gram, self.krow, self.meta)
+                        self.coef, self.F, gram, self.krow, self.grow, self.added, self.meta)
 
     # -- read access -----------------------------------------------------------------------------
     def vectors(self, n=None):
@@ -151,21 +168,23 @@ class SupportSet:
     # -- pickling: store only what is in use ----------------------------------------------------------
     def __getstate__(self):
         n = self.n
-        self.reserve(0)
         state = self.__dict__.copy()
         nnz = int(self.indptr[n])
-        for name in ("X", "norm2", "kself", "y", "coef", "F", "krow"):
+        for name in ("X", "norm2", "kself", "y", "coef", "F", "added", "krow"):
             state[name] = getattr(self, name)[:n].copy()
         state["indptr"] = self.indptr[: n + 1].copy()
         state["indices"] = self.indices[:nnz].copy()
         state["data"] = self.data[:nnz].copy()
-        state["gram"] = self.gram[:n, :n].copy() if self.use_gram else self.gram
+        if self.use_gram:
+            sync_gram(self.arrays())
+            state["gram"] = self.gram[:n, :n].copy()
         state["capacity"] = n
         return state
 
     def __setstate__(self, state):
         self.__dict__.update(state)
         self.krow = np.zeros(self.capacity + 1)
+        self.grow = np.zeros(self.capacity + 1)
 
 
 # ---- compiled helpers ----------------------------------------------------------------------------
@@ -183,16 +202,22 @@ def unscatter(s, t):
         s.work[s.indices[q]] = 0.0
 
 
+@njit_reassoc
+def _dense_dot(a, b):
+    acc = 0.0
+    for k in range(a.shape[0]):
+        acc += a[k] * b[k]
+    return acc
+
+
 @njit
 def sv_dot(sv, j, s, t):
     """x_j · x_t for SV j and stream row t (sparse: row t must be scattered into ``s.work``)."""
+    if not sv.meta[SPARSE]:
+        return _dense_dot(sv.X[j], s.X[t])
     acc = 0.0
-    if sv.meta[SPARSE]:
-        for q in range(sv.indptr[j], sv.indptr[j + 1]):
-            acc += sv.data[q] * s.work[sv.indices[q]]
-    else:
-        for k in range(s.X.shape[1]):
-            acc += sv.X[j, k] * s.X[t, k]
+    for q in range(sv.indptr[j], sv.indptr[j + 1]):
+        acc += sv.data[q] * s.work[sv.indices[q]]
     return acc
 
 
@@ -206,8 +231,13 @@ def fill_kernel_row(sv, s, t, G, p):
     n = sv.meta[N]
     npre = min(sv.meta[NPRE], n)
     xn = s.norm2[t]
-    for j in range(npre):
-        sv.krow[j] = kernel_from_dot(s.kp, G[p, j], xn, sv.norm2[j])
+    if s.kp[0] == GAUSSIAN:  # the hot loop, kept free of the kernel switch
+        gamma = s.kp[1]
+        for j in range(npre):
+            sv.krow[j] = math.exp(-max(xn + sv.norm2[j] - 2.0 * G[p, j], 0.0) * gamma)
+    else:
+        for j in range(npre):
+            sv.krow[j] = kernel_from_dot(s.kp, G[p, j], xn, sv.norm2[j])
     if npre < n:
         if sv.meta[SPARSE]:
             scatter(s, t)
@@ -249,10 +279,10 @@ def sv_append(sv, s, t, kself, label):
     sv.y[n] = label
     sv.coef[n, :] = 0.0
     sv.F[n] = 0.0
+    sv.added[n] = sv.meta[CLOCK]
     if sv.meta[HAS_GRAM]:
         for j in range(n):
             sv.gram[n, j] = sv.krow[j]
-            sv.gram[j, n] = sv.krow[j]
         sv.gram[n, n] = kself
     sv.krow[n] = kself
     sv.meta[N] = n + 1
@@ -272,40 +302,50 @@ def sv_clear(sv):
     """Remove every SV (agg-ROMMA's reset case)."""
     sv.meta[N] = 0
     sv.meta[NPRE] = 0
+    sv.meta[GSYNC] = 0
     sv.indptr[0] = 0
 
 
 @njit
-def sv_remove(sv, r):
-    """Remove SV r, keeping the order of the others (FIFO budgets rely on it); O(#SV·d + #SV²)."""
+def sync_gram(sv):
+    """Mirror the rows of SVs added since the last call into their Gram columns.
+
+    Row-major over the destination (each row j gets a contiguous segment), so the copy streams through
+    memory instead of touching one cache line per entry.
+    """
+    n, done = sv.meta[N], sv.meta[GSYNC]
+    for j in range(n):
+        for i in range(max(done, j + 1), n):
+            sv.gram[j, i] = sv.gram[i, j]
+    sv.meta[GSYNC] = n
+
+
+@njit
+def load_gram_row(sv, b, s):
+    """Fill ``sv.grow[:n]`` with κ(x_b, x_i) for every SV i.
+
+    From the Gram cache when the support set keeps one; otherwise computed on demand (O(#SV·nnz) for
+    sparse SVs, which is cheaper than the O(#SV²) memory of a cache on large sparse streams).
+    """
     n = sv.meta[N]
-    if sv.meta[SPARSE]:
-        start, stop = sv.indptr[r], sv.indptr[r + 1]
-        width = stop - start
-        end = sv.indptr[n]
-        for q in range(stop, end):
-            sv.indices[q - width] = sv.indices[q]
-            sv.data[q - width] = sv.data[q]
-        for j in range(r + 1, n + 1):
-            sv.indptr[j - 1] = sv.indptr[j] - width
-        sv.indptr[r] = start
-    else:
-        for j in range(r + 1, n):
-            sv.X[j - 1, :] = sv.X[j, :]
-    for j in range(r + 1, n):
-        sv.norm2[j - 1] = sv.norm2[j]
-        sv.kself[j - 1] = sv.kself[j]
-        sv.y[j - 1] = sv.y[j]
-        sv.coef[j - 1, :] = sv.coef[j, :]
-        sv.F[j - 1] = sv.F[j]
-        sv.krow[j - 1] = sv.krow[j]
     if sv.meta[HAS_GRAM]:
-        for i in range(n):
-            for j in range(r + 1, n):
-                sv.gram[i, j - 1] = sv.gram[i, j]
-        for i in range(r + 1, n):
-            for j in range(n - 1):
-                sv.gram[i - 1, j] = sv.gram[i, j]
-    sv.meta[N] = n - 1
-    if sv.meta[NPRE] > r:
-        sv.meta[NPRE] = r
+        split = max(sv.meta[GSYNC], b + 1)
+        for i in range(min(split, n)):
+            sv.grow[i] = sv.gram[b, i]
+        for i in range(split, n):  # columns not mirrored yet: read the (complete) rows of the new SVs
+            sv.grow[i] = sv.gram[i, b]
+        return
+    if sv.meta[SPARSE]:
+        for q in range(sv.indptr[b], sv.indptr[b + 1]):
+            s.work[sv.indices[q]] = sv.data[q]
+    for i in range(n):
+        if sv.meta[SPARSE]:
+            dot = 0.0
+            for q in range(sv.indptr[i], sv.indptr[i + 1]):
+                dot += sv.data[q] * s.work[sv.indices[q]]
+        else:
+            dot = _dense_dot(sv.X[i], sv.X[b])
+        sv.grow[i] = kernel_from_dot(s.kp, dot, sv.norm2[i], sv.norm2[b])
+    if sv.meta[SPARSE]:
+        for q in range(sv.indptr[b], sv.indptr[b + 1]):
+            s.work[sv.indices[q]] = 0.0
