@@ -102,18 +102,31 @@ def test_matches_reference(cid, name, params, i):
 
 @pytest.mark.parametrize("cid,name,params", CONFIGS, ids=[c[0] for c in CONFIGS])
 def test_streams_are_informative(cid, name, params):
-    """The streams exercise the update rules: mistakes, margin errors, both sparse and dense inputs."""
+    """The streams exercise the update rules: mistakes, margin errors, both sparse and dense inputs, and
+    (DUOL) double updates whose box-QP solutions lie inside and on the boundary of the box."""
     n_sparse = sum(stream_spec(i, name)[0]["sparse"] for i in range(N_STREAMS))
     assert 5 <= n_sparse <= N_STREAMS - 5
     total_m = total_u = total_n = 0
-    for i in (0, 5, 10):
+    events, diags = {}, {}
+    for i in (0, 1, 5, 10):
         spec, kernel = stream_spec(i, name)
         res, ref, *_ = _run(name, params, kernel, spec)
         total_m += res.mistakes
         total_u += res.n_updates
         total_n += res.n_examples
+        for key, value in getattr(ref, "events", {}).items():
+            events[key] = events.get(key, 0) + value
+        for key, value in res.diagnostics.items():
+            diags[key] = diags.get(key, 0) + value
     assert 0 < total_m < total_n
-    assert 0 < total_u < total_n or name in ("online-svm",)
+    assert 0 < total_u < total_n
+    if name.startswith("duol"):
+        assert diags["double_updates"] > 0 and diags["weak_double_updates"] > 0
+        assert events["ga inside"] + events["ga=C"] + events["ga=0"] == diags["double_updates"]
+    if name in ("duol", "duol-iter") and params.get("variant") != "nips2009" and "C" not in params:
+        assert events["d=hi"] > 0 and events["d inside"] > 0      # both kinds of box solution
+    if name == "duol-rand":
+        assert events["d=lo"] > 0                                 # γ_b driven to 0 (#SV < #updates)
 
 
 # ---- degenerate double updates (duplicates with flipped labels: k_a k_b = w_ab²) ------------------------
@@ -176,3 +189,69 @@ def test_zero_rows_linear_kernel_match_reference(cid, name, params, sparse):
     assert np.all(np.isfinite(clf.decision_function(Xs)))
     ref = run_reference(name, Xs, y, **full)
     assert_same_run(res, ref, clf, Xs, Xs[:5], label=f"{cid} zero rows")
+
+
+# ---- ROMMA corner cases: agg-ROMMA's reset case (A3 case 1) and the parallel-vector skip (A2 D ≤ eps) ------
+ROMMA_CONFIGS = [c for c in CONFIGS if c[1] in ("romma", "agg-romma")] + [
+    ("agg-romma-reset-libol", "agg-romma", {"romma_reset_case": True, "compat": "libol"})]
+
+
+def shrinking_stream(seed, n=80, d=4):
+    """Points in a cone around a direction u (labels ±1 with the point mirrored, 10 % flipped) whose norms
+    shrink geometrically: κ_t ‖w‖² ≤ y_t f < 1 happens often, so agg-ROMMA's reset case is exercised."""
+    rng = np.random.default_rng(seed)
+    u = rng.normal(size=d)
+    u /= np.linalg.norm(u)
+    s = np.where(rng.random(n) < 0.5, 1, -1)
+    s[0], s[1] = -1, 1
+    r = 3.0 * np.exp(-np.cumsum(rng.uniform(0.0, 0.15, n)))
+    X = (s * r)[:, None] * (u + 0.6 * rng.normal(size=(n, d)) / np.sqrt(d))
+    y = np.where(rng.random(n) < 0.1, -s, s)
+    return X, y
+
+
+@pytest.mark.parametrize("cid,name,params", ROMMA_CONFIGS, ids=[c[0] for c in ROMMA_CONFIGS])
+def test_romma_reset_case_matches_reference(cid, name, params):
+    import scipy.sparse as sp
+
+    resets = 0
+    for seed in range(8):
+        X, y = shrinking_stream(seed, d=3 + seed % 4)
+        if seed % 2:
+            X = sp.csr_matrix(X)
+        kernel = {"kernel": "linear"} if seed < 6 else {"kernel": "poly", "degree": 2, "coef0": 0.0}
+        full = dict(params, **kernel)
+        clf = olkit.make(name, **full)
+        res = olkit.evaluate_online(clf, X, y)
+        ref = run_reference(name, X, y, **full)
+        assert_same_run(res, ref, clf, X, X[-5:], label=f"{cid} shrinking stream {seed}")
+        resets += ref.events["resets"]
+    if params.get("romma_reset_case"):
+        assert resets >= 5                 # the reset case really happened (and matched)
+    else:
+        assert resets == 0
+
+
+@pytest.mark.parametrize("cid,name,params", ROMMA_CONFIGS, ids=[c[0] for c in ROMMA_CONFIGS])
+def test_romma_parallel_skip_matches_reference(cid, name, params):
+    """x_t = c·x_1 right after the first update: D = κ_t‖w‖² − f² = 0, the round is skipped (A2)."""
+    import scipy.sparse as sp
+
+    skips = 0
+    for seed in range(4):
+        # short: on a long noisy linear stream ROMMA's ‖w‖ diverges and the scores lose their precision
+        X, y, _ = random_stream(seed=500 + seed, n=30, d=5, sparse=seed % 2 == 1)
+        X = X.toarray() if sp.issparse(X) else X
+        y = np.where(y > 0, 1, -1)
+        y[0] = -1                                       # first update on round 0 (f = 0 predicts +1)
+        for j, c in enumerate((2.0, 0.5, 3.0), start=1):  # parallel copies, all mistakes / margin errors
+            X[j] = c * X[0]
+            y[j] = 1
+        Xs = sp.csr_matrix(X) if seed % 2 else X
+        full = dict(params, kernel="linear")
+        clf = olkit.make(name, **full)
+        res = olkit.evaluate_online(clf, Xs, y)
+        ref = run_reference(name, Xs, y, **full)
+        assert_same_run(res, ref, clf, Xs, Xs[-5:], label=f"{cid} parallel stream {seed}")
+        skips += ref.events["parallel_skips"]
+    assert skips >= 4

@@ -4,7 +4,7 @@ All compiled functions use ``@njit(cache=True)`` so that a warm process loads ma
 instead of compiling. numba only checks the time stamp of the file that *defines* a cached function, not
 of the files it calls, so an edit to an update rule in one module could leave a stale compiled loop in
 another. To make the cache always consistent, the cache directory is keyed by a hash of the package's
-sources: any change to any olkit source file selects a fresh directory.
+sources: any change to a source file holding compiled code selects a fresh directory.
 
 The user can override the location with ``OLKIT_NUMBA_CACHE`` (a directory) or numba's own
 ``NUMBA_CACHE_DIR``.
@@ -16,9 +16,15 @@ from pathlib import Path
 _PACKAGE_DIR = Path(__file__).resolve().parent
 
 
+def _compiled_sources():
+    """The modules that hold compiled code (and everything they import that is compiled)."""
+    top = [_PACKAGE_DIR / name for name in ("_compile.py", "_rng.py", "kernels.py")]
+    return top + sorted((_PACKAGE_DIR / "learners").rglob("*.py"))
+
+
 def _source_hash():
     digest = hashlib.sha1()
-    for path in sorted(_PACKAGE_DIR.rglob("*.py")):
+    for path in _compiled_sources():
         digest.update(path.relative_to(_PACKAGE_DIR).as_posix().encode())
         digest.update(path.read_bytes())
     return digest.hexdigest()[:16]

@@ -23,9 +23,9 @@ COMPAT_CHOICES = ("none",)
 class OnlineClassifier:
     """Base class: parameters, labels, input validation and the scikit-learn API.
 
-    Subclasses implement ``_check_params``, ``_new_state(n_features, sparse)``,
-    ``_learn(X, y_internal, order)`` and ``_decision(X)``; the predict-then-update loop itself is
-    :func:`olkit.protocol.run_online`.
+    Subclasses implement ``_check_params``, ``_new_state(X)`` (a fresh model for data like X),
+    ``_engine_input(X)``, the block hooks used by :func:`olkit.protocol.run_online` (the
+    predict-then-update loop itself) and ``_decision(X)``.
     """
 
     algorithm_name = None
@@ -185,7 +185,7 @@ class OnlineClassifier:
         X = self._validate_X(X, reset=True)
         y = self._validate_y(y, X.shape[0])
         self._set_classes(y)
-        self._new_state(X.shape[1], sp.issparse(X))
+        self._new_state(X)
         run_online(self, X, self._encode_labels(y), np.arange(X.shape[0]))
         return self
 
@@ -200,7 +200,7 @@ class OnlineClassifier:
         y = self._validate_y(y, X.shape[0])
         if first:
             self._set_classes(y, classes)
-            self._new_state(X.shape[1], sp.issparse(X))
+            self._new_state(X)
         elif classes is not None and not np.array_equal(np.unique(classes), self.classes_):
             raise ValueError(f"classes={list(classes)} differs from the classes of the first partial_fit "
                              f"call ({list(self.classes_)})")

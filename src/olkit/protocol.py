@@ -13,7 +13,6 @@ import time
 from dataclasses import dataclass, field
 
 import numpy as np
-import scipy.sparse as sp
 
 BLOCK_SIZE = 256
 """Examples per block: large enough for BLAS-3 efficiency, small enough that the entries for SVs added
@@ -27,6 +26,7 @@ def run_online(learner, X, y_internal, order):
     order. ``y_internal`` holds labels in the learner's internal coding.
     """
     order = np.ascontiguousarray(order, dtype=np.int64)
+    X = learner._engine_input(X)
     scores = np.empty(len(order))
     mistakes = np.zeros(len(order), np.int8)
     stream = learner._make_stream(X, y_internal)
@@ -101,9 +101,9 @@ def evaluate_online(learner, X, y, order=None, *, reset=True, n_checkpoints=20, 
     order = _validate_order(order, X.shape[0])
     if first:
         learner._set_classes(y)
-        learner._new_state(X.shape[1], sp.issparse(X))
+        learner._new_state(X)
     y_internal = learner._encode_labels(y)
-    learner._warm_up(X, y_internal)
+    learner._warm_up(learner._engine_input(X[:1]), y_internal[:1])
     before = learner._counts()
     start = time.perf_counter()
     scores, flags = run_online(learner, X, y_internal, order)

@@ -18,13 +18,13 @@ from __future__ import annotations
 import bz2
 import errno
 import gzip
+import hashlib
 import math
 import os
 from typing import BinaryIO
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.datasets import load_svmlight_file
 
 __all__ = ["read_libsvm", "pad_features"]
 
@@ -63,6 +63,19 @@ def read_libsvm(path: str | os.PathLike, n_features: int | None = None) -> tuple
     path = os.fspath(path)
     if not os.path.exists(path):
         raise FileNotFoundError(errno.ENOENT, "no such LIBSVM file", path)
+    cached = _cache_load(path)
+    if cached is not None:
+        X, y = cached
+    else:
+        X, y = _parse(path)
+        _cache_store(path, X, y)
+    return pad_features(X, n_features, source=path), y
+
+
+def _parse(path):
+    # imported here: importing scikit-learn takes about a second, too much for a warm command-line run
+    from sklearn.datasets import load_svmlight_file
+
     try:
         with _open_binary(path) as stream:
             X, y = load_svmlight_file(stream, zero_based=False, dtype=np.float64)
@@ -72,7 +85,49 @@ def read_libsvm(path: str | os.PathLike, n_features: int | None = None) -> tuple
         raise _first_bad_line_error(path, fallback="NaN or infinite label or value")
     if X.shape[0] == 0:
         raise ValueError(f"{path}: no examples (the file is empty or holds only comments and blank lines)")
-    return pad_features(X, n_features, source=path), y
+    return X, y
+
+
+# ---- parsed-file cache ---------------------------------------------------------------------------
+# Parsing a compressed text file (seconds for the larger benchmarks) is done once; later reads load the
+# CSR arrays from an .npz file keyed by the file's absolute path, size and modification time.
+# OLKIT_CACHE_DIR=off disables it.
+
+def _cache_path(path):
+    base = os.environ.get("OLKIT_CACHE_DIR")
+    if base == "off":
+        return None
+    if not base:
+        xdg = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+        base = os.path.join(xdg, "olkit", "datasets")
+    st = os.stat(path)
+    key = hashlib.sha1(f"{os.path.abspath(path)}|{st.st_size}|{st.st_mtime_ns}".encode()).hexdigest()[:20]
+    return os.path.join(base, f"{os.path.basename(path)}.{key}.npz")
+
+
+def _cache_load(path):
+    cache = _cache_path(path)
+    if cache is None or not os.path.exists(cache):
+        return None
+    try:
+        with np.load(cache) as z:
+            X = sp.csr_matrix((z["data"], z["indices"], z["indptr"]), shape=tuple(z["shape"]))
+            return X, z["y"]
+    except (OSError, ValueError, KeyError):
+        return None  # unreadable cache entry: parse the file again
+
+
+def _cache_store(path, X, y):
+    cache = _cache_path(path)
+    if cache is None:
+        return
+    try:
+        os.makedirs(os.path.dirname(cache), exist_ok=True)
+        tmp = f"{cache}.{os.getpid()}.tmp.npz"
+        np.savez(tmp, data=X.data, indices=X.indices, indptr=X.indptr, shape=np.array(X.shape), y=y)
+        os.replace(tmp, cache)
+    except OSError:
+        pass  # a read-only or full cache directory only costs speed
 
 
 def pad_features(X: sp.csr_matrix, n_features: int | None, source: str) -> sp.csr_matrix:

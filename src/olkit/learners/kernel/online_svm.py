@@ -19,7 +19,7 @@ from ..._compile import njit
 from ...base import check_number
 from ...registry import register
 from .base import EPS, KernelLearner, check_C
-from .support_set import N, load_gram_row, sv_append
+from .support_set import N, sv_append, sync_gram
 
 WORKING_SETS = {"margin": 0, "all": 1}
 
@@ -34,24 +34,23 @@ def online_svm_update(sv, st, s, t, kself, y, f, mistake):
     sv.F[j] = y * f
     if loss <= 0.0:
         return False
-    changed = False
+    sync_gram(sv)  # the coordinate steps read whole Gram rows
     n = sv.meta[N]
+    F, coef, label, kdiag, gram = sv.F, sv.coef, sv.y, sv.kself, sv.gram
+    changed = False
     for _ in range(max_sweeps):
         sweep_changed = False
         for i in range(n):
-            g = sv.F[i]
-            gamma = sv.coef[i, 0] * sv.y[i]
-            if not ((gamma < C and g < 1.0 - tol) or (gamma > 0.0 and g > 1.0 + tol)):
+            g = F[i]
+            gamma = coef[i, 0] * label[i]
+            if not ((gamma < C and g < 1.0 - tol) or (gamma > 0.0 and g > 1.0 + tol)) or kdiag[i] <= EPS:
                 continue
-            if sv.kself[i] <= EPS:
-                continue
-            delta = min(max((1.0 - g) / sv.kself[i], -gamma), C - gamma)
+            delta = min(max((1.0 - g) / kdiag[i], -gamma), C - gamma)
             if delta == 0.0:
                 continue
-            sv.coef[i, 0] = (gamma + delta) * sv.y[i]
-            load_gram_row(sv, i, s)
+            coef[i, 0] = (gamma + delta) * label[i]
             for m in range(n):
-                sv.F[m] += sv.y[m] * sv.y[i] * delta * sv.grow[m]
+                F[m] += label[m] * label[i] * delta * gram[i, m]
             sweep_changed = True
         if not sweep_changed:
             break

@@ -1,0 +1,139 @@
+"""The ``olkit`` command: run algorithms on datasets, list algorithms and datasets.
+
+    olkit run ALGO [ALGO ...] --data NAME_OR_PATH [--kernel K] [--set KEY=VALUE ...]
+              [--repeats N] [--seed S | --order FILE] [--format table|json|csv|markdown|latex] [--out DIR]
+    olkit list
+    olkit datasets
+
+User mistakes (unknown algorithm, bad parameter, unreadable data, label problems) print one line on
+stderr and exit with status 2 — never a traceback.
+"""
+import argparse
+import json
+import os
+import sys
+
+FORMATS = ("table", "json", "csv", "markdown", "latex")
+
+
+class UsageError(Exception):
+    pass
+
+
+def parse_value(text):
+    """--set values: int, float, true/false, none, or a string."""
+    low = text.lower()
+    if low in ("true", "false"):
+        return low == "true"
+    if low in ("none", "null"):
+        return None
+    for cast in (int, float):
+        try:
+            return cast(text)
+        except ValueError:
+            pass
+    return text
+
+
+def parse_settings(items):
+    settings = {}
+    for item in items or []:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise UsageError(f"--set expects KEY=VALUE, got {item!r}")
+        settings[key.strip()] = parse_value(value.strip())
+    return settings
+
+
+def build_parser():
+    parser = argparse.ArgumentParser(prog="olkit", description="Online classification: kernel, second-order "
+                                     "linear and budgeted learners, and the papers' experiments.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    run = sub.add_parser("run", help="run algorithms online on a dataset")
+    run.add_argument("algorithms", nargs="+", metavar="ALGO")
+    run.add_argument("--data", required=True, help="dataset name (see `olkit datasets`) or LIBSVM file path")
+    run.add_argument("--kernel", help="kernel of every kernel learner (gaussian, linear, poly)")
+    run.add_argument("--set", action="append", metavar="KEY=VALUE", help="parameter for every algorithm that has it")
+    run.add_argument("--repeats", type=int, default=20, help="random orderings (default 20, as in the papers)")
+    group = run.add_mutually_exclusive_group()
+    group.add_argument("--seed", type=int, default=0, help="seed of the orderings (ordering r uses seed+r)")
+    group.add_argument("--order", metavar="FILE", help="one 0-based example index per line; a single run")
+    run.add_argument("--format", choices=FORMATS, default="table")
+    run.add_argument("--out", metavar="DIR", help="also write results (JSON, table, curve plot) into DIR")
+    run.add_argument("--jobs", type=int, help="parallel processes (default: automatic)")
+    sub.add_parser("list", help="list algorithms with their parameters")
+    sub.add_parser("datasets", help="list the dataset catalog and where each dataset is found")
+    return parser
+
+
+def cmd_run(args):
+    from .data import load_dataset
+    from .experiment.runner import read_order_file, run_experiment
+    from .report.tables import format_results
+
+    if args.repeats < 1:
+        raise UsageError(f"--repeats must be >= 1, got {args.repeats}")
+    settings = parse_settings(args.set)
+    if args.kernel:
+        settings["kernel"] = args.kernel
+    X, y = load_dataset(args.data)
+    order = (args.order, read_order_file(args.order, X.shape[0])) if args.order else None
+    name = os.path.basename(args.data) if os.path.sep in args.data else args.data
+    doc = run_experiment(name, args.algorithms, X, y, settings=settings, repeats=args.repeats, seed=args.seed,
+                         order=order, n_jobs=args.jobs)
+    print(format_results(doc, args.format))
+    if args.out:
+        write_outputs(doc, args.out, args.format)
+
+
+def write_outputs(doc, out_dir, fmt):
+    from .report.plots import plot_curves
+    from .report.tables import format_results
+
+    os.makedirs(out_dir, exist_ok=True)
+    stem = os.path.join(out_dir, doc["dataset"])
+    with open(stem + ".json", "w") as fh:
+        json.dump(doc, fh, indent=1)
+    if fmt != "json":
+        ext = {"table": "txt", "markdown": "md", "latex": "tex", "csv": "csv"}[fmt]
+        with open(f"{stem}.{ext}", "w") as fh:
+            fh.write(format_results(doc, fmt) + "\n")
+    plot_curves(doc, stem + "-curves.png")
+
+
+def cmd_list(_args):
+    from .registry import defaults, get, names
+
+    for name in names():
+        cls = get(name)
+        params = ", ".join(f"{k}={v!r}" for k, v in defaults(name).items())
+        print(f"{name:12s} {cls.description}\n{'':12s} parameters: {params}")
+
+
+def cmd_datasets(_args):
+    from .data import list_datasets
+    from .report.tables import text_table
+
+    rows = [[d["name"], d["availability"], d["paper_shape"], " + ".join(d["files"])] for d in list_datasets()]
+    print(text_table(["dataset", "available", "paper shape", "files"], rows))
+    if not os.environ.get("OLKIT_DATA"):
+        print("\n(OLKIT_DATA is not set: only the bundled datasets are available)")
+
+
+def main(argv=None):
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    handler = {"run": cmd_run, "list": cmd_list, "datasets": cmd_datasets}[args.command]
+    try:
+        handler(args)
+    except (UsageError, ValueError, FileNotFoundError, KeyError) as exc:
+        message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
+        print(f"olkit: error: {message}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:
+        return 0
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,108 @@
+"""The experiment runner: algorithms × orderings on one dataset, in parallel, summarised.
+
+Each run is one :func:`olkit.evaluate_online` pass over a random ordering (or a given one). Runs are
+independent, so they are spread over processes with joblib; every process limits BLAS to one thread
+(kernel learners do so themselves), which on a small machine is much faster than threaded BLAS inside a
+per-example loop. The output is the ``olkit run --format json`` document of DESIGN.md §2.3.
+"""
+import numpy as np
+
+from ..protocol import evaluate_online
+from ..registry import get, make
+
+SUMMARY_KEYS = ("mistake_rate", "n_sv", "n_updates", "seconds")
+
+
+def make_orders(n, repeats=20, seed=0):
+    """``repeats`` random permutations of 0..n-1; ordering r is drawn from seed + r ("seed:<seed+r>")."""
+    return [(f"seed:{seed + r}", np.random.default_rng(seed + r).permutation(n)) for r in range(repeats)]
+
+
+def read_order_file(path, n):
+    """An ordering file: one 0-based example index per line."""
+    try:
+        order = np.loadtxt(path, dtype=np.int64, ndmin=1, comments="#")
+    except (OSError, ValueError) as exc:
+        raise ValueError(f"cannot read order file {path}: {exc}") from None
+    if order.size == 0:
+        raise ValueError(f"order file {path} holds no indices")
+    if order.min() < 0 or order.max() >= n:
+        raise ValueError(f"order file {path} holds index {int(order.max() if order.max() >= n else order.min())}"
+                         f" outside 0..{n - 1} (indices are 0-based)")
+    return order
+
+
+def split_params(algorithms, settings):
+    """Apply ``settings`` to every algorithm that has the parameter; a key none has is an error."""
+    used = set()
+    specs = []
+    for name in algorithms:
+        valid = set(get(name)._get_param_names())
+        params = {k: v for k, v in settings.items() if k in valid}
+        used.update(params)
+        make(name, **params)  # validate now, before anything runs
+        specs.append((name, params))
+    unused = sorted(set(settings) - used)
+    if unused:
+        raise ValueError(f"parameter(s) {', '.join(unused)} belong to none of {', '.join(algorithms)}")
+    return specs
+
+
+def run_one(name, params, X, y, order, label, n_checkpoints=20):
+    """One online run; returns the JSON run record plus the curve."""
+    learner = make(name, **params)
+    res = evaluate_online(learner, X, y, order=order, order_label=label, n_checkpoints=n_checkpoints)
+    record = res.to_dict()
+    record["curve"] = {"x": res.curve_x.tolist(), "mistake_rate": res.curve_y.tolist()}
+    return record, res.params
+
+
+def _summary(runs):
+    values = {k: np.array([r[k] for r in runs], dtype=float) for k in SUMMARY_KEYS}
+    mean = {k: float(v.mean()) for k, v in values.items()}
+    std = {k: float(v.std(ddof=1)) if len(v) > 1 else 0.0 for k, v in values.items()}
+    return mean, std
+
+
+def _jobs(n_jobs, work):
+    if n_jobs is not None:
+        return n_jobs
+    return 1 if work < 400_000 else -1  # process start-up costs more than small runs
+
+
+def run_algorithms(specs, X, y, orders, n_jobs=None, n_checkpoints=20):
+    """Run every (algorithm, params) of ``specs`` on every ordering; one result entry per algorithm."""
+    tasks = [(name, params, label, order) for name, params in specs for label, order in orders]
+    n_jobs = _jobs(n_jobs, X.shape[0] * len(tasks))
+    if n_jobs == 1:
+        outputs = [run_one(name, params, X, y, order, label, n_checkpoints)
+                   for name, params, label, order in tasks]
+    else:
+        from joblib import Parallel, delayed
+
+        outputs = Parallel(n_jobs=n_jobs)(delayed(run_one)(name, params, X, y, order, label, n_checkpoints)
+                                          for name, params, label, order in tasks)
+    results = []
+    for i, (name, _) in enumerate(specs):
+        chunk = outputs[i * len(orders):(i + 1) * len(orders)]
+        runs = [record for record, _ in chunk]
+        mean, std = _summary(runs)
+        curve_x = runs[0]["curve"]["x"]
+        curve_mean = np.mean([r["curve"]["mistake_rate"] for r in runs], axis=0).tolist()
+        results.append({"algorithm": name, "params": chunk[0][1], "runs": runs, "mean": mean, "std": std,
+                        "curve": {"x": curve_x, "mistake_rate": curve_mean}})
+    return results
+
+
+def run_experiment(dataset, algorithms, X, y, settings=None, repeats=20, seed=0, order=None,
+                   n_jobs=None, n_checkpoints=20):
+    """The full ``olkit run`` document for ``algorithms`` on (X, y)."""
+    specs = split_params(algorithms, settings or {})
+    if order is not None:
+        orders = [(f"file:{order[0]}", order[1])]
+    else:
+        orders = make_orders(X.shape[0], repeats, seed)
+    classes = np.unique(y)
+    return {"dataset": dataset, "n_examples": int(X.shape[0]), "n_features": int(X.shape[1]),
+            "n_classes": int(classes.size),
+            "results": run_algorithms(specs, X, y, orders, n_jobs=n_jobs, n_checkpoints=n_checkpoints)}
