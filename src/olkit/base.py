@@ -65,11 +65,12 @@ class OnlineClassifier:
         from sklearn.utils import ClassifierTags, InputTags, Tags, TargetTags
 
         return Tags(estimator_type="classifier", target_tags=TargetTags(required=True),
-                    classifier_tags=ClassifierTags(multi_class=self._multiclass, poor_score=False),
+                    classifier_tags=ClassifierTags(multi_class=self._multiclass, poor_score=self._poor_score),
                     input_tags=InputTags(sparse=True, allow_nan=False), requires_fit=True)
 
     _estimator_type = "classifier"
     _multiclass = False
+    _poor_score = False  # True where one online pass is known to fit scikit-learn's toy data poorly
 
     def __sklearn_is_fitted__(self):
         return hasattr(self, "classes_")
@@ -93,8 +94,8 @@ class OnlineClassifier:
             raise ValueError(f"Classifier can't train when only one class is present (found class "
                              f"{shown}); the data need two classes for {self.algorithm_name}")
         if labels.size > 2 and not self._multiclass:
-            raise ValueError(f"{self.algorithm_name} is a binary learner but the data have {labels.size} "
-                             f"classes ({', '.join(map(str, labels[:10]))}); use a multiclass learner")
+            raise ValueError(f"Only binary classification is supported by {self.algorithm_name}; the data have "
+                             f"{labels.size} classes ({', '.join(map(str, labels[:10]))})")
         self.classes_ = labels
 
     def _encode_labels(self, y):
@@ -129,15 +130,17 @@ class OnlineClassifier:
                 try:
                     arr = arr.astype(np.float64)
                 except (TypeError, ValueError) as exc:
-                    raise ValueError(f"X must contain numbers: {exc}") from None
+                    raise TypeError(f"X must contain numbers: {exc}") from None
             if arr.ndim != 2:
-                raise ValueError(f"Expected a 2D array for X, got a {arr.ndim}D array of shape {arr.shape}; "
-                                 "reshape your data with X.reshape(-1, 1) for one feature or "
-                                 "X.reshape(1, -1) for one sample")
+                raise ValueError(f"Expected a 2D array for X, got a {arr.ndim}D array of shape {arr.shape}. "
+                                 "Reshape your data either using X.reshape(-1, 1) if it has a single "
+                                 "feature or X.reshape(1, -1) if it contains a single sample")
             X = np.ascontiguousarray(arr, dtype=np.float64)
             values = X
-        if X.shape[0] == 0 or X.shape[1] == 0:
-            raise ValueError(f"X has shape {X.shape}: at least one sample and one feature are required")
+        if X.shape[0] == 0:
+            raise ValueError(f"Found array with 0 sample(s) (shape={X.shape}) while a minimum of 1 is required.")
+        if X.shape[1] == 0:
+            raise ValueError(f"Found array with 0 feature(s) (shape={X.shape}) while a minimum of 1 is required.")
         if not np.all(np.isfinite(values)):
             raise ValueError("Input X contains NaN or infinity; online learners need finite features")
         if reset:
@@ -148,6 +151,8 @@ class OnlineClassifier:
         return X
 
     def _validate_y(self, y, n):
+        if y is None:
+            raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
         y = np.asarray(y)
         if y.ndim == 2 and y.shape[1] == 1:
             from sklearn.exceptions import DataConversionWarning

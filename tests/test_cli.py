@@ -1,0 +1,125 @@
+"""The `olkit` command (DESIGN.md §2.3): formats, the JSON contract, orderings, and clear errors."""
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from olkit.cli import main
+
+
+def run_cli(capsys, *args):
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_json_contract(capsys):
+    code, out, err = run_cli(capsys, "run", "duol", "pa1", "--data", "german", "--repeats", "3", "--seed", "1",
+                             "--format", "json")
+    assert code == 0, err
+    doc = json.loads(out)
+    assert (doc["dataset"], doc["n_examples"], doc["n_features"], doc["n_classes"]) == ("german", 1000, 24, 2)
+    duol = doc["results"][0]
+    assert duol["algorithm"] == "duol"
+    assert duol["params"]["sigma"] == 8 and duol["params"]["C"] == 5 and duol["params"]["rho"] == 0
+    assert [r["order"] for r in duol["runs"]] == ["seed:1", "seed:2", "seed:3"]
+    for run in duol["runs"]:
+        assert set(run) >= {"order", "mistakes", "mistake_rate", "n_updates", "n_sv", "seconds"}
+        assert run["mistake_rate"] == run["mistakes"] / 1000
+        assert {"strong_double_updates", "weak_double_updates"} <= set(run["diagnostics"])
+    rates = [r["mistake_rate"] for r in duol["runs"]]
+    assert duol["mean"]["mistake_rate"] == pytest.approx(np.mean(rates))
+    assert duol["std"]["mistake_rate"] == pytest.approx(np.std(rates, ddof=1))
+    assert set(duol["mean"]) >= {"mistake_rate", "n_sv", "seconds"}
+
+
+@pytest.mark.parametrize("fmt,marker", [("table", "Mistake (%)"), ("markdown", "| Algorithm |"),
+                                        ("latex", r"\begin{tabular}"), ("csv", "mistake_rate_mean")])
+def test_formats(capsys, fmt, marker):
+    code, out, _ = run_cli(capsys, "run", "pa1", "--data", "sonar", "--repeats", "2", "--format", fmt)
+    assert code == 0 and marker in out
+
+
+def test_order_file_and_out_dir(capsys, tmp_path):
+    order = np.random.default_rng(3).permutation(208)
+    path = tmp_path / "order.txt"
+    path.write_text("\n".join(map(str, order)) + "\n")
+    code, out, err = run_cli(capsys, "run", "perceptron", "--data", "sonar", "--order", str(path),
+                             "--format", "json", "--out", str(tmp_path / "res"))
+    assert code == 0, err
+    run = json.loads(out)["results"][0]["runs"]
+    assert len(run) == 1 and run[0]["order"].startswith("file:")
+    # the same order through the API gives the same run
+    import olkit
+
+    X, y = olkit.load_dataset("sonar")
+    res = olkit.evaluate_online(olkit.make("perceptron"), X, y, order=order)
+    assert (res.mistakes, res.n_sv) == (run[0]["mistakes"], run[0]["n_sv"])
+    assert (tmp_path / "res" / "sonar.json").exists() and (tmp_path / "res" / "sonar-curves.png").exists()
+
+
+def test_set_applies_to_algorithms_that_have_it(capsys):
+    code, out, err = run_cli(capsys, "run", "perceptron", "duol", "--data", "sonar", "--repeats", "1",
+                             "--set", "C=2", "--set", "variant=nips2009", "--kernel", "gaussian", "--format", "json")
+    assert code == 0, err
+    res = json.loads(out)["results"]
+    assert "C" not in res[0]["params"] and res[1]["params"]["C"] == 2
+    assert res[1]["params"]["variant"] == "nips2009" and res[1]["params"]["rho"] == 0.2
+
+
+def test_list_and_datasets(capsys):
+    code, out, _ = run_cli(capsys, "list")
+    assert code == 0
+    for name in ["perceptron", "pa1", "duol", "duol-rand", "online-svm", "alma", "agg-romma"]:
+        assert f"\n{name} " in "\n" + out
+    assert "rho=None" in out and "sigma=8.0" in out
+    code, out, _ = run_cli(capsys, "datasets")
+    assert code == 0 and "german" in out and "bundled" in out
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["run", "nope", "--data", "german"], "unknown algorithm 'nope'; valid algorithms: perceptron"),
+    (["run", "pa1", "--data", "german", "--set", "bogus=1"], "bogus belong to none of pa1"),
+    (["run", "pa1", "--data", "german", "--set", "C=-1"], "C must be a number > 0"),
+    (["run", "duol", "--data", "german", "--set", "sigma=-2"], "sigma must be a positive"),
+    (["run", "duol", "--data", "german", "--set", "rho=1.5"], "rho must be a number"),
+    (["run", "duol", "--data", "german", "--set", "variant=x"], "valid variants: jmlr, nips2009"),
+    (["run", "pa1", "--data", "german", "--kernel", "rbf"], "valid kernels: gaussian, linear, poly"),
+    (["run", "pa1", "--data", "no-such-dataset"], "Valid names: a9a"),
+    (["run", "pa1", "--data", "german", "--set", "C"], "--set expects KEY=VALUE"),
+    (["run", "pa1", "--data", "german", "--repeats", "0"], "--repeats must be >= 1"),
+])
+def test_user_errors_are_one_line(capsys, args, needle):
+    code, out, err = run_cli(capsys, *args)
+    assert code == 2
+    assert needle in err, err
+    assert "Traceback" not in err and err.count("\n") == 1
+
+
+def test_data_errors(capsys, tmp_path):
+    bad = tmp_path / "bad.libsvm"
+    bad.write_text("+1 1:0.5 2:1\n-1 1:0.1 2:0.3\n+1 1:zz\n")
+    code, _, err = run_cli(capsys, "run", "pa1", "--data", str(bad))
+    assert code == 2 and f"{bad}:3:" in err
+    one = tmp_path / "one.libsvm"
+    one.write_text("+1 1:0.5\n+1 1:0.2\n")
+    code, _, err = run_cli(capsys, "run", "pa1", "--data", str(one))
+    assert code == 2 and "only one class" in err
+    nan = tmp_path / "nan.libsvm"
+    nan.write_text("+1 1:0.5\n-1 1:nan\n")
+    code, _, err = run_cli(capsys, "run", "pa1", "--data", str(nan))
+    assert code == 2 and "nan.libsvm:2" in err
+    order = tmp_path / "order.txt"
+    order.write_text("0\n5000\n")
+    code, _, err = run_cli(capsys, "run", "pa1", "--data", "german", "--order", str(order))
+    assert code == 2 and "outside 0..999" in err
+
+
+def test_console_script_exit_status():
+    """The installed entry point: non-zero exit and no traceback on a user mistake."""
+    proc = subprocess.run([sys.executable, "-m", "olkit.cli", "run", "nope", "--data", "german"],
+                          capture_output=True, text=True, env={**os.environ})
+    assert proc.returncode == 2 and "unknown algorithm" in proc.stderr and "Traceback" not in proc.stderr

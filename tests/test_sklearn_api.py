@@ -1,0 +1,52 @@
+"""Every learner is a scikit-learn classifier: the real `sklearn.utils.estimator_checks` suite."""
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+from sklearn.model_selection import cross_val_score
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+from sklearn.utils.estimator_checks import check_estimator
+
+import olkit
+
+
+@pytest.mark.parametrize("name", olkit.algorithms())
+def test_estimator_checks(name):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        results = check_estimator(olkit.make(name), on_fail=None)
+    failed = [(r["check_name"], repr(r["exception"])[:200]) for r in results if r["status"] == "failed"]
+    assert not failed, failed
+
+
+def test_pipeline_clone_and_cross_validation():
+    X, y = olkit.load_dataset("german")
+    pipe = make_pipeline(StandardScaler(with_mean=False), olkit.make("duol", sigma=4.0))
+    scores = cross_val_score(pipe, X, y, cv=3)
+    assert scores.shape == (3,) and np.all(scores > 0.55)
+    cloned = clone(olkit.make("pa1", C=2.0))
+    assert cloned.get_params()["C"] == 2.0 and not hasattr(cloned, "classes_")
+
+
+def test_partial_fit_equals_fit():
+    X, y = olkit.load_dataset("german")
+    one = olkit.make("duol").fit(X, y)
+    chunked = olkit.make("duol")
+    for lo, hi in [(0, 100), (100, 517), (517, 1000)]:
+        chunked.partial_fit(X[lo:hi], y[lo:hi], classes=np.unique(y))
+    np.testing.assert_allclose(one.decision_function(X), chunked.decision_function(X), rtol=0, atol=1e-10)
+    assert one.n_mistakes_ == chunked.n_mistakes_ and one.n_seen_ == chunked.n_seen_ == 1000
+
+
+def test_string_labels_and_tie_rule():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 3))
+    y = np.where(X[:, 0] > 0, "spam", "ham")
+    clf = olkit.make("perceptron").fit(X, y)
+    assert list(clf.classes_) == ["ham", "spam"]  # smallest label -> -1
+    assert set(clf.predict(X)) <= {"ham", "spam"}
+    # before any update f = 0, which predicts the positive class (ALGORITHMS.md §0.2)
+    res = olkit.evaluate_online(olkit.make("perceptron"), X[:2], ["ham", "spam"])
+    assert res.scores[0] == 0.0 and res.mistake_flags[0] == 1
