@@ -46,6 +46,11 @@ def assert_same_result(a, b, exact=True, label=""):
     else:
         np.testing.assert_allclose(a["scores"], b["scores"], rtol=1e-12, atol=1e-12, err_msg=f"{label}: scores")
     np.testing.assert_array_equal(a["flags"], b["flags"], err_msg=f"{label}: mistake flags")
+    assert a["coef"].shape == b["coef"].shape, f"{label}: stored SVs {a['coef'].shape} vs {b['coef'].shape}"
+    if exact:
+        np.testing.assert_array_equal(a["coef"], b["coef"], err_msg=f"{label}: coefficients")
+    else:
+        np.testing.assert_allclose(a["coef"], b["coef"], rtol=1e-12, atol=1e-12, err_msg=f"{label}: coefficients")
     for key in ("mistakes", "n_sv", "n_updates", "diagnostics"):
         assert a[key] == b[key], f"{label}: {key} {a[key]} vs {b[key]}"
 
@@ -58,7 +63,8 @@ def summary(results, clf, Xt):
             "flags": np.concatenate([r.mistake_flags for r in results]),
             "mistakes": sum(r.mistakes for r in results), "n_updates": sum(r.n_updates for r in results),
             "n_sv": results[-1].n_sv, "diagnostics": results[-1].diagnostics,
-            "decision": clf.decision_function(Xt)}
+            "decision": clf.decision_function(Xt),
+            "coef": clf.support_.coef[:clf.support_.n, 0].copy()}
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -97,11 +103,6 @@ def test_duol_cached_margins_and_weights(name, params, sparse):
 
 
 GRAM_LEARNERS = ["duol", "duol-appr", "duol-iter", "duol-rand", "online-svm"]
-_GRAM_UPPER_BUG = pytest.mark.xfail(strict=True, reason=(
-    "olkit discrepancy: the DUOL learners fill only the lower triangle (j ≤ i) of support_.gram; the upper "
-    "triangle is uninitialised memory, although support_set.py documents gram[i, j] = κ(x_i, x_j) (the "
-    "online-svm learner does fill both triangles). The algorithms read the valid triangle (they match the "
-    "reference), but the documented cache is not what is stored."))
 
 
 def _gram_runs(name):
@@ -114,7 +115,7 @@ def _gram_runs(name):
         n = s.n
         S = sv_inputs(clf)
         K = kernel_matrix(S, S, kernel_params(clf), same=True)
-        yield kernel, np.asarray(s.gram[:n, :n]).copy(), K, np.asarray(s.kself[:n]).copy()
+        yield kernel, np.asarray(s.gram_matrix()).copy(), K, np.asarray(s.kself[:n]).copy()
 
 
 @pytest.mark.parametrize("name", GRAM_LEARNERS)
@@ -128,8 +129,7 @@ def test_gram_cache_lower_triangle_equals_kernel_matrix(name):
             np.testing.assert_array_equal(np.diag(G), 1.0)       # κ(x, x) = 1 exactly (§0.4)
 
 
-@pytest.mark.parametrize("name", [pytest.param(n, marks=_GRAM_UPPER_BUG) if n.startswith("duol") else n
-                                  for n in GRAM_LEARNERS])
+@pytest.mark.parametrize("name", GRAM_LEARNERS)
 def test_gram_cache_full_matrix_equals_kernel_matrix(name):
     """The documented cache: gram[i, j] = κ(x_i, x_j) for all i, j < n (symmetric)."""
     for kernel, G, K, _ in _gram_runs(name):
@@ -205,19 +205,6 @@ def test_chunks_equal_one_pass_float_data(name):
     np.testing.assert_array_equal(fitted.decision_function(Xt), one["decision"])  # same blocks as one pass
     pf = _partial_fit(name, X, y, Xt, **p)
     np.testing.assert_allclose(pf.decision_function(Xt), one["decision"], rtol=1e-12, atol=1e-12)
-
-
-@pytest.mark.xfail(strict=True, reason=(
-    "olkit bug (documented claim not met): protocol/base docstrings say a stream fed in chunks gives "
-    "*exactly* the result of one pass, but the dot products of SVs present at a block's start (one BLAS "
-    "product) and of SVs added inside the block (compiled loop) round differently, so chunk/block "
-    "boundaries change the last bits of the kernel values (scores differ by ~1e-14)."))
-@pytest.mark.parametrize("name", ["pa", "duol"])
-def test_chunks_equal_one_pass_bit_for_bit(name):
-    X, y, Xt = random_stream(seed=21, n=330, d=6)
-    p = _params(name)
-    assert_same_result(_one_pass(name, X, y, Xt, **p), _chunked(name, X, y, Xt, **p), exact=True,
-                       label=f"{name} chunks")
 
 
 @pytest.mark.parametrize("name", ALL)

@@ -48,6 +48,8 @@ CONFIGS = [
     ("duol-rand-seed-C1", "duol-rand", {"seed": 123456789, "C": 1.0}),
     ("online-svm", "online-svm", {}),
     ("online-svm-all", "online-svm", {"working_set": "all"}),
+    ("online-svm-1sweep", "online-svm", {"max_sweeps": 1, "C": 1.0}),
+    ("online-svm-all-3sweeps-tol1e-6", "online-svm", {"working_set": "all", "max_sweeps": 3, "tol": 1e-6}),
 ]
 
 
@@ -161,6 +163,7 @@ def test_duol_duplicates_match_reference(cid, name, params, seed):
     res = olkit.evaluate_online(clf, X, y)
     ref = run_reference(name, X, y, **full)
     assert res.diagnostics["double_updates"] > 0
+    assert ref.events["degenerate"] > 0            # double updates with k_a k_b = w_ab² exactly happened
     assert_same_run(res, ref, clf, X, Xt, label=f"{cid} duplicates seed {seed} {kernel}")
 
 

@@ -1,7 +1,8 @@
 """The estimator base class shared by every olkit learner.
 
 Every learner is a scikit-learn classifier (DESIGN.md §2.4): ``fit`` is one online pass over the data in
-the given order, ``partial_fit`` continues the stream (chunks give exactly the result of one pass),
+the given order, ``partial_fit`` continues the stream (chunks give the result of one pass, up to the rounding
+of dot products),
 ``predict``/``decision_function`` use the current model, ``get_params``/``set_params`` follow the
 scikit-learn conventions. The class implements scikit-learn's estimator protocol without importing
 scikit-learn at module level: importing scikit-learn costs about a second, which would dominate a

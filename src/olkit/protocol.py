@@ -7,7 +7,9 @@ The stream is processed in blocks: for each block the learner's engine does the 
 (for kernel learners, the dot products of the block's examples with the current support vectors in one
 BLAS product), then a compiled loop runs the examples of the block one by one. Python only runs once
 per block, never per example. The same loop serves ``fit``, ``partial_fit`` and
-:func:`evaluate_online`, so a stream fed in chunks gives exactly the result of one pass.
+:func:`evaluate_online`, so a stream fed in chunks gives the result of one pass: the same decisions, and
+scores equal up to the rounding of dot products (~1e-14: entries from the block's BLAS product and from
+the compiled loop are summed in different orders).
 """
 import time
 from dataclasses import dataclass, field

@@ -13,7 +13,8 @@ A kernel model is f(·) = Σ_i a_i κ(x_i, ·) over stored support vectors (SVs)
   kernel values (DUOL, Online-SVM, later Projectron, Ahpatron, kernel SCW). Rows are written when an SV
   is added; the mirrored column entries are filled once per block by ``sync_gram`` (writing a column
   per added SV touches one cache line per entry and was the largest cost of DUOL). Read SV–SV values
-  through ``load_gram_row``, which handles the not-yet-mirrored part, or computes the row on demand
+  through ``load_gram_row`` (compiled code) or ``gram_matrix()`` (Python), which handle the
+  not-yet-mirrored part; ``load_gram_row`` computes the row on demand
   when the learner chose not to cache (sparse streams: the O(#SV²) memory of the cache, first-touched,
   costs more than recomputing sparse rows);
 * a scratch kernel row ``krow`` of the current example against all SVs;
@@ -156,6 +157,13 @@ class SupportSet:
             return sp.csr_matrix((self.data[:nnz], self.indices[:nnz], self.indptr[: n + 1]),
                                  shape=(n, self.n_features))
         return self.X[:n]
+
+    def gram_matrix(self):
+        """The SV Gram matrix κ(x_i, x_j) (n × n, symmetric); needs the cache (``gram=True``)."""
+        if not self.use_gram:
+            raise ValueError("this support set keeps no Gram cache (sparse DUOL computes SV rows on demand)")
+        sync_gram(self.arrays())
+        return self.gram[: self.n, : self.n]
 
     def dots(self, rows):
         """Dot products of the given data rows with every stored SV (one BLAS / sparse product)."""
