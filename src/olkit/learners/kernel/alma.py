@@ -69,11 +69,7 @@ class ALMA(KernelLearner):
         self.alpha = alpha
         self.C = C
         self.p = p
-        self.kernel = kernel
-        self.sigma = sigma
-        self.degree = degree
-        self.coef0 = coef0
-        self.compat = compat
+        self._set_kernel_params(kernel, sigma, degree, coef0, compat)
 
     def _check_params(self):
         super()._check_params()

@@ -48,6 +48,14 @@ class KernelLearner(OnlineClassifier):
     _rule = None
     _gram = "none"
 
+    def _set_kernel_params(self, kernel, sigma, degree, coef0, compat):
+        """Store the parameters every kernel learner has (called by each subclass's __init__)."""
+        self.kernel = kernel
+        self.sigma = sigma
+        self.degree = degree
+        self.coef0 = coef0
+        self.compat = compat
+
     def _kernel_spec(self):
         return KernelSpec(self.kernel, self.sigma, self.degree, self.coef0)
 
@@ -148,16 +156,6 @@ class KernelLearner(OnlineClassifier):
 
     def _scores_from_kernel(self, K, norms, kp):
         return K @ self.support_.coef[: self.support_.n, 0]
-
-
-def kernel_init_doc():
-    """Shared parameter documentation of every kernel learner."""
-    return """kernel : {"gaussian", "linear", "poly"}, default "gaussian"
-    sigma : float, default 8
-        Gaussian width, κ(x, z) = exp(−‖x − z‖²/(2σ²)) (σ = 8 in DUOL JMLR §5.1 and NIPS §4.1).
-    degree, coef0 : polynomial kernel (x·z + coef0)^degree.
-    compat : "none"
-        Reference behaviour to reproduce (none defined for this learner)."""
 
 
 def check_C(C):

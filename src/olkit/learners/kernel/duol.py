@@ -276,11 +276,7 @@ class DUOL(_DUOLBase):
         self.rho = rho
         self.variant = variant
         self.tol = tol
-        self.kernel = kernel
-        self.sigma = sigma
-        self.degree = degree
-        self.coef0 = coef0
-        self.compat = compat
+        self._set_kernel_params(kernel, sigma, degree, coef0, compat)
 
     def _check_params(self):
         if self.variant not in VARIANTS:
@@ -297,11 +293,7 @@ class _DUOLVariant(_DUOLBase):
         self.C = C
         self.rho = rho
         self.tol = tol
-        self.kernel = kernel
-        self.sigma = sigma
-        self.degree = degree
-        self.coef0 = coef0
-        self.compat = compat
+        self._set_kernel_params(kernel, sigma, degree, coef0, compat)
 
 
 @register("duol-appr", "DUOL_appr: double update with the approximate steps 1/(1-rho), clipped to C (JMLR 2011)")
@@ -333,11 +325,7 @@ class DUOLRand(_DUOLBase):
         self.rho = rho
         self.tol = tol
         self.seed = seed
-        self.kernel = kernel
-        self.sigma = sigma
-        self.degree = degree
-        self.coef0 = coef0
-        self.compat = compat
+        self._set_kernel_params(kernel, sigma, degree, coef0, compat)
 
     def _check_params(self):
         super()._check_params()

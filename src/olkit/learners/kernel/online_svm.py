@@ -89,11 +89,7 @@ class OnlineSVM(KernelLearner):
         self.tol = tol
         self.working_set = working_set
         self.max_sweeps = max_sweeps
-        self.kernel = kernel
-        self.sigma = sigma
-        self.degree = degree
-        self.coef0 = coef0
-        self.compat = compat
+        self._set_kernel_params(kernel, sigma, degree, coef0, compat)
 
     def _check_params(self):
         super()._check_params()

@@ -40,11 +40,7 @@ class _PABase(KernelLearner):
 
     def __init__(self, C=5.0, kernel="gaussian", sigma=8.0, degree=3, coef0=1.0, compat="none"):
         self.C = C
-        self.kernel = kernel
-        self.sigma = sigma
-        self.degree = degree
-        self.coef0 = coef0
-        self.compat = compat
+        self._set_kernel_params(kernel, sigma, degree, coef0, compat)
 
     def _check_params(self):
         super()._check_params()
@@ -92,11 +88,7 @@ class PA(_PABase):
     _variant = PA_PLAIN
 
     def __init__(self, kernel="gaussian", sigma=8.0, degree=3, coef0=1.0, compat="none"):
-        self.kernel = kernel
-        self.sigma = sigma
-        self.degree = degree
-        self.coef0 = coef0
-        self.compat = compat
+        self._set_kernel_params(kernel, sigma, degree, coef0, compat)
 
     def _check_params(self):
         KernelLearner._check_params(self)

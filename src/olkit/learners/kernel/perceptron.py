@@ -46,8 +46,4 @@ class KernelPerceptron(KernelLearner):
     _rule = "perceptron"
 
     def __init__(self, kernel="gaussian", sigma=8.0, degree=3, coef0=1.0, compat="none"):
-        self.kernel = kernel
-        self.sigma = sigma
-        self.degree = degree
-        self.coef0 = coef0
-        self.compat = compat
+        self._set_kernel_params(kernel, sigma, degree, coef0, compat)

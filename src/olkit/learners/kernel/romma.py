@@ -85,11 +85,7 @@ class ROMMA(_ROMMABase):
     """
 
     def __init__(self, kernel="gaussian", sigma=8.0, degree=3, coef0=1.0, compat="none"):
-        self.kernel = kernel
-        self.sigma = sigma
-        self.degree = degree
-        self.coef0 = coef0
-        self.compat = compat
+        self._set_kernel_params(kernel, sigma, degree, coef0, compat)
 
     def _rule_params(self):
         return [0.0, 0.0, float(self.compat == "libol")]
@@ -114,11 +110,7 @@ class AggROMMA(_ROMMABase):
     def __init__(self, romma_reset_case=False, kernel="gaussian", sigma=8.0, degree=3, coef0=1.0,
                  compat="none"):
         self.romma_reset_case = romma_reset_case
-        self.kernel = kernel
-        self.sigma = sigma
-        self.degree = degree
-        self.coef0 = coef0
-        self.compat = compat
+        self._set_kernel_params(kernel, sigma, degree, coef0, compat)
 
     def _check_params(self):
         super()._check_params()
