@@ -78,13 +78,20 @@ class SupportSet:
         Length of the coefficient vector of each SV (1 for binary learners).
     gram : bool
         Keep the SV Gram cache (memory O(#SV²)).
+    gram_limit_bytes : int or None
+        Drop the cache (and compute SV rows on demand from then on) when it would outgrow this size;
+        None keeps it whatever its size (for rules that cannot work without it, e.g. Online-SVM).
     """
 
-    def __init__(self, n_features, sparse, n_outputs=1, gram=False):
+    GRAM_LIMIT_BYTES = 1 << 30
+    """Default limit of an optional Gram cache: 1 GiB, i.e. about 11,000 SVs."""
+
+    def __init__(self, n_features, sparse, n_outputs=1, gram=False, gram_limit_bytes=None):
         self.n_features = int(n_features)
         self.sparse = bool(sparse)
         self.n_outputs = int(n_outputs)
         self.use_gram = bool(gram)
+        self.gram_limit_bytes = gram_limit_bytes
         self.meta = np.zeros(6, np.int64)
         self.meta[SPARSE] = int(self.sparse)
         self.meta[HAS_GRAM] = int(self.use_gram)
@@ -126,6 +133,9 @@ class SupportSet:
         # accesses collide in the CPU caches (measured 40x slower at 4096)
         new_cap = max(need, 2 * self.capacity) | 1
         new_nnz = max(need_nnz, 2 * len(self.indices)) if self.sparse else 0
+        if self.use_gram and self.gram_limit_bytes is not None and new_cap * new_cap * 8 > self.gram_limit_bytes:
+            self.use_gram = False  # too large: load_gram_row computes rows on demand from now on
+            self.meta[HAS_GRAM] = 0
         old = {name: getattr(self, name) for name in
                ("X", "indptr", "indices", "data", "norm2", "kself", "y", "coef", "F", "added", "gram")}
         self._allocate(new_cap, new_nnz)
