@@ -41,17 +41,22 @@ def test_sparse_engine_matches_reference(name, params):
     np.testing.assert_allclose(res.scores, ref.scores, rtol=1e-9, atol=1e-9)
 
 
-def test_gram_cache_dropped_beyond_its_limit(monkeypatch):
+@pytest.mark.parametrize("storage", ["dense", "sparse"])
+def test_gram_cache_dropped_beyond_its_limit(monkeypatch, storage):
     """A DUOL Gram cache that would outgrow its limit is dropped; rows are then computed on demand."""
     from olkit.learners.kernel.support_set import SupportSet
 
-    rng = np.random.default_rng(5)
-    X = rng.normal(size=(500, 6))
-    y = np.where(X[:, 0] + 0.5 * rng.normal(size=500) > 0, 1, -1)
+    if storage == "dense":
+        rng = np.random.default_rng(5)
+        X = rng.normal(size=(500, 6))
+        y = np.where(X[:, 0] + 0.5 * rng.normal(size=500) > 0, 1, -1)
+    else:
+        X, y = sparse_stream(seed=11, n=500)
     cached = olkit.evaluate_online(olkit.make("duol", sigma=1.0), X, y)
     monkeypatch.setattr(SupportSet, "GRAM_LIMIT_BYTES", 300 * 300 * 8)
     clf = olkit.make("duol", sigma=1.0)
     dropped = olkit.evaluate_online(clf, X, y)
     assert not clf.support_.use_gram and clf.support_.n > 300
+    assert clf.support_.sparse == (storage == "sparse")
     assert (cached.mistakes, cached.n_sv, cached.diagnostics) == (dropped.mistakes, dropped.n_sv, dropped.diagnostics)
     np.testing.assert_allclose(cached.scores, dropped.scores, rtol=1e-9, atol=1e-9)

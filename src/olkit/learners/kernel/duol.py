@@ -201,7 +201,7 @@ def duol_update(sv, st, s, t, kself, y, f, mistake):
 
 class _DUOLBase(KernelLearner):
     _rule = "duol"
-    _gram = "auto"
+    _gram = "bounded"
     _solver = EXACT
 
     def _check_params(self):

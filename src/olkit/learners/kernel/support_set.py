@@ -14,9 +14,8 @@ A kernel model is f(·) = Σ_i a_i κ(x_i, ·) over stored support vectors (SVs)
   is added; the mirrored column entries are filled once per block by ``sync_gram`` (writing a column
   per added SV touches one cache line per entry and was the largest cost of DUOL). Read SV–SV values
   through ``load_gram_row`` (compiled code) or ``gram_matrix()`` (Python), which handle the
-  not-yet-mirrored part; ``load_gram_row`` computes the row on demand
-  when the learner chose not to cache (sparse streams: the O(#SV²) memory of the cache, first-touched,
-  costs more than recomputing sparse rows);
+  not-yet-mirrored part; ``load_gram_row`` computes the row on demand when there is no cache (a
+  learner may cap the cache's memory, see ``gram_limit_bytes``);
 * a scratch kernel row ``krow`` of the current example against all SVs;
 * ``added[i]``, the number of examples the learner had seen when SV i was added (its arrival time).
 
@@ -346,8 +345,7 @@ def sync_gram(sv):
 def load_gram_row(sv, b, s):
     """Fill ``sv.grow[:n]`` with κ(x_b, x_i) for every SV i.
 
-    From the Gram cache when the support set keeps one; otherwise computed on demand (O(#SV·nnz) for
-    sparse SVs, which is cheaper than the O(#SV²) memory of a cache on large sparse streams).
+    From the Gram cache when the support set keeps one; otherwise computed on demand (O(#SV·nnz)).
     """
     n = sv.meta[N]
     if sv.meta[HAS_GRAM]:
