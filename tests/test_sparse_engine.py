@@ -60,3 +60,31 @@ def test_gram_cache_dropped_beyond_its_limit(monkeypatch, storage):
     assert clf.support_.sparse == (storage == "sparse")
     assert (cached.mistakes, cached.n_sv, cached.diagnostics) == (dropped.mistakes, dropped.n_sv, dropped.diagnostics)
     np.testing.assert_allclose(cached.scores, dropped.scores, rtol=1e-9, atol=1e-9)
+
+
+@pytest.mark.parametrize("storage", ["dense", "sparse"])
+def test_sv_remove_keeps_storage_consistent(storage):
+    """sv_remove (for budgeted learners) keeps the order, the CSR/dense rows and the Gram cache right."""
+    from olkit.kernels import kernel_matrix
+    from olkit.learners.kernel.support_set import sv_remove
+
+    X, y = sparse_stream(seed=3, n=200)
+    data = X if storage == "sparse" else X.toarray()
+    clf = olkit.make("duol", sigma=1.0).fit(data, y)
+    s = clf.support_
+    before_rows = s.vectors().toarray() if storage == "sparse" else s.vectors().copy()
+    before_coef, before_added = s.coef[: s.n, 0].copy(), s.added[: s.n].copy()
+    for where in (0.0, 0.5, 1.0):  # first, middle, last
+        r = int(where * (s.n - 1))
+        sv_remove(s.arrays(), r)
+        before_rows = np.delete(before_rows, r, axis=0)
+        before_coef, before_added = np.delete(before_coef, r), np.delete(before_added, r)
+    rows = s.vectors().toarray() if storage == "sparse" else s.vectors()
+    np.testing.assert_array_equal(rows, before_rows)
+    np.testing.assert_array_equal(s.coef[: s.n, 0], before_coef)
+    np.testing.assert_array_equal(s.added[: s.n], before_added)
+    K = kernel_matrix(s.vectors(), s.vectors(), clf._kernel_spec())
+    np.testing.assert_allclose(s.gram_matrix(), K, rtol=1e-12, atol=1e-12)
+    # the model keeps predicting from the remaining SVs
+    np.testing.assert_allclose(clf.decision_function(data[:5]), kernel_matrix(data[:5], s.vectors(), clf._kernel_spec()) @ before_coef,
+                               rtol=1e-10, atol=1e-12)

@@ -367,3 +367,45 @@ def load_gram_row(sv, b, s):
         svX = sv.X
         for i in range(n):
             grow[i] = kernel_from_dot(s.kp, _dense_dot(svX[i], svX[b]), norm2[i], norm2[b])
+
+
+@njit
+def sv_remove(sv, r):
+    """Remove SV r, keeping the order of the others (FIFO budgets rely on it); O(#SV·d + #SV²).
+
+    For budgeted learners. SVs after r move up one place, so the block product covers only the SVs
+    before r from here on (``meta[NPRE]``).
+    """
+    n = sv.meta[N]
+    if sv.meta[HAS_GRAM]:
+        sync_gram(sv)
+    if sv.meta[SPARSE]:
+        start, stop = sv.indptr[r], sv.indptr[r + 1]
+        width = stop - start
+        for q in range(stop, sv.indptr[n]):
+            sv.indices[q - width] = sv.indices[q]
+            sv.data[q - width] = sv.data[q]
+        for j in range(r + 1, n + 1):
+            sv.indptr[j - 1] = sv.indptr[j] - width
+    else:
+        for j in range(r + 1, n):
+            sv.X[j - 1, :] = sv.X[j, :]
+    for j in range(r + 1, n):
+        sv.norm2[j - 1] = sv.norm2[j]
+        sv.kself[j - 1] = sv.kself[j]
+        sv.y[j - 1] = sv.y[j]
+        sv.coef[j - 1, :] = sv.coef[j, :]
+        sv.F[j - 1] = sv.F[j]
+        sv.added[j - 1] = sv.added[j]
+        sv.krow[j - 1] = sv.krow[j]
+    if sv.meta[HAS_GRAM]:
+        for i in range(n):
+            for j in range(r + 1, n):
+                sv.gram[i, j - 1] = sv.gram[i, j]
+        for i in range(r + 1, n):
+            for j in range(n - 1):
+                sv.gram[i - 1, j] = sv.gram[i, j]
+    sv.meta[N] = n - 1
+    sv.meta[GSYNC] = n - 1
+    if sv.meta[NPRE] > r:
+        sv.meta[NPRE] = r
