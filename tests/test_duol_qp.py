@@ -143,17 +143,6 @@ def test_closed_form_matches_box_qp_random(multiclass):
     print(f"\n{'multiclass' if multiclass else 'binary'} case counts: {cases} (generic: {generic_cases})")
 
 
-@pytest.mark.parametrize("multiclass", [False, True], ids=["binary-q=k", "multiclass-q=2k"])
-def test_closed_form_matches_box_qp_degenerate(multiclass):
-    """k_a k_b = w_ab² (e.g. a duplicate of x_b with the opposite label): Case 4 would divide by zero; the
-    closed form must either give the maximum (Cases 1–3) or return case 0 for the fallback."""
-    rng = np.random.default_rng(4242 + multiclass)
-    insts = degenerate_instances(rng, N_DEGENERATE, multiclass)
-    failures, cases = check_closed_form(insts)
-    assert not failures, _report(failures)
-    print(f"\n{'multiclass' if multiclass else 'binary'} degenerate case counts: {cases}")
-
-
 def near_degenerate_instances(rng, n, multiclass):
     """w² = q_a q_b (1 − ε)², ε ∈ [1e-17, 1e-6]: what a duplicate gives when κ(x, x') is rounded below 1."""
     out = []
@@ -170,12 +159,19 @@ def near_degenerate_instances(rng, n, multiclass):
 
 
 @pytest.mark.parametrize("multiclass", [False, True], ids=["binary-q=k", "multiclass-q=2k"])
-def test_closed_form_matches_box_qp_near_degenerate(multiclass):
-    rng = np.random.default_rng(99 + multiclass)
-    insts = near_degenerate_instances(rng, N_DEGENERATE, multiclass)
+@pytest.mark.parametrize("kind", ["degenerate", "near-degenerate"])
+def test_closed_form_matches_box_qp_degenerate(multiclass, kind):
+    """k_a k_b = w_ab² (e.g. a duplicate of x_b with the opposite label): Case 4 would divide by zero; the
+    closed form must either give the maximum (Cases 1–3) or return case 0 for the fallback. Near the
+    degenerate case (Δ rounded above 0) one of the four cases must always fire."""
+    if kind == "degenerate":
+        insts = degenerate_instances(np.random.default_rng(4242 + multiclass), N_DEGENERATE, multiclass)
+    else:
+        insts = near_degenerate_instances(np.random.default_rng(99 + multiclass), N_DEGENERATE, multiclass)
     failures, cases = check_closed_form(insts)
     assert not failures, _report(failures)
-    assert cases[0] == 0, cases
+    if kind == "near-degenerate":
+        assert cases[0] == 0, cases
 
 
 # ---- the generic solver outside the closed form's assumptions (DUOL_rand: w > 0, ℓ_b < 0) -----------------

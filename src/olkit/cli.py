@@ -77,7 +77,7 @@ def cmd_run(args):
     if args.kernel:
         settings["kernel"] = args.kernel
     X, y = load_dataset(args.data)
-    order = (args.order, read_order_file(args.order, X.shape[0])) if args.order else None
+    order = (args.order, read_order_file(args.order)) if args.order else None
     name = os.path.basename(args.data) if os.path.sep in args.data else args.data
     doc = run_experiment(name, args.algorithms, X, y, settings=settings, repeats=args.repeats, seed=args.seed,
                          order=order, n_jobs=args.jobs)
@@ -126,9 +126,8 @@ def main(argv=None):
     handler = {"run": cmd_run, "list": cmd_list, "datasets": cmd_datasets}[args.command]
     try:
         handler(args)
-    except (UsageError, ValueError, FileNotFoundError, KeyError) as exc:
-        message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
-        print(f"olkit: error: {message}", file=sys.stderr)
+    except (UsageError, ValueError, FileNotFoundError) as exc:
+        print(f"olkit: error: {exc}", file=sys.stderr)
         return 2
     except BrokenPipeError:
         return 0

@@ -60,6 +60,15 @@ def kernel_from_dot(kp, dot, norm2_x, norm2_z):
 
 
 @njit
+def kernel_diagonal(kp, norm2):
+    """κ(x, x) for every row, from its squared norm."""
+    out = np.empty(norm2.shape[0])
+    for i in range(norm2.shape[0]):
+        out[i] = kernel_from_dot(kp, norm2[i], norm2[i], norm2[i])
+    return out
+
+
+@njit
 def kernel_from_gram(kp, G, norm2_rows, norm2_cols):
     """Turn a block of dot products G (in place) into kernel values."""
     for i in range(G.shape[0]):

@@ -18,6 +18,7 @@ import numpy as np
 
 from ..._compile import njit
 from ...base import check_number
+from ...kernels import kernel_diagonal
 from ...registry import register
 from .base import EPS, KernelLearner
 from .support_set import sv_append, sv_scale
@@ -85,8 +86,6 @@ class ALMA(KernelLearner):
         return [0.0, 1.0]  # ‖w‖, k
 
     def _scores_from_kernel(self, K, norms, kp):
-        from ...kernels import kernel_from_dot
-
-        kself = np.array([kernel_from_dot(kp, v, v, v) for v in norms])
+        kself = kernel_diagonal(kp, norms)
         raw = K @ self.support_.coef[: self.support_.n, 0]
         return raw / np.sqrt(np.maximum(kself, EPS))

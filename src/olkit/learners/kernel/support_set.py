@@ -170,7 +170,7 @@ class SupportSet:
     def gram_matrix(self):
         """The SV Gram matrix κ(x_i, x_j) (n × n, symmetric); needs the cache (``gram=True``)."""
         if not self.use_gram:
-            raise ValueError("this support set keeps no Gram cache (sparse DUOL computes SV rows on demand)")
+            raise ValueError("this support set keeps no Gram cache (not requested, or dropped beyond gram_limit_bytes)")
         sync_gram(self.arrays())
         return self.gram[: self.n, : self.n]
 
