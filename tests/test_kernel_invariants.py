@@ -16,7 +16,7 @@ import scipy.sparse as sp
 
 import olkit
 import olkit.protocol
-from reference.kernel_binary import KernelParams, kernel_matrix, random_stream, run_reference
+from reference.kernel_binary import DUAL_LINEAR, KernelParams, kernel_matrix, random_stream, run_reference
 
 ALL = ["perceptron", "pa", "pa1", "pa2", "romma", "agg-romma", "alma", "duol", "duol-appr", "duol-iter",
        "duol-rand", "online-svm"]
@@ -26,7 +26,7 @@ DUOL_CONFIGS = [
     ("duol-rand", {}), ("duol-rand", {"C": 1.0, "seed": 5}),
 ]
 DUOL_IDS = [f"{n}-{'-'.join(f'{k}{v}' for k, v in p.items()) or 'default'}" for n, p in DUOL_CONFIGS]
-KERNELS = [{"kernel": "gaussian", "sigma": 0.7}, {"kernel": "gaussian", "sigma": 1.5}, {"kernel": "linear"},
+KERNELS = [{"kernel": "gaussian", "sigma": 0.7}, {"kernel": "gaussian", "sigma": 1.5}, DUAL_LINEAR,
            {"kernel": "poly", "degree": 2, "coef0": 1.0}]
 
 
@@ -314,7 +314,7 @@ def test_zero_vectors_never_nan(name, sparse):
     y[0], y[1], y[2] = -1, 1, -1
     Xall0 = np.zeros((10, d))
     y0 = np.array([-1, 1] * 5)
-    for kernel in ({"kernel": "linear"}, {"kernel": "poly", "degree": 2, "coef0": 0.0},
+    for kernel in (DUAL_LINEAR, {"kernel": "poly", "degree": 2, "coef0": 0.0},
                    {"kernel": "poly", "degree": 3, "coef0": 1.0}, {"kernel": "gaussian", "sigma": 0.5}):
         for XX, yy in ((X, y), (Xall0, y0)):
             XX = sp.csr_matrix(XX) if sparse else XX

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import olkit
-from reference.kernel_binary import LABEL_SETS, random_stream, run_reference
+from reference.kernel_binary import DUAL_LINEAR, LABEL_SETS, random_stream, run_reference
 
 N_STREAMS = 20
 SIGMAS = (0.5, 0.7, 1.0, 1.5, 2.0)
@@ -56,7 +56,7 @@ CONFIGS = [
 def stream_spec(i, name):
     """Stream i of every configuration: kernel, sparsity, length, dimension, raw labels."""
     if i % 10 == 3:
-        kernel = {"kernel": "linear"}
+        kernel = DUAL_LINEAR
     elif i % 10 == 7:
         kernel = {"kernel": "poly", "degree": 2 + (i // 10) % 2, "coef0": (1.0, 0.5)[(i // 10) % 2]}
     else:
@@ -156,7 +156,7 @@ def duplicate_stream(seed, sparse):
 @pytest.mark.parametrize("seed", range(4))
 @pytest.mark.parametrize("cid,name,params", DUP_CONFIGS, ids=[c[0] for c in DUP_CONFIGS])
 def test_duol_duplicates_match_reference(cid, name, params, seed):
-    kernel = [{"sigma": 0.7}, {"kernel": "linear"}, {"kernel": "poly", "degree": 2}, {"sigma": 1.5}][seed]
+    kernel = [{"sigma": 0.7}, DUAL_LINEAR, {"kernel": "poly", "degree": 2}, {"sigma": 1.5}][seed]
     X, y, Xt = duplicate_stream(100 + seed, sparse=seed % 2 == 1)
     full = dict(params, **kernel)
     clf = olkit.make(name, **full)
@@ -185,7 +185,7 @@ def test_zero_rows_linear_kernel_match_reference(cid, name, params, sparse):
     y = np.where(X @ rng.normal(size=d) + 0.3 * rng.normal(size=n) >= 0, 1, -1)
     y[1] = -y[2]
     Xs = sp.csr_matrix(X) if sparse else X
-    full = dict(params, kernel="linear")
+    full = dict(params, **DUAL_LINEAR)
     clf = olkit.make(name, **full)
     res = olkit.evaluate_online(clf, Xs, y)
     assert np.all(np.isfinite(res.scores))
@@ -222,7 +222,7 @@ def test_romma_reset_case_matches_reference(cid, name, params):
         X, y = shrinking_stream(seed, d=3 + seed % 4)
         if seed % 2:
             X = sp.csr_matrix(X)
-        kernel = {"kernel": "linear"} if seed < 6 else {"kernel": "poly", "degree": 2, "coef0": 0.0}
+        kernel = DUAL_LINEAR if seed < 6 else {"kernel": "poly", "degree": 2, "coef0": 0.0}
         full = dict(params, **kernel)
         clf = olkit.make(name, **full)
         res = olkit.evaluate_online(clf, X, y)
@@ -251,7 +251,7 @@ def test_romma_parallel_skip_matches_reference(cid, name, params):
             X[j] = c * X[0]
             y[j] = 1
         Xs = sp.csr_matrix(X) if seed % 2 else X
-        full = dict(params, kernel="linear")
+        full = dict(params, **DUAL_LINEAR)
         clf = olkit.make(name, **full)
         res = olkit.evaluate_online(clf, Xs, y)
         ref = run_reference(name, Xs, y, **full)

@@ -70,6 +70,7 @@ class OnlineClassifier:
                     input_tags=InputTags(sparse=True, allow_nan=False), requires_fit=True)
 
     _estimator_type = "classifier"
+    _block_size = None  # examples per call of the compiled loop (None: olkit.protocol.BLOCK_SIZE)
     _multiclass = False
     _poor_score = False  # True where one online pass is known to fit scikit-learn's toy data poorly
 
@@ -100,7 +101,8 @@ class OnlineClassifier:
         self.classes_ = labels
 
     def _encode_labels(self, y):
-        """Binary: smallest label → −1, the other → +1. Unknown labels raise ValueError."""
+        """Binary: smallest label → −1, the other → +1; multiclass: the index in ``classes_``.
+        Unknown labels raise ValueError."""
         classes = self.classes_
         pos = np.searchsorted(classes, y)
         pos_clipped = np.minimum(pos, len(classes) - 1)
@@ -109,6 +111,8 @@ class OnlineClassifier:
             bad = np.unique(np.asarray(y)[unknown])[:5]
             raise ValueError(f"unknown label(s) {', '.join(map(str, bad))}; the classifier was set up "
                              f"with classes {', '.join(map(str, classes))}")
+        if len(classes) > 2:
+            return pos.astype(np.float64)  # multiclass: the class index in classes_
         return np.where(pos == 1, 1.0, -1.0)
 
     # ---- input validation ------------------------------------------------------------------------
@@ -214,14 +218,18 @@ class OnlineClassifier:
         return self
 
     def decision_function(self, X):
-        """Score of every row under the current model (binary: f(x); positive means ``classes_[1]``)."""
+        """Score of every row under the current model: binary f(x), shape (n,) (positive means
+        ``classes_[1]``); multiclass (n, n_classes), one column per class of ``classes_``."""
         self._check_fitted()
         X = self._validate_X(X, reset=False)
         return self._decision(X)
 
     def predict(self, X):
-        """Predicted labels; a score of exactly 0 predicts the positive class (ALGORITHMS.md §0.2)."""
+        """Predicted labels. Binary: a score of exactly 0 predicts the positive class; multiclass: the
+        class of the largest score, ties to the smallest class (ALGORITHMS.md §0.2)."""
         scores = self.decision_function(X)
+        if scores.ndim == 2:
+            return self.classes_[np.argmax(scores, axis=1)]
         return self.classes_[(scores >= 0).astype(int)]
 
     def score(self, X, y):

@@ -11,14 +11,31 @@ per block, never per example. The same loop serves ``fit``, ``partial_fit`` and
 scores equal up to the rounding of dot products (~1e-14: entries from the block's BLAS product and from
 the compiled loop are summed in different orders).
 """
+import functools
 import time
 from dataclasses import dataclass, field
 
 import numpy as np
 
 BLOCK_SIZE = 256
-"""Examples per block: large enough for BLAS-3 efficiency, small enough that the entries for SVs added
-inside a block (computed one by one) stay a small fraction of the work."""
+"""Examples per block of the kernel learners: large enough for BLAS-3 efficiency, small enough that the
+entries for SVs added inside a block (computed one by one) stay a small fraction of the work. A learner
+may choose its own (``_block_size``; the linear learners use much larger blocks)."""
+
+
+@functools.lru_cache(maxsize=None)
+def _blas_controller():
+    """One threadpoolctl controller per process (discovering the BLAS libraries costs milliseconds)."""
+    from threadpoolctl import ThreadpoolController
+
+    return ThreadpoolController()
+
+
+def one_blas_thread():
+    """Context in which BLAS uses one thread. The per-block products are small, and with 2 cores threaded
+    BLAS inside a per-step loop is much slower; parallelism comes from running repeats in separate
+    processes."""
+    return _blas_controller().limit(limits=1)
 
 
 def run_online(learner, X, y_internal, order):
@@ -32,9 +49,10 @@ def run_online(learner, X, y_internal, order):
     scores = np.empty(len(order))
     mistakes = np.zeros(len(order), np.int8)
     stream = learner._make_stream(X, y_internal)
-    with learner._compute_context():
-        for start in range(0, len(order), BLOCK_SIZE):
-            stop = min(start + BLOCK_SIZE, len(order))
+    with one_blas_thread():
+        block = learner._block_size or BLOCK_SIZE
+        for start in range(0, len(order), block):
+            stop = min(start + block, len(order))
             learner._learn_block(stream, X, order, start, stop, scores, mistakes)
     return scores, mistakes
 

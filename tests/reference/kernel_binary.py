@@ -30,6 +30,9 @@ import scipy.sparse as sp
 
 ZERO_NORM = 1e-12  # §0.7 / A5: κ(x_t, x_t) ≤ 1e-12 → the example cannot change f, skip the update
 
+DUAL_LINEAR = {"kernel": "poly", "degree": 1, "coef0": 0.0}
+"""The linear kernel in dual (support-vector) form: olkit runs kernel="linear" in primal form."""
+
 
 # ---------------------------------------------------------------------------------------------------------
 # Kernels (§0.4)

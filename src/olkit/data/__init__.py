@@ -10,6 +10,14 @@
 
 Datasets outside the package are found in the directory named by the environment variable ``OLKIT_DATA``;
 any other argument to :func:`load_dataset` is taken as the path of a LIBSVM file.
+
+The SCW (ICML 2012) datasets include derived and generated catalog entries (``usps-1vsall``,
+``mnist-1vs2``, ``synthetic``, ``synthetic-noise``; see :class:`DatasetSpec`), and the synthetic generator
+itself is :func:`make_scw_synthetic` (dense arrays, labels -1/+1):
+
+>>> X, y = load_dataset("synthetic")          # generated; CSR like every catalog dataset, labels -1/+1
+>>> X.shape
+(5000, 20)
 """
 
 from .catalog import (
@@ -22,6 +30,7 @@ from .catalog import (
     load_dataset,
 )
 from .libsvm import read_libsvm
+from .synthetic import make_scw_synthetic
 
 __all__ = [
     "read_libsvm",
@@ -32,4 +41,5 @@ __all__ = [
     "check_labels_finite",
     "CATALOG",
     "DatasetSpec",
+    "make_scw_synthetic",
 ]

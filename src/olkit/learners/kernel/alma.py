@@ -9,6 +9,10 @@ and LIBOL).
 Settled uncertainty: DUOL's "C = 5 for all algorithms" is the PA/DUOL penalty; ALMA's own C keeps
 Gentile's default √2 (also LIBOL's and SOL's), exposed as ``C``.
 
+With ``kernel="linear"`` the primal form runs (C4: x̂ = x/‖x‖, w explicit, the projection a lazy global
+scale); ``compat="libol"`` reproduces LIBOL's ALMA.m, which does not normalise x and updates iff
+y f < (1 − α)γ_k (strict). Multiclass data use the joint feature map of x̂ (C16).
+
 Implementation note: SV i is stored with coefficient a_i/sqrt(κ(x_i, x_i)), so the shared expansion
 Σ_i coef_i κ(x_i, x_t) equals sqrt(κ_t) w(x̂_t); the recorded score is w(x̂_t).
 """
@@ -56,7 +60,8 @@ class ALMA(KernelLearner):
         ALMA's own step constant (Gentile's default), not the PA/DUOL penalty.
     p : int, default 2
         Norm parameter; only p = 2 has a kernel form.
-    kernel, sigma, degree, coef0, compat : as the other kernel learners.
+    kernel, sigma, degree, coef0 : as the other kernel learners.
+    compat : "none"; with kernel="linear" also "libol" (see above).
 
     References
     ----------
@@ -64,6 +69,7 @@ class ALMA(KernelLearner):
     """
 
     _rule = "alma"
+    _linear_rule = "alma"
 
     def __init__(self, alpha=0.9, C=math.sqrt(2.0), p=2, kernel="gaussian", sigma=8.0, degree=3,
                  coef0=1.0, compat="none"):
@@ -81,6 +87,11 @@ class ALMA(KernelLearner):
 
     def _rule_params(self):
         return [float(self.alpha), float(self.C)]
+
+    def _linear_spec(self):
+        libol = self.compat == "libol"
+        return dict(rule="alma", prm=[float(self.alpha), float(self.C), float(libol)], aux=1.0, libol=libol,
+                    normalise=not libol)
 
     def _initial_fst(self):
         return [0.0, 1.0]  # ‖w‖, k

@@ -6,6 +6,8 @@ import scipy.sparse as sp
 
 from ...base import OnlineClassifier, check_number
 from ...kernels import KernelSpec, row_norms2
+from ..linear.base import LINEAR_BLOCK_SIZE, PrimalHooks
+from ..linear.model import LinearModel
 from .support_set import SupportSet, make_stream
 
 RuleState = namedtuple("RuleState", ["prm", "fst", "cnt", "rng"])
@@ -36,7 +38,7 @@ EPS = 1e-12
 """Library-wide guard: a denominator ≤ EPS (relative to its scale) counts as zero (ALGORITHMS.md §0.7)."""
 
 
-class KernelLearner(OnlineClassifier):
+class KernelLearner(PrimalHooks, OnlineClassifier):
     """Base class of support-vector learners f(·) = Σ_i a_i κ(x_i, ·).
 
     Subclasses set ``_rule`` (the name of their compiled update rule in :mod:`.engine`) and provide
@@ -48,6 +50,30 @@ class KernelLearner(OnlineClassifier):
 
     _rule = None
     _gram = "none"
+    _pair = False  # keep the SV-pair matrix (kernel SCW's π)
+    _linear_rule = None
+    """Name of the primal rule (:mod:`olkit.learners.linear.engine`) run when kernel="linear"."""
+    _kernel_compat = ("none",)
+
+    # ---- primal form (kernel="linear"): an explicit weight vector, multiclass-capable ------------------
+    def _primal(self):
+        return self._linear_rule is not None and self.kernel == "linear"
+
+    @property
+    def _multiclass(self):
+        return self._primal()
+
+    @property
+    def _block_size(self):
+        return LINEAR_BLOCK_SIZE if self._primal() else None
+
+    @property
+    def compat_choices(self):
+        """"libol" (LIBOL's documented behaviours, ALGORITHMS.md C0) is accepted by every primal form."""
+        return ("none", "libol") if self._primal() else self._kernel_compat
+
+    def _linear_spec(self):
+        return dict(rule=self._linear_rule, prm=self._rule_params(), libol=self.compat == "libol")
 
     def _set_kernel_params(self, kernel, sigma, degree, coef0, compat):
         """Store the parameters every kernel learner has (called by each subclass's __init__)."""
@@ -78,11 +104,16 @@ class KernelLearner(OnlineClassifier):
 
     # ---- state -----------------------------------------------------------------------------------
     def _new_state(self, X):
+        self.model_ = None
+        if self._primal():
+            self.support_ = None
+            return self._new_primal_state(X)
         sparse = sp.issparse(X) and not dense_is_cheap(X)
         n_features = X.shape[1]
         cache = self._gram in ("cache", "bounded")
         limit = SupportSet.GRAM_LIMIT_BYTES if self._gram == "bounded" else None
-        self.support_ = SupportSet(n_features, sparse, n_outputs=1, gram=cache, gram_limit_bytes=limit)
+        self.support_ = SupportSet(n_features, sparse, n_outputs=1, gram=cache, gram_limit_bytes=limit,
+                                   pair=self._pair)
         seed = np.uint64(self._seed() & 0xFFFFFFFFFFFFFFFF)
         self.state_ = RuleState(np.array(self._rule_params() + [0.0], dtype=np.float64),
                                 np.array(self._initial_fst(), dtype=np.float64),
@@ -94,6 +125,8 @@ class KernelLearner(OnlineClassifier):
     @property
     def n_support_(self):
         """Number of support vectors: stored points with a non-zero coefficient."""
+        if self._primal():
+            return self.n_updates_  # like LIBOL's nb_SV: a linear model has no support set
         n = self.support_.n
         return int(np.count_nonzero(np.any(self.support_.coef[:n] != 0.0, axis=1)))
 
@@ -109,21 +142,20 @@ class KernelLearner(OnlineClassifier):
     # ---- the protocol's hooks ------------------------------------------------------------------------
     def _engine_input(self, X):
         """X in the storage format of the support set (chosen on the first data, see dense_is_cheap)."""
+        if self._primal():
+            return LinearModel.engine_input(X)
         if self.support_.sparse:
             return X if sp.issparse(X) else sp.csr_matrix(X)
         return X.toarray() if sp.issparse(X) else X
 
     def _make_stream(self, X, y_internal):
+        if self._primal():
+            return self._primal_make_stream(X, y_internal)
         return make_stream(X, y_internal, self._kernel_spec().params())
 
-    def _compute_context(self):
-        # One BLAS thread: the per-block products are small, and with 2 cores threaded BLAS inside a
-        # per-step loop is much slower; parallelism comes from running repeats in separate processes.
-        from threadpoolctl import threadpool_limits
-
-        return threadpool_limits(limits=1)
-
     def _learn_block(self, stream, X, order, start, stop, scores, mistakes):
+        if self._primal():
+            return self._primal_learn_block(stream, X, order, start, stop, scores, mistakes)
         from .engine import RULE_IDS, kernel_block
 
         rows = X[order[start:stop]]
@@ -134,6 +166,8 @@ class KernelLearner(OnlineClassifier):
 
     def _warm_up(self, X, y_internal):
         """Load (or compile) the compiled loop before any timing starts."""
+        if self._primal():
+            return self._primal_warm_up(X, y_internal)
         from .engine import RULE_IDS, kernel_block
 
         stream = self._make_stream(X, y_internal)
@@ -142,6 +176,8 @@ class KernelLearner(OnlineClassifier):
                      np.zeros(1, np.int64), 0, 0, np.empty(0), np.empty(0, np.int8))
 
     def _decision(self, X):
+        if self._primal():
+            return self.model_.decision(X)
         X = self._engine_input(X)
         kp = self._kernel_spec().params()
         n = self.support_.n

@@ -19,9 +19,10 @@ from .online_svm import online_svm_update
 from .pa import pa_update
 from .perceptron import perceptron_update
 from .romma import romma_update
+from .scw import kernel_scw_update
 from .support_set import CLOCK, HAS_GRAM, N, NPRE, expansion_score, fill_kernel_row, sync_gram
 
-RULE_IDS = {"perceptron": 0, "pa": 1, "romma": 2, "alma": 3, "duol": 4, "online-svm": 5}
+RULE_IDS = {"perceptron": 0, "pa": 1, "romma": 2, "alma": 3, "duol": 4, "online-svm": 5, "scw": 6}
 ALMA = RULE_IDS["alma"]
 
 
@@ -37,7 +38,9 @@ def apply_update(rule, sv, st, s, t, kself, y, f, mistake):
         return alma_update(sv, st, s, t, kself, y, f, mistake)
     if rule == 4:
         return duol_update(sv, st, s, t, kself, y, f, mistake)
-    return online_svm_update(sv, st, s, t, kself, y, f, mistake)
+    if rule == 5:
+        return online_svm_update(sv, st, s, t, kself, y, f, mistake)
+    return kernel_scw_update(sv, st, s, t, kself, y, f, mistake)
 
 
 @njit

@@ -34,33 +34,51 @@ def pa_update(sv, st, s, t, kself, y, f, mistake):
     return True
 
 
+DUOL_C, LIBOL_C = 5.0, 1.0
+
+
 class _PABase(KernelLearner):
     _rule = "pa"
+    _linear_rule = "pa"
     _variant = PA_PLAIN
 
-    def __init__(self, C=5.0, kernel="gaussian", sigma=8.0, degree=3, coef0=1.0, compat="none"):
+    def __init__(self, C=None, kernel="gaussian", sigma=8.0, degree=3, coef0=1.0, compat="none"):
         self.C = C
         self._set_kernel_params(kernel, sigma, degree, coef0, compat)
 
+    def _C(self):
+        """C as used: the given value; by default 5 (DUOL JMLR §5.1), or LIBOL's 1 with compat="libol"."""
+        if self.C is None:
+            return LIBOL_C if self.compat == "libol" else DUOL_C
+        return self.C
+
     def _check_params(self):
         super()._check_params()
-        check_C(self.C)
+        check_C(self._C())
 
     def _rule_params(self):
-        return [float(self._variant), float(self.C)]
+        return [float(self._variant), float(self._C())]
+
+    def resolved_params(self):
+        return {**self.get_params(), "C": self._C()}
 
 
 _PA_DOC = """{title}
 
     Parameters
     ----------
-    C : float, default 5
-        Aggressiveness (penalty) parameter; C = 5 in DUOL JMLR §5.1.
+    C : float or None, default None
+        Aggressiveness (penalty) parameter. None means the paper's setting: C = 5 (DUOL JMLR §5.1), or
+        LIBOL's default C = 1 with ``compat="libol"``.
     kernel : {{"gaussian", "linear", "poly"}}, default "gaussian"
     sigma : float, default 8
         Gaussian width, κ(x, z) = exp(−‖x − z‖²/(2σ²)).
     degree, coef0 : polynomial kernel (x·z + coef0)^degree.
-    compat : "none"
+    compat : "none"; with kernel="linear" also "libol" (LIBOL's PA*.m follow C2 exactly; only the
+        default C changes).
+
+    With ``kernel="linear"`` the primal form runs (ALGORITHMS.md C2, κ_t = ‖x_t‖²); multiclass data use
+    the max-score update w_y += τx, w_s −= τx with ‖Δ‖² = 2‖x‖² (Crammer et al. 2006 §7; LIBOL M_PA*).
 
     References
     ----------
@@ -78,7 +96,11 @@ class PA(_PABase):
     sigma : float, default 8
         Gaussian width, κ(x, z) = exp(−‖x − z‖²/(2σ²)).
     degree, coef0 : polynomial kernel (x·z + coef0)^degree.
-    compat : "none"
+    compat : "none"; with kernel="linear" also "libol" (LIBOL's PA*.m follow C2 exactly; only the
+        default C changes).
+
+    With ``kernel="linear"`` the primal form runs (ALGORITHMS.md C2, κ_t = ‖x_t‖²); multiclass data use
+    the max-score update w_y += τx, w_s −= τx with ‖Δ‖² = 2‖x‖² (Crammer et al. 2006 §7; LIBOL M_PA*).
 
     References
     ----------
@@ -95,6 +117,9 @@ class PA(_PABase):
 
     def _rule_params(self):
         return [float(PA_PLAIN), 0.0]
+
+    def resolved_params(self):
+        return self.get_params()
 
 
 @register("pa1", "PA-I: hinge-loss step min(C, loss/k(x_t,x_t)) (Crammer et al. 2006)")

@@ -28,7 +28,11 @@ class KernelPerceptron(KernelLearner):
     sigma : float, default 8
         Gaussian width, κ(x, z) = exp(−‖x − z‖²/(2σ²)) (DUOL JMLR §5.1).
     degree, coef0 : polynomial kernel (x·z + coef0)^degree.
-    compat : "none"
+    compat : "none"; with kernel="linear" also "libol" (no difference: LIBOL's Perceptron.m is C1).
+
+    With ``kernel="linear"`` the primal form runs (an explicit w ← w + y_t x_t, ALGORITHMS.md C1), and
+    multiclass data use the max-score multi-prototype update (w_y += x, w_s −= x, s the predicted class;
+    Crammer & Singer 2003, LIBOL M_PerceptronM).
 
     Examples
     --------
@@ -44,6 +48,7 @@ class KernelPerceptron(KernelLearner):
     """
 
     _rule = "perceptron"
+    _linear_rule = "perceptron"
 
     def __init__(self, kernel="gaussian", sigma=8.0, degree=3, coef0=1.0, compat="none"):
         self._set_kernel_params(kernel, sigma, degree, coef0, compat)

@@ -16,6 +16,9 @@ Settled uncertainties:
   SV counts (same order as PA-I's) show the reference experiments did not either, so it is off by
   default (``romma_reset_case=False``).
 * ``compat="libol"`` reproduces LIBOL's first update w ← w + y_t x_t (no division by κ_t).
+
+With ``kernel="linear"`` the primal form runs (C3: w and ‖w‖² kept explicitly; the rescaling c·w is a
+lazy global scale, O(1)); multiclass data use the joint feature map Δ = e_y⊗x − e_s⊗x (C16).
 """
 from ..._compile import njit
 from ...registry import register
@@ -60,7 +63,8 @@ def romma_update(sv, st, s, t, kself, y, f, mistake):
 
 class _ROMMABase(KernelLearner):
     _rule = "romma"
-    compat_choices = ("none", "libol")
+    _linear_rule = "romma"
+    _kernel_compat = ("none", "libol")
 
     def _initial_fst(self):
         return [0.0]

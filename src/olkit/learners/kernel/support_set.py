@@ -16,6 +16,8 @@ A kernel model is f(·) = Σ_i a_i κ(x_i, ·) over stored support vectors (SVs)
   through ``load_gram_row`` (compiled code) or ``gram_matrix()`` (Python), which handle the
   not-yet-mirrored part; ``load_gram_row`` computes the row on demand when there is no cache (a
   learner may cap the cache's memory, see ``gram_limit_bytes``);
+* an optional SV-pair matrix ``pair`` (n × n) for algorithms that keep a matrix over the SVs
+  (kernel SCW's π of ALGORITHMS.md C14); new SVs enter with a zero row and column;
 * a scratch kernel row ``krow`` of the current example against all SVs;
 * ``added[i]``, the number of examples the learner had seen when SV i was added (its arrival time).
 
@@ -42,7 +44,8 @@ from ...kernels import GAUSSIAN, dot_block, kernel_from_dot, kernel_from_gram
 N, NPRE, SPARSE, HAS_GRAM, CLOCK, GSYNC = 0, 1, 2, 3, 4, 5
 
 SVArrays = namedtuple(
-    "SVArrays", ["X", "indptr", "indices", "data", "norm2", "kself", "y", "coef", "F", "gram", "krow", "grow", "added", "meta"]
+    "SVArrays", ["X", "indptr", "indices", "data", "norm2", "kself", "y", "coef", "F", "gram", "krow", "grow", "added",
+                 "meta", "pair"]
 )
 """Arrays of a support set as the compiled code sees them (full capacity; ``meta[N]`` are in use)."""
 
@@ -80,17 +83,20 @@ class SupportSet:
     gram_limit_bytes : int or None
         Drop the cache (and compute SV rows on demand from then on) when it would outgrow this size;
         None keeps it whatever its size (for rules that cannot work without it, e.g. Online-SVM).
+    pair : bool
+        Keep the SV-pair matrix ``pair`` (memory O(#SV²)).
     """
 
     GRAM_LIMIT_BYTES = 1 << 30
     """Default limit of an optional Gram cache: 1 GiB, i.e. about 11,000 SVs."""
 
-    def __init__(self, n_features, sparse, n_outputs=1, gram=False, gram_limit_bytes=None):
+    def __init__(self, n_features, sparse, n_outputs=1, gram=False, gram_limit_bytes=None, pair=False):
         self.n_features = int(n_features)
         self.sparse = bool(sparse)
         self.n_outputs = int(n_outputs)
         self.use_gram = bool(gram)
         self.gram_limit_bytes = gram_limit_bytes
+        self.use_pair = bool(pair)
         self.meta = np.zeros(6, np.int64)
         self.meta[SPARSE] = int(self.sparse)
         self.meta[HAS_GRAM] = int(self.use_gram)
@@ -111,6 +117,7 @@ class SupportSet:
         self.F = np.empty(cap)
         self.added = np.empty(cap, np.int64)
         self.gram = np.empty((cap, cap) if self.use_gram else (0, 0))
+        self.pair = np.empty((cap, cap) if self.use_pair else (0, 0))
         self.krow = np.empty(cap + 1)
         self.grow = np.empty(cap + 1)
         self.capacity = cap
@@ -136,7 +143,7 @@ class SupportSet:
             self.use_gram = False  # too large: load_gram_row computes rows on demand from now on
             self.meta[HAS_GRAM] = 0
         old = {name: getattr(self, name) for name in
-               ("X", "indptr", "indices", "data", "norm2", "kself", "y", "coef", "F", "added", "gram")}
+               ("X", "indptr", "indices", "data", "norm2", "kself", "y", "coef", "F", "added", "gram", "pair")}
         self._allocate(new_cap, new_nnz)
         if not self.sparse:
             self.X[:n] = old["X"][:n]
@@ -148,6 +155,8 @@ class SupportSet:
         if self.use_gram:
             sync_gram(self.arrays_of(old["gram"]))
             self.gram[:n, :n] = old["gram"][:n, :n]
+        if self.use_pair:
+            self.pair[:n, :n] = old["pair"][:n, :n]
 
     def arrays(self):
         """The :data:`SVArrays` view handed to compiled code."""
@@ -155,7 +164,7 @@ class SupportSet:
 
     def arrays_of(self, gram):
         return SVArrays(self.X, self.indptr, self.indices, self.data, self.norm2, self.kself, self.y,
-                        self.coef, self.F, gram, self.krow, self.grow, self.added, self.meta)
+                        self.coef, self.F, gram, self.krow, self.grow, self.added, self.meta, self.pair)
 
     # -- read access -----------------------------------------------------------------------------
     def vectors(self, n=None):
@@ -195,6 +204,8 @@ class SupportSet:
         if self.use_gram:
             sync_gram(self.arrays())
             state["gram"] = self.gram[:n, :n].copy()
+        if self.use_pair:
+            state["pair"] = self.pair[:n, :n].copy()
         state["capacity"] = n
         return state
 
@@ -305,6 +316,10 @@ def sv_append(sv, s, t, kself, label):
         for j in range(n):
             sv.gram[n, j] = sv.krow[j]
         sv.gram[n, n] = kself
+    if sv.pair.shape[0] > 0:
+        for j in range(n + 1):
+            sv.pair[n, j] = 0.0
+            sv.pair[j, n] = 0.0
     sv.krow[n] = kself
     sv.meta[N] = n + 1
     return n
@@ -405,6 +420,13 @@ def sv_remove(sv, r):
         for i in range(r + 1, n):
             for j in range(n - 1):
                 sv.gram[i - 1, j] = sv.gram[i, j]
+    if sv.pair.shape[0] > 0:
+        for i in range(n):
+            for j in range(r + 1, n):
+                sv.pair[i, j - 1] = sv.pair[i, j]
+        for i in range(r + 1, n):
+            for j in range(n - 1):
+                sv.pair[i - 1, j] = sv.pair[i, j]
     sv.meta[N] = n - 1
     sv.meta[GSYNC] = n - 1
     if sv.meta[NPRE] > r:

@@ -1,0 +1,325 @@
+"""The compiled block loop of the linear (primal) learners and the table of their step rules.
+
+``linear_block`` is the inner part of the one online protocol (:mod:`olkit.protocol`) for linear
+models. The stream is CSR (a dense input is converted once; its rows simply have every index), so the
+same loop serves 300-feature dense rows and 100,000-feature sparse ones, and a first-order or diagonal
+update touches only the row's non-zeros. Per example it
+
+1. computes the scores f_r = w_r·x (w is stored as W·s with a lazy global scale s, so ROMMA's and ALMA's
+   rescaling of w costs O(1) instead of O(d));
+2. predicts (binary: ŷ = +1 iff f ≥ 0; multiclass: argmax, ties → smallest class index), counts the
+   mistake, and forms the joint-feature view of the round (ALGORITHMS.md C16): binary Δ = y x on the one
+   output; multiclass Δ = +x on the true class y and −x on the best wrong class s;
+3. computes m = w·Δ and v = ΔᵀΣΔ (first order: Σ = I; diagonal; full, per class = block-diagonal);
+4. asks the learner's step rule for (triggered, α, γ, β, c, κ) and applies
+   w ← γ w + α ΣΔ, then the covariance update (full: Σ ← κ(Σ − β uuᵀ) with u = ΣΔ restricted to the
+   class; diagonal: Σ_jj ← κ Σ_jj/(1 + c Σ_jj x_j²), or NHERD's "exact"/"drop" variants).
+
+SOP (C5) predicts with the covariance updated by x_t, so it has its own branch.
+"""
+import math
+
+import numpy as np
+
+from ..._compile import njit
+from .first_order import AUX, CSCALE, EPS, N2, WSCALE, alma_step, pa_step, perceptron_step, romma_step
+from .steps import arow_step, cw_step, cw_var_step, iellip_step, narow_step, nherd_step
+
+RULE_IDS = {"perceptron": 0, "pa": 1, "romma": 2, "alma": 3, "sop": 4, "cw": 5, "cw-var": 6, "iellip": 7,
+            "arow": 8, "nherd": 9, "narow": 10}
+SOP, ROMMA, ALMA = RULE_IDS["sop"], RULE_IDS["romma"], RULE_IDS["alma"]
+
+# covariance kinds and diagonal update modes
+NO_COV, FULL, DIAGONAL = 0, 1, 2
+DIAG_INVERSE, DIAG_SQUARED, DIAG_DROP = 0, 1, 2
+
+# cfg slots
+RULE, COV, DIAG_MODE, LIBOL, NORMALISE = 0, 1, 2, 3, 4
+N_CFG = 5
+
+# counter slots (the same as the kernel learners')
+SEEN, MISTAKES, UPDATES = 0, 1, 2
+
+RESCALE_BELOW = 1e-100
+
+
+@njit
+def step(rule, prm, fst, m, v, dn2, mistake):
+    if rule == 0:
+        return perceptron_step(prm, fst, m, v, dn2, mistake)
+    if rule == 1:
+        return pa_step(prm, fst, m, v, dn2, mistake)
+    if rule == 2:
+        return romma_step(prm, fst, m, v, dn2, mistake)
+    if rule == 3:
+        return alma_step(prm, fst, m, v, dn2, mistake)
+    if rule == 5:
+        return cw_step(prm, fst, m, v, dn2, mistake)
+    if rule == 6:
+        return cw_var_step(prm, fst, m, v, dn2, mistake)
+    if rule == 7:
+        return iellip_step(prm, fst, m, v, dn2, mistake)
+    if rule == 8:
+        return arow_step(prm, fst, m, v, dn2, mistake)
+    if rule == 9:
+        return nherd_step(prm, fst, m, v, dn2, mistake)
+    return narow_step(prm, fst, m, v, dn2, mistake)
+
+
+@njit
+def _full_times_x(S, o, idx, val, xs, lo, hi, u):
+    """u = Σ_o x (Σ symmetric: a combination of its rows), times the covariance scale xs."""
+    u[:] = 0.0
+    for p in range(lo, hi):
+        a = val[p] * xs
+        row = S[o, idx[p]]
+        for j in range(u.shape[0]):
+            u[j] += a * row[j]
+
+
+@njit
+def _sparse_dot(u, idx, val, xs, lo, hi):
+    acc = 0.0
+    for p in range(lo, hi):
+        acc += u[idx[p]] * val[p] * xs
+    return acc
+
+
+@njit
+def _diag_v(D, o, idx, val, xs, lo, hi):
+    acc = 0.0
+    for p in range(lo, hi):
+        x = val[p] * xs
+        acc += D[o, idx[p]] * x * x
+    return acc
+
+
+@njit
+def _squared_norm(W):
+    acc = 0.0
+    for j in range(W.shape[0]):
+        for o in range(W.shape[1]):
+            acc += W[j, o] * W[j, o]
+    return acc
+
+
+@njit
+def _renormalise(W, fst):
+    s = fst[WSCALE]
+    for j in range(W.shape[0]):
+        for o in range(W.shape[1]):
+            W[j, o] *= s
+    fst[WSCALE] = 1.0
+
+
+@njit
+def _move_mean(W, fst, o, sign, alpha, cov, S, D, u, idx, val, xs, lo, hi):
+    """w_o ← w_o + sign·α Σ_o x (Σ = I, diagonal D·scale, or the dense u = Σ_o x)."""
+    a = sign * alpha / fst[WSCALE]
+    if cov == FULL:
+        for j in range(W.shape[0]):
+            W[j, o] += a * u[j]
+    elif cov == DIAGONAL:
+        cs = fst[CSCALE]
+        for p in range(lo, hi):
+            j = idx[p]
+            W[j, o] += a * cs * D[o, j] * val[p] * xs
+    else:
+        for p in range(lo, hi):
+            W[idx[p], o] += a * val[p] * xs
+
+
+@njit
+def _move_cov(o, cov, mode, beta, c, kappa, S, D, u, fst, idx, val, xs, lo, hi, C_nherd):
+    if cov == FULL:
+        Sig = S[o]
+        d = Sig.shape[0]
+        for i in range(d):
+            bi = beta * u[i]
+            if bi != 0.0:
+                for j in range(d):
+                    Sig[i, j] = kappa * (Sig[i, j] - bi * u[j])
+            elif kappa != 1.0:
+                for j in range(d):
+                    Sig[i, j] *= kappa
+    elif cov == DIAGONAL:
+        cs = fst[CSCALE]
+        for p in range(lo, hi):
+            j = idx[p]
+            x = val[p] * xs
+            sjj = D[o, j] * cs  # the true Σ_jj
+            if mode == DIAG_INVERSE:
+                D[o, j] = D[o, j] / (1.0 + c * sjj * x * x)
+            elif mode == DIAG_SQUARED:
+                q = 1.0 + C_nherd * x * x * sjj
+                D[o, j] = D[o, j] / (q * q)
+            else:
+                D[o, j] = (sjj - beta * (sjj * x) * (sjj * x)) / cs
+
+
+@njit
+def linear_block(cfg, prm, fst, cnt, W, S, D, u1, u2, fs, indptr, idx, val, y, order, start, stop,
+                 scores, mistakes):
+    """Predict-then-update for stream positions start..stop-1 (see the module docstring)."""
+    rule, cov, mode, libol, normalise = cfg[RULE], cfg[COV], cfg[DIAG_MODE], cfg[LIBOL], cfg[NORMALISE]
+    K = W.shape[1]
+    for pos in range(start, stop):
+        t = order[pos]
+        lo, hi = indptr[t], indptr[t + 1]
+        xn2 = 0.0
+        for p in range(lo, hi):
+            xn2 += val[p] * val[p]
+        xs = 1.0  # input scale: ALMA (compat none) works on x̂ = x/‖x‖
+        if normalise:
+            xs = 1.0 / math.sqrt(xn2) if xn2 > EPS else 0.0
+            xn2 = xn2 * xs * xs
+        for o in range(K):
+            fs[o] = 0.0
+        for p in range(lo, hi):
+            j = idx[p]
+            x = val[p]
+            for o in range(K):
+                fs[o] += W[j, o] * x
+        for o in range(K):
+            fs[o] *= fst[WSCALE] * xs
+        st_count = cnt[SEEN]
+        cnt[SEEN] = st_count + 1
+
+        if rule == SOP:
+            changed = _sop_round(cfg, fst, cnt, W, S, D, u1, indptr, idx, val, y, t, lo, hi, pos, scores,
+                                 mistakes)
+            if changed:
+                cnt[UPDATES] += 1
+            continue
+
+        # the round in joint-feature form: output o1 with sign g1 (and o2 with sign −1, multiclass)
+        if K == 1:
+            yt = y[t]
+            f = fs[0]
+            mistake = (1.0 if f >= 0.0 else -1.0) != yt
+            o1, g1, o2 = 0, yt, -1
+            m = yt * f
+            scores[pos] = f
+        else:
+            yc = int(y[t])
+            best = 0
+            for o in range(1, K):
+                if fs[o] > fs[best]:
+                    best = o
+            mistake = best != yc
+            o2 = 1 if yc == 0 else 0
+            for o in range(K):
+                if o != yc and fs[o] > fs[o2]:
+                    o2 = o
+            o1, g1 = yc, 1.0
+            m = fs[yc] - fs[o2]
+            scores[pos] = m
+        mistakes[pos] = mistake
+        cnt[MISTAKES] += mistake
+        npairs = 1.0 if o2 < 0 else 2.0
+        dn2 = npairs * xn2
+
+        if cov == FULL:
+            _full_times_x(S, o1, idx, val, xs, lo, hi, u1)
+            v = _sparse_dot(u1, idx, val, xs, lo, hi)
+            if o2 >= 0:
+                _full_times_x(S, o2, idx, val, xs, lo, hi, u2)
+                v += _sparse_dot(u2, idx, val, xs, lo, hi)
+        elif cov == DIAGONAL:
+            v = _diag_v(D, o1, idx, val, xs, lo, hi)
+            if o2 >= 0:
+                v += _diag_v(D, o2, idx, val, xs, lo, hi)
+            v *= fst[CSCALE]
+        else:
+            v = dn2
+
+        triggered, alpha, gamma, beta, c, kappa = step(rule, prm, fst, m, v, dn2, mistake)
+        if not triggered:
+            continue
+        changed = xn2 > 0.0 and (alpha != 0.0 or gamma != 1.0 or (cov != NO_COV and (beta != 0.0 or kappa != 1.0)))
+        if libol or changed:
+            cnt[UPDATES] += 1
+        if not changed:
+            continue
+
+        # w ← γ w + α ΣΔ  (lazy scale)
+        if gamma == 0.0:
+            W[:, :] = 0.0
+            fst[WSCALE] = 1.0
+        elif gamma != 1.0:
+            fst[WSCALE] *= gamma
+            if abs(fst[WSCALE]) < RESCALE_BELOW:
+                _renormalise(W, fst)
+        if alpha != 0.0:
+            _move_mean(W, fst, o1, g1, alpha, cov, S, D, u1, idx, val, xs, lo, hi)
+            if o2 >= 0:
+                _move_mean(W, fst, o2, -1.0, alpha, cov, S, D, u2, idx, val, xs, lo, hi)
+        if rule == ROMMA or rule == ALMA:
+            # ‖w‖², recomputed as LIBOL does (norm(w)): ROMMA's D = ‖x‖²‖w‖² − f² cancels, so a
+            # recurrence's rounding would be amplified. O(d) per update, not per example.
+            fst[N2] = _squared_norm(W) * fst[WSCALE] * fst[WSCALE]
+        if cov != NO_COV:
+            kf = kappa if cov == FULL else 1.0
+            _move_cov(o1, cov, mode, beta, c, kf, S, D, u1, fst, idx, val, xs, lo, hi, prm[0])
+            if o2 >= 0:
+                _move_cov(o2, cov, mode, beta, c, kf, S, D, u2, fst, idx, val, xs, lo, hi, prm[0])
+            if cov == DIAGONAL and kappa != 1.0:
+                fst[CSCALE] *= kappa  # κ scales every Σ_jj: lazily, through the covariance scale
+            if cov == FULL and kappa != 1.0:
+                for o in range(K):  # classes not in the round are scaled too (IELLIP)
+                    if o != o1 and o != o2:
+                        S[o] *= kappa
+
+
+@njit
+def _sop_round(cfg, fst, cnt, W, S, D, u, indptr, idx, val, y, t, lo, hi, pos, scores, mistakes):
+    """SOP (C5): f = vᵀ(A + xxᵀ)⁻¹x with A⁻¹ kept in S (full) or D (diagonal); W holds v = Σ y x.
+
+    Full: with u = A⁻¹x and q = xᵀu, f = (v·u)/(1 + q) (Sherman–Morrison). Diagonal: A is kept
+    diagonal and f = Σ_j v_j x_j/(A_jj + x_j²). On a mistake v ← v + y x and A ← A + xxᵀ;
+    compat="libol" commits A ← A + xxᵀ on every round (LIBOL SOP.m, C5 [IMPL-DIFF]).
+    """
+    cov, libol = cfg[COV], cfg[LIBOL]
+    if cov == FULL:
+        _full_times_x(S, 0, idx, val, 1.0, lo, hi, u)
+        q = _sparse_dot(u, idx, val, 1.0, lo, hi)
+        f = 0.0
+        for j in range(W.shape[0]):
+            f += W[j, 0] * u[j]
+        f /= 1.0 + q
+    else:
+        f = 0.0
+        for p in range(lo, hi):
+            j = idx[p]
+            x = val[p]
+            f += W[j, 0] * x * D[0, j] / (1.0 + D[0, j] * x * x)
+    yt = y[t]
+    mistake = (1.0 if f >= 0.0 else -1.0) != yt
+    scores[pos] = f
+    mistakes[pos] = mistake
+    cnt[MISTAKES] += mistake
+    if hi == lo or not (mistake or libol):
+        return mistake and libol
+    zero = True
+    for p in range(lo, hi):
+        if val[p] != 0.0:
+            zero = False
+    if zero:
+        return mistake and libol
+    if mistake:
+        for p in range(lo, hi):
+            W[idx[p], 0] += yt * val[p]
+    if cov == FULL:
+        Sig = S[0]
+        b = 1.0 / (1.0 + q)
+        for i in range(Sig.shape[0]):
+            bi = b * u[i]
+            if bi != 0.0:
+                for j in range(Sig.shape[1]):
+                    Sig[i, j] -= bi * u[j]
+    else:
+        for p in range(lo, hi):
+            j = idx[p]
+            x = val[p]
+            D[0, j] = D[0, j] / (1.0 + D[0, j] * x * x)
+    return mistake

@@ -1,0 +1,143 @@
+"""The state of a linear (primal) online model and the protocol hooks that drive its compiled loop.
+
+A :class:`LinearModel` serves two kinds of learners: the second-order learners of the SCW paper
+(:mod:`olkit.learners.linear`) and the first-order kernel learners run with ``kernel="linear"``
+(DESIGN.md §2.2: a learner that has a primal form uses it). It holds
+
+* ``W`` (d × n_outputs): the weights (mean μ), one column per output — one for binary data, one per
+  class for multiclass data (multi-prototype), times a lazy global scale ``fst[WSCALE]``;
+* the covariance: full ``S`` (n_outputs × d × d, block-diagonal across classes) or diagonal ``D``
+  (n_outputs × d, times a lazy scale ``fst[CSCALE]``), initialised to a·I;
+* the rule's parameters ``prm``, scalar state ``fst`` and the running counters ``cnt``.
+"""
+from collections import namedtuple
+
+import numpy as np
+import scipy.sparse as sp
+
+from .engine import (COV, DIAG_MODE, DIAGONAL, FULL, LIBOL, N_CFG, NO_COV, NORMALISE, RULE, RULE_IDS, SOP,
+                     linear_block)
+from .first_order import AUX, CSCALE, WSCALE
+
+FULL_COVARIANCE_LIMIT_BYTES = 4 * 2**30
+"""A full covariance larger than this is refused before anything is allocated (use "diagonal")."""
+
+COVARIANCES = ("full", "diagonal")
+N_COUNTERS = 8
+
+LinearState = namedtuple("LinearState", ["prm", "fst", "cnt"])
+
+
+def covariance_bytes(n_outputs, n_features):
+    return 8 * n_outputs * n_features * n_features
+
+
+class LinearModel:
+    """Weights, covariance and rule state of one linear learner (see the module docstring).
+
+    Parameters
+    ----------
+    rule : name of the step rule in :data:`.engine.RULE_IDS`.
+    prm : list of the rule's parameters; aux : initial rule-specific scalar (ALMA's k, IELLIP's c).
+    n_features, n_outputs : shape of the model (n_outputs = 1 for binary data).
+    covariance : None (first-order), "full" or "diagonal"; a : initial covariance a·I.
+    diag_mode : diagonal update form (0 inverse form, 1 NHERD "exact", 2 NHERD "drop").
+    libol : count LIBOL's triggered rounds as updates; normalise : run on x/‖x‖ (ALMA).
+    """
+
+    def __init__(self, rule, prm, n_features, n_outputs, covariance=None, a=1.0, aux=0.0, diag_mode=0,
+                 libol=False, normalise=False, algorithm=""):
+        cov = {None: NO_COV, "full": FULL, "diagonal": DIAGONAL}[covariance]
+        if cov == FULL:
+            need = covariance_bytes(n_outputs, n_features)
+            if need > FULL_COVARIANCE_LIMIT_BYTES:
+                shape = f"{n_outputs} x {n_features} x {n_features}" if n_outputs > 1 else \
+                    f"{n_features} x {n_features}"
+                raise ValueError(
+                    f"covariance='full' for {algorithm or rule} on {n_features} features needs a {shape} "
+                    f"matrix ({need / 2**30:.1f} GiB, more than the {FULL_COVARIANCE_LIMIT_BYTES / 2**30:.0f} "
+                    f"GiB limit) and O(d²) time per update; use covariance='diagonal' (O(d) memory, O(nnz) "
+                    f"per update)")
+        self.rule = rule
+        self.covariance = covariance
+        self.cfg = np.zeros(N_CFG, np.int64)
+        self.cfg[RULE] = RULE_IDS[rule]
+        self.cfg[COV] = cov
+        self.cfg[DIAG_MODE] = diag_mode
+        self.cfg[LIBOL] = int(bool(libol))
+        self.cfg[NORMALISE] = int(bool(normalise))
+        fst = np.zeros(4)
+        fst[WSCALE] = 1.0
+        fst[CSCALE] = 1.0
+        fst[AUX] = aux
+        self.state = LinearState(np.array(list(prm) + [0.0], dtype=np.float64), fst,
+                                 np.zeros(N_COUNTERS, np.int64))
+        self.W = np.zeros((n_features, n_outputs))
+        self.S = np.zeros((n_outputs, n_features, n_features) if cov == FULL else (0, 0, 0))
+        if cov == FULL:
+            for o in range(n_outputs):
+                np.fill_diagonal(self.S[o], a)
+        self.D = np.full((n_outputs, n_features), float(a)) if cov == DIAGONAL else np.zeros((0, 0))
+        self.u1 = np.zeros(n_features if cov == FULL or rule == "sop" else 0)
+        self.u2 = np.zeros(n_features if cov == FULL and n_outputs > 1 else 0)
+        self.fs = np.zeros(n_outputs)
+
+    # ---- the protocol's hooks ---------------------------------------------------------------------
+    @staticmethod
+    def engine_input(X):
+        """The stream as CSR (float64, sorted indices); dense rows become rows with every index."""
+        if sp.issparse(X):
+            X = X.tocsr()
+            if not X.has_sorted_indices:
+                X = X.sorted_indices()
+            return X
+        return sp.csr_matrix(np.asarray(X, dtype=np.float64))
+
+    def learn_block(self, X, y_internal, order, start, stop, scores, mistakes):
+        st = self.state
+        linear_block(self.cfg, st.prm, st.fst, st.cnt, self.W, self.S, self.D, self.u1, self.u2, self.fs,
+                     X.indptr, X.indices, X.data, y_internal, order, start, stop, scores, mistakes)
+
+    def warm_up(self, X, y_internal):
+        """Load (or compile) the compiled loop before any timing starts (runs no example)."""
+        self.learn_block(X, y_internal, np.zeros(1, np.int64), 0, 0, np.empty(0), np.empty(0, np.int8))
+
+    # ---- the model -----------------------------------------------------------------------------------
+    def weights(self):
+        """(n_outputs, d): the weight vectors (mean μ); for SOP the current w = A⁻¹v."""
+        W = self.W * self.state.fst[WSCALE]
+        if self.rule == "sop":
+            if self.covariance == "full":
+                return (self.S[0] @ W[:, 0])[None, :]
+            return (self.D[0] * W[:, 0])[None, :]
+        return W.T.copy()
+
+    def covariance_matrix(self):
+        """Full: (n_outputs, d, d); diagonal: (n_outputs, d) — the true Σ (scale applied)."""
+        if self.covariance == "full":
+            return self.S.copy()
+        if self.covariance == "diagonal":
+            return self.D * self.state.fst[CSCALE]
+        return None
+
+    def decision(self, X):
+        """Scores of the rows of X under the current model: (n,) binary, (n, n_outputs) multiclass."""
+        X = self.engine_input(X)
+        W = self.W * self.state.fst[WSCALE]
+        if self.rule == "sop":
+            return self._sop_decision(X, W[:, 0])
+        scores = np.asarray(X @ W)
+        if self.cfg[NORMALISE]:
+            norms = np.sqrt(np.asarray(X.multiply(X).sum(axis=1)).ravel())
+            scores = scores / np.where(norms > 1e-12, norms, np.inf)[:, None]
+        return scores[:, 0] if scores.shape[1] == 1 else scores
+
+    def _sop_decision(self, X, v):
+        if self.covariance == "full":
+            U = np.asarray(X @ self.S[0])
+            q = np.asarray(X.multiply(U).sum(axis=1)).ravel()
+            return (U @ v) / (1.0 + q)
+        Dx = X.copy()
+        d = self.D[0][Dx.indices]
+        Dx.data = v[Dx.indices] * Dx.data * d / (1.0 + d * Dx.data * Dx.data)
+        return np.asarray(Dx.sum(axis=1)).ravel()
