@@ -22,6 +22,7 @@ test: $(STAMP)
 
 reproduce: $(STAMP)
 	$(PY) -m olkit.experiment.reproduce experiments/duol_binary.toml
+	$(PY) -m olkit.experiment.reproduce experiments/scw_table3.toml
 
 bench: $(STAMP)
 	$(PY) benchmarks/run.py

@@ -2,7 +2,7 @@
 """olkit benchmark suite (``make bench``).
 
     .venv/bin/python benchmarks/run.py                    # everything (about 8-10 minutes)
-    .venv/bin/python benchmarks/run.py --quick            # mushrooms + start-up (about a minute)
+    .venv/bin/python benchmarks/run.py --quick            # mushrooms, a9a linear, start-up (about 2 minutes)
     .venv/bin/python benchmarks/run.py --only startup     # one benchmark (repeatable, or comma list)
 
 Benchmarks (see benchmarks/README.md for what each number means):
@@ -13,6 +13,11 @@ Benchmarks (see benchmarks/README.md for what each number means):
   kernel-row lower bound (benchmarks/kernel_bound.py) for the data as loaded (CSR) and densified,
   the learner again on the densified data, and the ratios time / lower bound.
 * ``dorothea``: the three learners on dorothea (100,000 sparse features), CSR only.
+* ``linear_learners`` (benchmarks/linear.py): the linear learners (first-order with kernel="linear",
+  second-order with diagonal and full covariance) on a9a, w8a, ijcnn1, usps-1vsall and dorothea, each
+  configuration in its own subprocess next to a compiled PA-I floor (same process, same CSR arrays and
+  ordering): examples/s, ratio to the floor vs the targets, mistakes, updates, peak RSS; plus Vowpal Wabbit
+  (if installed) on the same streams. --quick: a9a only.
 * ``startup``: wall time of the process ``olkit run pa1 --data german`` (first run, then 7 warm
   runs) and of ``python -c "import olkit"``.
 
@@ -36,8 +41,8 @@ REPO = HERE.parent
 RESULTS = HERE / "results"
 MARKER = "@@OLKIT-BENCH-RESULT@@ "
 
-BENCHMARKS = ("kernel_learners", "dorothea", "startup")
-QUICK_BENCHMARKS = ("kernel_learners", "startup")
+BENCHMARKS = ("kernel_learners", "dorothea", "linear_learners", "startup")
+QUICK_BENCHMARKS = ("kernel_learners", "linear_learners", "startup")
 
 REPEATS = 3                     # best of 3 for every timing (learner runs and lower bounds)
 DENSE_LIMIT_MB = 500            # densify only below this size
@@ -398,9 +403,14 @@ def worker_kernel(spec):
 def worker_main(kind, spec_json):
     sys.path.insert(0, str(HERE))
     spec = json.loads(spec_json)
-    if kind != "kernel":
+    if kind == "kernel":
+        result = worker_kernel(spec)
+    elif kind in ("linear", "vw"):
+        import linear
+
+        result = linear.main_worker(kind, spec)
+    else:
         raise SystemExit(f"unknown worker kind {kind!r}")
-    result = worker_kernel(spec)
     sys.stdout.write(MARKER + json.dumps(result) + "\n")
     sys.stdout.flush()
 
@@ -409,24 +419,22 @@ def worker_main(kind, spec_json):
 # parent side
 # ---------------------------------------------------------------------------------------------------
 
-def run_worker(spec):
+def run_worker(spec, kind="kernel"):
     """Run one configuration in a fresh interpreter; returns its result dict (or an error record)."""
-    cmd = [sys.executable, str(Path(__file__).resolve()), "--worker", "kernel", json.dumps(spec)]
+    cmd = [sys.executable, str(Path(__file__).resolve()), "--worker", kind, json.dumps(spec)]
     t0 = time.perf_counter()
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=WORKER_TIMEOUT, env=child_env(),
                               cwd=str(REPO))
     except subprocess.TimeoutExpired:
-        return {"name": spec["name"], "dataset": spec["dataset"], "algorithm": spec["algorithm"],
-                "error": f"timed out after {WORKER_TIMEOUT} s"}
+        return {**spec, "error": f"timed out after {WORKER_TIMEOUT} s"}
     wall = time.perf_counter() - t0
     for line in proc.stdout.splitlines():
         if line.startswith(MARKER):
             result = json.loads(line[len(MARKER):])
             result["process_wall_seconds"] = wall
             return result
-    return {"name": spec["name"], "dataset": spec["dataset"], "algorithm": spec["algorithm"],
-            "error": f"worker exited with status {proc.returncode}",
+    return {**spec, "error": f"worker exited with status {proc.returncode}",
             "stderr_tail": sanitize(proc.stderr[-3000:]), "stdout_tail": sanitize(proc.stdout[-1000:])}
 
 
@@ -663,6 +671,76 @@ def kernel_table(results):
     return text
 
 
+# ---- linear learners (benchmarks/linear.py) ---------------------------------------------------------
+
+def bench_linear_learners(quick):
+    sys.path.insert(0, str(HERE))
+    import linear
+
+    started = now_iso()
+    results = []
+    vw_missing = sanitize(linear.vw_available())
+    for kind, spec in linear.jobs(quick):
+        if kind == "vw" and vw_missing:
+            r = {**spec, "group": "vowpalwabbit", "kind": "vowpalwabbit", "vowpalwabbit": vw_missing}
+            print(f"  [linear_learners] {spec['name']}: {vw_missing}", flush=True)
+            results.append(r)
+            continue
+        print(f"  [linear_learners] {spec['name']} ...", flush=True)
+        r = run_worker(spec, kind)
+        results.append(r)
+        print("    " + linear_line(r), flush=True)
+    hashes = {r.get("olkit_source_hash") for r in results if r.get("olkit_source_hash")}
+    payload = {
+        "settings": {
+            "repeats": REPEATS, "timing": "best of 3; floor and learner interleaved in the same process",
+            "order": f"np.random.default_rng({linear.SEED}).permutation(n), one per dataset, for every learner",
+            "C": linear.C, "targets_ratio_to_floor": linear.TARGETS,
+            "floor": "benchmarks/linear.py pa1_floor: plain numba @njit(cache=True) CSR loop of binary PA-I",
+            "first_order": list(linear.FIRST_ORDER), "second_order": list(linear.SECOND_ORDER),
+            "csr_datasets": list(linear.QUICK_CSR_DATASETS if quick else linear.CSR_DATASETS),
+            "full_covariance_dataset": None if quick else linear.FULL_DATASET,
+            "memory_dataset": None if quick else linear.MEMORY_DATASET,
+            "vowpalwabbit_args": linear.VW_ARGS,
+            "restrictions": ("--quick: a9a only (first-order + diagonal), VW on a9a" if quick else
+                             "full covariance on usps-1vsall only (the brief's d = 256 case); VW on a9a, w8a, "
+                             "ijcnn1, dorothea"),
+        },
+        "vowpalwabbit": vw_missing or "installed",
+        "summary": linear.summary(results),
+        "source_changed_during_run": len(hashes) > 1,
+        "results": results,
+    }
+    path = write_json("linear_learners", quick, started, payload)
+    print(linear.table(results, text_table))
+    summ = payload["summary"]
+    for kind in linear.TARGETS:
+        if kind in summ:
+            k = summ[kind]
+            print(f"target {kind} ratio >= {k['target']}: {k['passed']}/{k['rows']} pass (CPU-time ratio: "
+                  f"{k['passed_cpu']}/{k['rows']}); worst "
+                  f"{k['worst']['name']} {k['worst']['ratio_to_floor']:.2f}"
+                  + (f"; failed: {', '.join(k['failed'])}" if k["failed"] else ""))
+    print(f"floor = olkit pa1 (mistakes and updates) on every dataset: {summ['floor_equals_pa1_everywhere']}")
+    return path, results
+
+
+def linear_line(r):
+    if "error" in r:
+        return f"ERROR: {r['error']}"
+    if r.get("kind") == "vowpalwabbit":
+        if "learn_only" not in r:
+            return str(r.get("vowpalwabbit"))
+        return ("vw learn-only {:.3g} ex/s (raw binding {:.3g}), driver {:.3g} ex/s, {} mistakes; floor {:.3g} ex/s"
+                .format(r["learn_only"]["examples_per_second"], r["learn_only_raw"]["examples_per_second"],
+                        r["driver"]["examples_per_second"], r["learn_only"]["mistakes"],
+                        r["floor"]["examples_per_second"]))
+    L = r["learner"]
+    return (f"{L['examples_per_second']:.3g} ex/s, floor {r['floor']['examples_per_second']:.3g} ex/s, ratio "
+            f"{r['ratio_to_floor']:.2f}, {L['mistakes']} mistakes, {L['n_updates']} updates, "
+            f"rss {r['peak_rss_mb']:.0f} MB")
+
+
 # ---- start-up ---------------------------------------------------------------------------------------
 
 def _time_process(cmd, timeout=900):
@@ -754,7 +832,8 @@ LOAD_START = None
 def main(argv=None):
     global MACHINE, LOAD_START
     parser = argparse.ArgumentParser(description="olkit benchmark suite; results go to benchmarks/results/")
-    parser.add_argument("--quick", action="store_true", help="mushrooms only + start-up (about a minute)")
+    parser.add_argument("--quick", action="store_true",
+                        help="mushrooms (kernel), a9a (linear) + start-up (about 2 minutes)")
     parser.add_argument("--only", action="append", metavar="NAME",
                         help=f"run only this benchmark ({', '.join(BENCHMARKS)}); repeatable or comma-separated")
     parser.add_argument("--worker", nargs=2, metavar=("KIND", "SPEC"), help=argparse.SUPPRESS)
@@ -778,7 +857,8 @@ def main(argv=None):
     print(f"olkit benchmarks: {', '.join(selected)}{' (quick)' if args.quick else ''}; "
           f"{MACHINE['cpu_count']} CPUs, load {LOAD_START}", flush=True)
     written = []
-    runners = {"kernel_learners": bench_kernel_learners, "dorothea": bench_dorothea, "startup": bench_startup}
+    runners = {"kernel_learners": bench_kernel_learners, "dorothea": bench_dorothea,
+               "linear_learners": bench_linear_learners, "startup": bench_startup}
     for name in selected:
         print(f"\n== {name} ==", flush=True)
         path, _ = runners[name](args.quick)

@@ -123,3 +123,23 @@ def test_console_script_exit_status():
     proc = subprocess.run([sys.executable, "-m", "olkit.cli", "run", "nope", "--data", "german"],
                           capture_output=True, text=True, env={**os.environ})
     assert proc.returncode == 2 and "unknown algorithm" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_tune_command_and_run_with_tune(capsys):
+    code, out, err = run_cli(capsys, "tune", "scw1", "arow", "perceptron", "--kernel", "linear", "--data", "german",
+                             "--format", "json")
+    assert code == 0, err
+    doc = json.loads(out)
+    scw1 = doc["results"][0]
+    assert [t["parameter"] for t in scw1["tuning"]] == ["C"] * 9 + ["eta"] * 9
+    best_c = min(t["mistakes"] for t in scw1["tuning"][:9])
+    # the chosen C has the fewest mistakes, ties to the later (larger) value as LIBOL's CV_algorithm
+    assert scw1["params"]["C"] == max(t["value"] for t in scw1["tuning"][:9] if t["mistakes"] == best_c)
+    assert doc["results"][2]["tuning"] == []  # nothing to tune for the perceptron
+    code, out, err = run_cli(capsys, "run", "arow", "--data", "german", "--tune", "--repeats", "2", "--format", "json")
+    assert code == 0, err
+    result = json.loads(out)["results"][0]
+    chosen = min(result["tuning"], key=lambda t: (t["mistakes"], -t["value"]))["value"]
+    assert result["params"]["r"] == chosen and len(result["tuning"]) == 9
+    code, out, err = run_cli(capsys, "run", "cw", "--data", "german", "--set", "eta=0.5")
+    assert code == 2 and "eta" in err and "Traceback" not in err

@@ -2,6 +2,9 @@
 
     olkit run ALGO [ALGO ...] --data NAME_OR_PATH [--kernel K] [--set KEY=VALUE ...]
               [--repeats N] [--seed S | --order FILE] [--format table|json|csv|markdown|latex] [--out DIR]
+              [--tune]
+    olkit tune ALGO [ALGO ...] --data NAME_OR_PATH [--kernel K] [--set KEY=VALUE ...] [--seed S | --order FILE]
+              [--format table|json]
     olkit list
     olkit datasets
 
@@ -61,6 +64,18 @@ def build_parser():
     run.add_argument("--format", choices=FORMATS, default="table")
     run.add_argument("--out", metavar="DIR", help="also write results (JSON, table, curve plot) into DIR")
     run.add_argument("--jobs", type=int, help="parallel processes (default: automatic)")
+    run.add_argument("--tune", action="store_true", help="first select parameters as the SCW experiments did "
+                     "(grids of ALGORITHMS.md E2, one pass per candidate on the first ordering)")
+    tune = sub.add_parser("tune", help="select parameters as the SCW experiments did (ALGORITHMS.md E2)")
+    tune.add_argument("algorithms", nargs="+", metavar="ALGO")
+    tune.add_argument("--data", required=True, help="dataset name (see `olkit datasets`) or LIBSVM file path")
+    tune.add_argument("--kernel", help="kernel of every kernel learner (gaussian, linear, poly)")
+    tune.add_argument("--set", action="append", metavar="KEY=VALUE", help="fixed parameter values")
+    group = tune.add_mutually_exclusive_group()
+    group.add_argument("--seed", type=int, default=0, help="the validation ordering is permutation seed S")
+    group.add_argument("--order", metavar="FILE", help="validation ordering: one 0-based index per line")
+    tune.add_argument("--format", choices=("table", "json"), default="table")
+    tune.add_argument("--jobs", type=int, help="parallel processes over candidates (default: automatic)")
     sub.add_parser("list", help="list algorithms with their parameters")
     sub.add_parser("datasets", help="list the dataset catalog and where each dataset is found")
     return parser
@@ -80,10 +95,39 @@ def cmd_run(args):
     order = (args.order, read_order_file(args.order)) if args.order else None
     name = os.path.basename(args.data) if os.path.sep in args.data else args.data
     doc = run_experiment(name, args.algorithms, X, y, settings=settings, repeats=args.repeats, seed=args.seed,
-                         order=order, n_jobs=args.jobs)
+                         order=order, n_jobs=args.jobs, tune=args.tune)
     print(format_results(doc, args.format))
     if args.out:
         write_outputs(doc, args.out, args.format)
+
+
+def cmd_tune(args):
+    from .data import load_dataset
+    from .experiment.runner import read_order_file, split_params
+    from .experiment.tuning import tune, validation_order
+    from .report.tables import text_table
+
+    settings = parse_settings(args.set)
+    if args.kernel:
+        settings["kernel"] = args.kernel
+    specs = split_params(args.algorithms, settings)
+    X, y = load_dataset(args.data)
+    order = read_order_file(args.order) if args.order else validation_order(X.shape[0], args.seed)
+    out = []
+    for algo, params in specs:
+        chosen, trace = tune(algo, X, y, order, params, n_jobs=args.jobs)
+        out.append({"algorithm": algo, "params": chosen, "tuning": trace})
+    if args.format == "json":
+        print(json.dumps({"dataset": args.data, "validation_order": args.order or f"seed:{args.seed}",
+                          "results": out}, indent=1))
+        return
+    rows = []
+    for entry in out:
+        tuned = dict.fromkeys(t["parameter"] for t in entry["tuning"])
+        chosen = ", ".join(f"{key}={entry['params'][key]:g}" for key in tuned) or "(nothing to tune)"
+        tried = "; ".join(f"{t['parameter']}={t['value']:g}:{t['mistakes']}" for t in entry["tuning"]) or "-"
+        rows.append([entry["algorithm"], chosen, tried])
+    print(text_table(["algorithm", "chosen", "candidate: mistakes"], rows))
 
 
 def write_outputs(doc, out_dir, fmt):
@@ -123,7 +167,7 @@ def cmd_datasets(_args):
 def main(argv=None):
     parser = build_parser()
     args = parser.parse_args(argv)
-    handler = {"run": cmd_run, "list": cmd_list, "datasets": cmd_datasets}[args.command]
+    handler = {"run": cmd_run, "tune": cmd_tune, "list": cmd_list, "datasets": cmd_datasets}[args.command]
     try:
         handler(args)
     except (UsageError, ValueError, FileNotFoundError) as exc:

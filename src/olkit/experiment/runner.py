@@ -92,14 +92,31 @@ def run_algorithms(specs, X, y, orders, n_jobs=None, n_checkpoints=20):
 
 
 def run_experiment(dataset, algorithms, X, y, settings=None, repeats=20, seed=0, order=None,
-                   n_jobs=None, n_checkpoints=20):
-    """The full ``olkit run`` document for ``algorithms`` on (X, y)."""
+                   n_jobs=None, n_checkpoints=20, tune=False):
+    """The full ``olkit run`` document for ``algorithms`` on (X, y).
+
+    With ``tune=True`` each algorithm's parameters are first selected as in the SCW experiments
+    (:mod:`olkit.experiment.tuning`) on the first ordering, then every ordering runs with the chosen
+    values; each result then carries a ``"tuning"`` list (parameter, value, mistakes per candidate).
+    """
     specs = split_params(algorithms, settings or {})
     if order is not None:
         orders = [(f"file:{order[0]}", order[1])]
     else:
         orders = make_orders(X.shape[0], repeats, seed)
+    traces = {}
+    if tune:
+        from .tuning import tune as select
+
+        tuned = []
+        for name, params in specs:
+            params, traces[name] = select(name, X, y, orders[0][1], params, n_jobs=n_jobs)
+            tuned.append((name, params))
+        specs = tuned
+    results = run_algorithms(specs, X, y, orders, n_jobs=n_jobs, n_checkpoints=n_checkpoints)
+    for result in results:
+        if result["algorithm"] in traces:
+            result["tuning"] = traces[result["algorithm"]]
     classes = np.unique(y)
     return {"dataset": dataset, "n_examples": int(X.shape[0]), "n_features": int(X.shape[1]),
-            "n_classes": int(classes.size),
-            "results": run_algorithms(specs, X, y, orders, n_jobs=n_jobs, n_checkpoints=n_checkpoints)}
+            "n_classes": int(classes.size), "results": results}

@@ -1,0 +1,82 @@
+"""Parameter selection as in the SCW experiments (ALGORITHMS.md E2; LIBOL ``CV_algorithm.m``).
+
+For each learner, each tuned parameter in turn (C first, then η — one at a time, the others fixed at
+their current values): one online pass over the whole dataset in a fixed validation ordering per
+candidate value, keep the value with the fewest cumulative mistakes; ties go to the later (larger)
+value, as LIBOL's ``<=`` comparison does. Candidates of one parameter run in parallel (joblib).
+
+Grids: C of PA-I, PA-II, NHERD, SCW-I, SCW-II, r of AROW and b of NAROW over 2^-4..2^4; η of CW, CW-var,
+SCW-I, SCW-II over 0.55..0.95 (η = 0.5 gives φ = 0, a degenerate rule; LIBOL's grid starts at 0.55 too);
+b of IELLIP over 0.1..0.9. Learners without a tuned parameter (Perceptron, PA, ROMMA, agg-ROMMA, ALMA,
+SOP — LIBOL fixes SOP's a = 1) keep their values.
+"""
+import numpy as np
+
+from ..protocol import evaluate_online
+from ..registry import get, make
+
+POWERS_OF_TWO = tuple(2.0 ** k for k in range(-4, 5))
+ETAS = tuple(round(0.55 + 0.05 * k, 2) for k in range(9))
+DECAYS = tuple(round(0.1 * k, 1) for k in range(1, 10))
+
+GRIDS = {
+    "pa1": (("C", POWERS_OF_TWO),),
+    "pa2": (("C", POWERS_OF_TWO),),
+    "nherd": (("C", POWERS_OF_TWO),),
+    "arow": (("r", POWERS_OF_TWO),),
+    "narow": (("b", POWERS_OF_TWO),),
+    "cw": (("eta", ETAS),),
+    "cw-var": (("eta", ETAS),),
+    "scw1": (("C", POWERS_OF_TWO), ("eta", ETAS)),
+    "scw2": (("C", POWERS_OF_TWO), ("eta", ETAS)),
+    "iellip": (("b", DECAYS),),
+}
+"""Tuned parameters and their candidate values per algorithm, in tuning order (ALGORITHMS.md E2)."""
+
+
+def _mistakes(name, params, X, y, order):
+    return evaluate_online(make(name, **params), X, y, order=order).mistakes
+
+
+def tune(name, X, y, order, params=None, grids=None, n_jobs=None):
+    """Select the parameters of ``name`` on (X, y) presented in ``order``.
+
+    Parameters
+    ----------
+    name : algorithm name; params : fixed parameters (the starting point; tuned keys are overwritten).
+    order : the validation ordering (0-based indices), one online pass per candidate.
+    grids : {algorithm: ((parameter, candidates), ...)}, default :data:`GRIDS`.
+    n_jobs : joblib processes over the candidates (default: all cores for large data, else 1).
+
+    Returns
+    -------
+    (params, trace): the parameters with the chosen values, and one record per candidate
+    ``{"parameter", "value", "mistakes"}`` in evaluation order.
+    """
+    grids = GRIDS if grids is None else grids
+    params = dict(params or {})
+    valid = set(get(name)._get_param_names())
+    trace = []
+    for key, candidates in grids.get(name, ()):
+        if key not in valid:
+            raise ValueError(f"cannot tune {key!r}: {name} has no such parameter")
+        trials = [{**params, key: value} for value in candidates]
+        jobs = n_jobs if n_jobs is not None else (1 if X.shape[0] * len(trials) < 400_000 else -1)
+        if jobs == 1:
+            counts = [_mistakes(name, trial, X, y, order) for trial in trials]
+        else:
+            from joblib import Parallel, delayed
+
+            counts = Parallel(n_jobs=jobs)(delayed(_mistakes)(name, trial, X, y, order) for trial in trials)
+        best = None
+        for value, count in zip(candidates, counts):
+            trace.append({"parameter": key, "value": value, "mistakes": int(count)})
+            if best is None or count <= best[1]:  # ties: the later value (LIBOL)
+                best = (value, count)
+        params[key] = best[0]
+    return params, trace
+
+
+def validation_order(n, seed):
+    """The validation ordering of :func:`tune` in the runner: the first run ordering ("seed:<seed>")."""
+    return np.random.default_rng(seed).permutation(n)
