@@ -25,6 +25,7 @@ reproduce: $(STAMP)
 	$(PY) -m olkit.experiment.reproduce experiments/scw_table3.toml
 
 bench: $(STAMP)
+	$(PY) -m pip install --quiet -e ".[bench]" || true
 	$(PY) benchmarks/run.py
 
 clean:

@@ -6,7 +6,7 @@ configuration per fresh subprocess) and the job list, the summary and the table 
 * ``csr``: every first-order learner (``kernel="linear"``) and every second-order learner with
   ``covariance="diagonal"`` on a9a, w8a and ijcnn1 (CSR);
 * ``full_covariance``: the second-order learners with ``covariance="full"`` and, for comparison,
-  ``"diagonal"`` on usps-1vsall (d = 256);
+  ``"diagonal"`` on usps-1vsall (d = 256); also full on a9a, w8a, ijcnn1 (d = 123, 300, 22);
 * ``memory``: every learner (diagonal for the second-order ones) on dorothea (100,000 sparse features);
   with the ijcnn1 rows of ``csr`` this gives peak memory and speed of the diagonal learners on a wide and a
   long dataset;
@@ -119,7 +119,7 @@ class Floor:
     """The floor on one dataset: warmed up on construction, ``run()`` times one pass."""
 
     def __init__(self, X, y_pm, order):
-        self.args = (X.indptr, X.indices, X.data, y_pm, order)
+        self.X, self.y_pm, self.order = X, y_pm, order
         self.d = X.shape[1]
         self.n = len(order)
         t0 = time.perf_counter()
@@ -127,18 +127,20 @@ class Floor:
         self.warm_up_seconds = time.perf_counter() - t0
         self.runs = []
 
-    def touch(self):
-        """Read the stream's arrays once (untimed) so the floor starts, like the learner, with its input in
-        cache as far as it fits: the learner reads the copy of X that evaluate_online's validation makes
-        just before its clock starts, while the floor's arrays may have been evicted by that copy."""
-        return sum(float(np.add.reduce(a, dtype=np.float64)) for a in self.args)
+    def fresh_input(self):
+        """Fresh copies of the stream's arrays, made (untimed) the way the learner's are: evaluate_online's
+        validation copies X (``X.astype(np.float64)``), the labels (encoding) and the ordering just before
+        its clock starts, so the learner always reads freshly written arrays (in cache as far as they fit,
+        in newly allocated pages). The floor gets the same, rather than one allocation for all its runs."""
+        X = self.X.astype(np.float64)
+        return X.indptr, X.indices, X.data, self.y_pm.copy(), self.order.astype(np.int64)
 
     def run(self):
+        args = self.fresh_input()
         w = np.zeros(self.d)
-        self.touch()
         c0 = time.thread_time()
         t0 = time.perf_counter()
-        mistakes, updates = pa1_floor(*self.args, C, w)
+        mistakes, updates = pa1_floor(*args, C, w)
         seconds = time.perf_counter() - t0
         cpu = time.thread_time() - c0
         self.runs.append({"seconds": seconds, "cpu_seconds": cpu, "mistakes": int(mistakes), "updates": int(updates)})
@@ -251,10 +253,10 @@ def worker_linear(spec):
     out["load_seconds"] = time.perf_counter() - t0
     n, d = X.shape
     out.update(n=n, d=d, nnz=int(X.nnz), nnz_per_row=X.nnz / n,
+               csr_mb=(X.data.nbytes + X.indices.nbytes + X.indptr.nbytes) / 2**20,
                order=f"random (np.random.default_rng({SEED}).permutation(n))")
     floor = Floor(X, y_pm, order)
-    floor.run()
-    out["peak_rss_mb_before_learner"] = peak_rss_mb()  # interpreter + numba + data + floor
+    out["peak_rss_mb_before_learner"] = peak_rss_mb()  # interpreter + numba + data (+ compiled floor)
 
     timer = LoopTimer()
     timer.install()
@@ -262,9 +264,7 @@ def worker_linear(spec):
     cpu_timer.install()
     runs = []
     clf = params = None
-    for r in range(REPEATS):
-        if r > 0:
-            floor.run()
+    for r in range(REPEATS):  # each round: the learner, then the floor
         clf, params = make_learner(olkit, spec["algorithm"], spec.get("covariance"))
         timer.reset()
         cpu_timer.cpu = None
@@ -277,8 +277,11 @@ def worker_linear(spec):
                      "call_wall_seconds": call_wall, "call_cpu_seconds": call_cpu,
                      "loop_seconds": timer.loop if timer.available else None, "loop_calls": timer.calls,
                      "cpu_seconds": cpu_timer.cpu})
-    out["peak_rss_mb"] = peak_rss_mb()
-    out["learner_rss_increase_mb"] = out["peak_rss_mb"] - out["peak_rss_mb_before_learner"]
+        if r == 0:  # before the floor's input copies can raise the high-water mark
+            out["peak_rss_mb"] = peak_rss_mb()
+            out["learner_rss_increase_mb"] = out["peak_rss_mb"] - out["peak_rss_mb_before_learner"]
+        floor.run()
+    out["peak_rss_mb_final"] = peak_rss_mb()
     model = getattr(clf, "model_", None)
     if model is not None:
         out["model_mb"] = sum(a.nbytes for a in (model.W, model.S, model.D, model.u1, model.u2)) / 2**20
@@ -519,6 +522,9 @@ def jobs(quick):
         for algo in SECOND_ORDER:
             add("full_covariance", FULL_DATASET, algo, "full")
             add("full_covariance", FULL_DATASET, algo, "diagonal")
+        for ds in CSR_DATASETS:  # d = 123, 300, 22: cheap enough (< 0.2 s a run), diagonal rows are in "csr"
+            for algo in SECOND_ORDER:
+                add("full_covariance", ds, algo, "full")
         for algo in FIRST_ORDER:
             add("memory", MEMORY_DATASET, algo)
         for algo in SECOND_ORDER:

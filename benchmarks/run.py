@@ -699,11 +699,12 @@ def bench_linear_learners(quick):
             "floor": "benchmarks/linear.py pa1_floor: plain numba @njit(cache=True) CSR loop of binary PA-I",
             "first_order": list(linear.FIRST_ORDER), "second_order": list(linear.SECOND_ORDER),
             "csr_datasets": list(linear.QUICK_CSR_DATASETS if quick else linear.CSR_DATASETS),
-            "full_covariance_dataset": None if quick else linear.FULL_DATASET,
+            "full_covariance_datasets": [] if quick else [linear.FULL_DATASET, *linear.CSR_DATASETS],
             "memory_dataset": None if quick else linear.MEMORY_DATASET,
             "vowpalwabbit_args": linear.VW_ARGS,
             "restrictions": ("--quick: a9a only (first-order + diagonal), VW on a9a" if quick else
-                             "full covariance on usps-1vsall only (the brief's d = 256 case); VW on a9a, w8a, "
+                             "full covariance on usps-1vsall (with diagonal next to it), a9a, w8a, ijcnn1 (not "
+                             "dorothea: a 100,000 x 100,000 covariance is refused by olkit); VW on a9a, w8a, "
                              "ijcnn1, dorothea"),
         },
         "vowpalwabbit": vw_missing or "installed",

@@ -21,7 +21,11 @@ Conventions (§0 and the settled olkit choices):
   Second-order learners keep one covariance per output row (block-diagonal Σ, C16):
   v = Σ_r Δ_rᵀ Σ_r Δ_r, μ_r += α Σ_r Δ_r, Σ_r ← Σ_r − β Σ_r Δ_r Δ_rᵀ Σ_r (full) or
   Σ_r,jj ← Σ_r,jj/(1 + c Σ_r,jj Δ_rj²) (diagonal, Part C intro), for the touched rows r (binary: 0;
-  multiclass: y, s).
+  multiclass: y, s). IELLIP's division by (1 − c) applies to the whole joint Σ, i.e. also to the blocks of
+  the classes not in the round.
+* ALMA multiclass: Δ̂ = e_y⊗x̂ − e_s⊗x̂ (x normalised, not Δ; ‖Δ̂‖² = 2), projection of the whole W.
+* SOP: coef = A⁻¹v, cov = A⁻¹, and the final model's decision function is SOP's own prediction rule
+  (A + xxᵀ)⁻¹v·x on each new x.
 * Guards (§0.7): ‖Δ‖² ≤ 1e-12 skips first-order steps (PA, ROMMA, ALMA under compat="none"); v ≤ 1e-12
   skips second-order steps; square roots of rounding residues are clamped at 0.
 * #updates: compat="none" → rounds in which the model (W/μ, Σ, SOP's v and A) changed, found by comparing
@@ -110,6 +114,7 @@ class _Problem:
 # ---------------------------------------------------------------------------------------------------------
 def first_order(name, X, y_raw, order, compat="none", C=None, alpha=0.9, C_alma=math.sqrt(2.0), p=2,
                 romma_reset_case=False, alma_delta="x-hat"):
+    # alma_delta: "x-hat" (Δ built from x̂, the olkit convention) or "unit" (Δ/‖Δ‖, an alternative reading)
     P = _Problem(y_raw)
     X = X[order]
     ys = np.asarray(order)

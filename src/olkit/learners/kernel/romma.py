@@ -17,8 +17,9 @@ Settled uncertainties:
   default (``romma_reset_case=False``).
 * ``compat="libol"`` reproduces LIBOL's first update w ← w + y_t x_t (no division by κ_t).
 
-With ``kernel="linear"`` the primal form runs (C3: w and ‖w‖² kept explicitly; the rescaling c·w is a
-lazy global scale, O(1)); multiclass data use the joint feature map Δ = e_y⊗x − e_s⊗x (C16).
+With ``kernel="linear"`` the primal form runs (C3: w kept explicitly, the rescaling c·w as a lazy global
+scale, ‖w‖² recomputed after each update as LIBOL does); multiclass data use the joint feature map
+Δ = e_y⊗x − e_s⊗x (C16).
 """
 from ..._compile import njit
 from ...registry import register

@@ -21,7 +21,7 @@ import math
 
 import numpy as np
 
-from ..._compile import njit
+from ..._compile import njit, njit_reassoc
 from .first_order import AUX, CSCALE, EPS, N2, WSCALE, alma_step, pa_step, perceptron_step, romma_step
 from .steps import arow_step, cw_step, cw_var_step, iellip_step, narow_step, nherd_step
 
@@ -94,7 +94,7 @@ def _diag_v(D, o, idx, val, xs, lo, hi):
     return acc
 
 
-@njit
+@njit_reassoc
 def _squared_norm(W):
     acc = 0.0
     for j in range(W.shape[0]):
@@ -113,48 +113,51 @@ def _renormalise(W, fst):
 
 
 @njit
-def _move_mean(W, fst, o, sign, alpha, cov, S, D, u, idx, val, xs, lo, hi):
-    """w_o ← w_o + sign·α Σ_o x (Σ = I, diagonal D·scale, or the dense u = Σ_o x)."""
+def _move_mean(W, fst, o, sign, alpha, cov, u, idx, val, xs, lo, hi):
+    """w_o ← w_o + sign·α Σ_o x, with Σ = I (first order) or the dense u = Σ_o x (full covariance)."""
     a = sign * alpha / fst[WSCALE]
     if cov == FULL:
         for j in range(W.shape[0]):
             W[j, o] += a * u[j]
-    elif cov == DIAGONAL:
-        cs = fst[CSCALE]
-        for p in range(lo, hi):
-            j = idx[p]
-            W[j, o] += a * cs * D[o, j] * val[p] * xs
     else:
         for p in range(lo, hi):
             W[idx[p], o] += a * val[p] * xs
 
 
 @njit
-def _move_cov(o, cov, mode, beta, c, kappa, S, D, u, fst, idx, val, xs, lo, hi, C_nherd):
-    if cov == FULL:
-        Sig = S[o]
-        d = Sig.shape[0]
-        for i in range(d):
-            bi = beta * u[i]
-            if bi != 0.0:
-                for j in range(d):
-                    Sig[i, j] = kappa * (Sig[i, j] - bi * u[j])
-            elif kappa != 1.0:
-                for j in range(d):
-                    Sig[i, j] *= kappa
-    elif cov == DIAGONAL:
-        cs = fst[CSCALE]
-        for p in range(lo, hi):
-            j = idx[p]
-            x = val[p] * xs
-            sjj = D[o, j] * cs  # the true Σ_jj
-            if mode == DIAG_INVERSE:
-                D[o, j] = D[o, j] / (1.0 + c * sjj * x * x)
-            elif mode == DIAG_SQUARED:
-                q = 1.0 + C_nherd * x * x * sjj
-                D[o, j] = D[o, j] / (q * q)
-            else:
-                D[o, j] = (sjj - beta * (sjj * x) * (sjj * x)) / cs
+def _full_cov_step(Sig, beta, kappa, u):
+    """Σ ← κ (Σ − β u uᵀ)."""
+    d = Sig.shape[0]
+    for i in range(d):
+        bi = beta * u[i]
+        if bi != 0.0:
+            for j in range(d):
+                Sig[i, j] = kappa * (Sig[i, j] - bi * u[j])
+        elif kappa != 1.0:
+            for j in range(d):
+                Sig[i, j] *= kappa
+
+
+@njit
+def _diag_step(W, D, fst, o, sign, alpha, mode, beta, c, idx, val, xs, lo, hi, C_nherd):
+    """Diagonal covariance, class o: w_o ← w_o + sign·α Σ_o x with the old Σ, then Σ_jj for the row's
+    non-zeros — the inverse form Σ_jj/(1 + c Σ_jj x_j²), or NHERD's "exact" Σ_jj/(1 + C x_j² Σ_jj)² and
+    "drop" Σ_jj − β (Σ_jj x_j)². (κ is applied by the caller through the covariance scale.)"""
+    cs = fst[CSCALE]
+    a = sign * alpha * cs / fst[WSCALE]
+    for p in range(lo, hi):
+        j = idx[p]
+        x = val[p] * xs
+        djj = D[o, j]
+        W[j, o] += a * djj * x
+        sjj = djj * cs  # the true Σ_jj
+        if mode == DIAG_INVERSE:
+            D[o, j] = djj / (1.0 + c * sjj * x * x)
+        elif mode == DIAG_SQUARED:
+            q = 1.0 + C_nherd * x * x * sjj
+            D[o, j] = djj / (q * q)
+        else:
+            D[o, j] = (sjj - beta * (sjj * x) * (sjj * x)) / cs
 
 
 @njit
@@ -163,44 +166,61 @@ def linear_block(cfg, prm, fst, cnt, W, S, D, u1, u2, fs, indptr, idx, val, y, o
     """Predict-then-update for stream positions start..stop-1 (see the module docstring)."""
     rule, cov, mode, libol, normalise = cfg[RULE], cfg[COV], cfg[DIAG_MODE], cfg[LIBOL], cfg[NORMALISE]
     K = W.shape[1]
+    n_seen = n_mistakes = n_updates = 0  # counted in registers, stored once at the end
     for pos in range(start, stop):
         t = order[pos]
         lo, hi = indptr[t], indptr[t + 1]
+        # scores and ‖x‖² in one pass over the row's non-zeros (binary: one weight column)
         xn2 = 0.0
-        for p in range(lo, hi):
-            xn2 += val[p] * val[p]
+        vd = 0.0  # binary diagonal covariance: xᵀDx in the same pass
+        if K == 1:
+            f0 = 0.0
+            if cov == DIAGONAL:
+                for p in range(lo, hi):
+                    j = idx[p]
+                    x = val[p]
+                    f0 += W[j, 0] * x
+                    xn2 += x * x
+                    vd += D[0, j] * x * x
+            else:
+                for p in range(lo, hi):
+                    x = val[p]
+                    f0 += W[idx[p], 0] * x
+                    xn2 += x * x
+        else:
+            f0 = 0.0
+            for o in range(K):
+                fs[o] = 0.0
+            for p in range(lo, hi):
+                j = idx[p]
+                x = val[p]
+                xn2 += x * x
+                for o in range(K):
+                    fs[o] += W[j, o] * x
         xs = 1.0  # input scale: ALMA (compat none) works on x̂ = x/‖x‖
         if normalise:
             xs = 1.0 / math.sqrt(xn2) if xn2 > EPS else 0.0
             xn2 = xn2 * xs * xs
-        for o in range(K):
-            fs[o] = 0.0
-        for p in range(lo, hi):
-            j = idx[p]
-            x = val[p]
-            for o in range(K):
-                fs[o] += W[j, o] * x
-        for o in range(K):
-            fs[o] *= fst[WSCALE] * xs
-        st_count = cnt[SEEN]
-        cnt[SEEN] = st_count + 1
+        scale = fst[WSCALE] * xs
+        n_seen += 1
 
         if rule == SOP:
-            changed = _sop_round(cfg, fst, cnt, W, S, D, u1, indptr, idx, val, y, t, lo, hi, pos, scores,
-                                 mistakes)
-            if changed:
-                cnt[UPDATES] += 1
+            mistake, updated = _sop_round(cfg, W, S, D, u1, idx, val, y, t, lo, hi, pos, scores, mistakes)
+            n_mistakes += mistake
+            n_updates += updated
             continue
 
         # the round in joint-feature form: output o1 with sign g1 (and o2 with sign −1, multiclass)
         if K == 1:
             yt = y[t]
-            f = fs[0]
+            f = f0 * scale
             mistake = (1.0 if f >= 0.0 else -1.0) != yt
             o1, g1, o2 = 0, yt, -1
             m = yt * f
             scores[pos] = f
         else:
+            for o in range(K):
+                fs[o] *= scale
             yc = int(y[t])
             best = 0
             for o in range(1, K):
@@ -215,7 +235,7 @@ def linear_block(cfg, prm, fst, cnt, W, S, D, u1, u2, fs, indptr, idx, val, y, o
             m = fs[yc] - fs[o2]
             scores[pos] = m
         mistakes[pos] = mistake
-        cnt[MISTAKES] += mistake
+        n_mistakes += mistake
         npairs = 1.0 if o2 < 0 else 2.0
         dn2 = npairs * xn2
 
@@ -226,9 +246,10 @@ def linear_block(cfg, prm, fst, cnt, W, S, D, u1, u2, fs, indptr, idx, val, y, o
                 _full_times_x(S, o2, idx, val, xs, lo, hi, u2)
                 v += _sparse_dot(u2, idx, val, xs, lo, hi)
         elif cov == DIAGONAL:
-            v = _diag_v(D, o1, idx, val, xs, lo, hi)
-            if o2 >= 0:
-                v += _diag_v(D, o2, idx, val, xs, lo, hi)
+            if K == 1:
+                v = vd * xs * xs
+            else:
+                v = _diag_v(D, o1, idx, val, xs, lo, hi) + _diag_v(D, o2, idx, val, xs, lo, hi)
             v *= fst[CSCALE]
         else:
             v = dn2
@@ -238,7 +259,7 @@ def linear_block(cfg, prm, fst, cnt, W, S, D, u1, u2, fs, indptr, idx, val, y, o
             continue
         changed = xn2 > 0.0 and (alpha != 0.0 or gamma != 1.0 or (cov != NO_COV and (beta != 0.0 or kappa != 1.0)))
         if libol or changed:
-            cnt[UPDATES] += 1
+            n_updates += 1
         if not changed:
             continue
 
@@ -250,30 +271,39 @@ def linear_block(cfg, prm, fst, cnt, W, S, D, u1, u2, fs, indptr, idx, val, y, o
             fst[WSCALE] *= gamma
             if abs(fst[WSCALE]) < RESCALE_BELOW:
                 _renormalise(W, fst)
-        if alpha != 0.0:
-            _move_mean(W, fst, o1, g1, alpha, cov, S, D, u1, idx, val, xs, lo, hi)
+        if cov == DIAGONAL:  # mean and covariance of each class in one pass over the non-zeros
+            _diag_step(W, D, fst, o1, g1, alpha, mode, beta, c, idx, val, xs, lo, hi, prm[0])
             if o2 >= 0:
-                _move_mean(W, fst, o2, -1.0, alpha, cov, S, D, u2, idx, val, xs, lo, hi)
-        if rule == ROMMA or rule == ALMA:
-            # ‖w‖², recomputed as LIBOL does (norm(w)): ROMMA's D = ‖x‖²‖w‖² − f² cancels, so a
-            # recurrence's rounding would be amplified. O(d) per update, not per example.
-            fst[N2] = _squared_norm(W) * fst[WSCALE] * fst[WSCALE]
-        if cov != NO_COV:
-            kf = kappa if cov == FULL else 1.0
-            _move_cov(o1, cov, mode, beta, c, kf, S, D, u1, fst, idx, val, xs, lo, hi, prm[0])
-            if o2 >= 0:
-                _move_cov(o2, cov, mode, beta, c, kf, S, D, u2, fst, idx, val, xs, lo, hi, prm[0])
-            if cov == DIAGONAL and kappa != 1.0:
+                _diag_step(W, D, fst, o2, -1.0, alpha, mode, beta, c, idx, val, xs, lo, hi, prm[0])
+            if kappa != 1.0:
                 fst[CSCALE] *= kappa  # κ scales every Σ_jj: lazily, through the covariance scale
-            if cov == FULL and kappa != 1.0:
+            continue
+        if alpha != 0.0:
+            _move_mean(W, fst, o1, g1, alpha, cov, u1, idx, val, xs, lo, hi)
+            if o2 >= 0:
+                _move_mean(W, fst, o2, -1.0, alpha, cov, u2, idx, val, xs, lo, hi)
+        if rule == ROMMA or rule == ALMA:
+            # ‖w‖², recomputed as LIBOL does (norm(w)), O(d) per update: ROMMA's D = ‖x‖²‖w‖² − f²
+            # cancels, so a recurrence or an entry-wise running sum would amplify its rounding (checked
+            # against 60-digit arithmetic on an ill-conditioned stream of tests/test_linear_reference.py).
+            fst[N2] = _squared_norm(W) * fst[WSCALE] * fst[WSCALE]
+        if cov == FULL:
+            _full_cov_step(S[o1], beta, kappa, u1)
+            if o2 >= 0:
+                _full_cov_step(S[o2], beta, kappa, u2)
+            if kappa != 1.0:
                 for o in range(K):  # classes not in the round are scaled too (IELLIP)
                     if o != o1 and o != o2:
                         S[o] *= kappa
+    cnt[SEEN] += n_seen
+    cnt[MISTAKES] += n_mistakes
+    cnt[UPDATES] += n_updates
 
 
 @njit
-def _sop_round(cfg, fst, cnt, W, S, D, u, indptr, idx, val, y, t, lo, hi, pos, scores, mistakes):
+def _sop_round(cfg, W, S, D, u, idx, val, y, t, lo, hi, pos, scores, mistakes):
     """SOP (C5): f = vᵀ(A + xxᵀ)⁻¹x with A⁻¹ kept in S (full) or D (diagonal); W holds v = Σ y x.
+    Returns (mistake, counted as an update).
 
     Full: with u = A⁻¹x and q = xᵀu, f = (v·u)/(1 + q) (Sherman–Morrison). Diagonal: A is kept
     diagonal and f = Σ_j v_j x_j/(A_jj + x_j²). On a mistake v ← v + y x and A ← A + xxᵀ;
@@ -297,15 +327,14 @@ def _sop_round(cfg, fst, cnt, W, S, D, u, indptr, idx, val, y, t, lo, hi, pos, s
     mistake = (1.0 if f >= 0.0 else -1.0) != yt
     scores[pos] = f
     mistakes[pos] = mistake
-    cnt[MISTAKES] += mistake
     if hi == lo or not (mistake or libol):
-        return mistake and libol
+        return mistake, mistake and libol
     zero = True
     for p in range(lo, hi):
         if val[p] != 0.0:
             zero = False
     if zero:
-        return mistake and libol
+        return mistake, mistake and libol
     if mistake:
         for p in range(lo, hi):
             W[idx[p], 0] += yt * val[p]
@@ -322,4 +351,4 @@ def _sop_round(cfg, fst, cnt, W, S, D, u, indptr, idx, val, y, t, lo, hi, pos, s
             j = idx[p]
             x = val[p]
             D[0, j] = D[0, j] / (1.0 + D[0, j] * x * x)
-    return mistake
+    return mistake, mistake
