@@ -171,7 +171,7 @@ def first_order(name, X, y_raw, order, compat="none", C=None, alpha=0.9, C_alma=
                         W = W + D                      # A2 [IMPL-DIFF] LIBOL: w ← w + y x
                     else:
                         W = D / kap                    # A2: w ← y x/‖x‖²
-                elif (name == "agg-romma" and romma_reset_case and compat != "libol" and m >= A):
+                elif name == "agg-romma" and romma_reset_case and m >= A:  # an explicit request wins over compat
                     W = D / kap                        # A3 case 1: only the margin constraint active
                     events["resets"] += 1
                 else:
