@@ -21,6 +21,21 @@ def test_estimator_checks(name):
     assert not failed, failed
 
 
+PRIMAL = [(name, {"kernel": "linear"}) for name in ("perceptron", "pa", "pa1", "pa2", "romma", "agg-romma", "alma")]
+
+
+@pytest.mark.parametrize("name,params", PRIMAL + [("scw1", {"covariance": "diagonal"}),
+                                                  ("nherd", {"covariance": "diagonal", "diagonal": "drop"})],
+                         ids=lambda v: v if isinstance(v, str) else "-".join(map(str, v.values())))
+def test_estimator_checks_linear_forms(name, params):
+    """The primal (multiclass-capable) forms and diagonal covariance pass the same suite."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        results = check_estimator(olkit.make(name, **params), on_fail=None)
+    failed = [(r["check_name"], repr(r["exception"])[:200]) for r in results if r["status"] == "failed"]
+    assert not failed, failed
+
+
 def test_pipeline_clone_and_cross_validation():
     X, y = olkit.load_dataset("german")
     pipe = make_pipeline(StandardScaler(with_mean=False), olkit.make("duol", sigma=4.0))

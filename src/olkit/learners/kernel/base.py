@@ -63,6 +63,12 @@ class KernelLearner(PrimalHooks, OnlineClassifier):
     def _multiclass(self):
         return self._primal()
 
+    _primal_poor_score = False  # True where one pass of the primal form (no bias) fits toy blobs poorly
+
+    @property
+    def _poor_score(self):
+        return self._primal() and self._primal_poor_score
+
     @property
     def _block_size(self):
         return LINEAR_BLOCK_SIZE if self._primal() else None

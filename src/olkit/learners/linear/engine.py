@@ -22,7 +22,7 @@ import math
 import numpy as np
 
 from ..._compile import njit, njit_reassoc
-from .first_order import AUX, CSCALE, EPS, N2, WSCALE, alma_step, pa_step, perceptron_step, romma_step
+from .first_order import CSCALE, EPS, N2, WSCALE, alma_step, pa_step, perceptron_step, romma_step
 from .steps import arow_step, cw_step, cw_var_step, iellip_step, narow_step, nherd_step
 
 RULE_IDS = {"perceptron": 0, "pa": 1, "romma": 2, "alma": 3, "sop": 4, "cw": 5, "cw-var": 6, "iellip": 7,

@@ -15,8 +15,7 @@ from collections import namedtuple
 import numpy as np
 import scipy.sparse as sp
 
-from .engine import (COV, DIAG_MODE, DIAGONAL, FULL, LIBOL, N_CFG, NO_COV, NORMALISE, RULE, RULE_IDS, SOP,
-                     linear_block)
+from .engine import COV, DIAG_MODE, DIAGONAL, FULL, LIBOL, N_CFG, NO_COV, NORMALISE, RULE, RULE_IDS, linear_block
 from .first_order import AUX, CSCALE, WSCALE
 
 FULL_COVARIANCE_LIMIT_BYTES = 4 * 2**30
