@@ -239,15 +239,9 @@ def worker_linear(spec):
     t_start = time.perf_counter()
     import olkit
 
-    out = {"name": spec["name"], "group": spec["group"], "dataset": spec["dataset"],
-           "algorithm": spec["algorithm"], "covariance": spec.get("covariance"), "kind": spec["kind"],
-           "load_average_at_start": list(os.getloadavg()) if hasattr(os, "getloadavg") else None}
-    try:
-        from olkit._compile import _source_hash
+    from run import worker_record
 
-        out["olkit_source_hash"] = _source_hash()
-    except Exception:  # noqa: BLE001 (diagnostic only)
-        pass
+    out = worker_record(spec, ("name", "group", "dataset", "algorithm", "covariance", "kind"))
     t0 = time.perf_counter()
     X, y, y_pm, order = load(spec["dataset"])
     out["load_seconds"] = time.perf_counter() - t0

@@ -105,6 +105,19 @@ def child_env():
     return env
 
 
+def worker_record(spec, keys):
+    """The start of a worker's result: the spec's ``keys``, the load average and olkit's source hash."""
+    out = {key: spec.get(key) for key in keys}
+    out["load_average_at_start"] = list(os.getloadavg()) if hasattr(os, "getloadavg") else None
+    try:
+        from olkit._compile import _source_hash
+
+        out["olkit_source_hash"] = _source_hash()
+    except Exception:  # noqa: BLE001 (diagnostic only)
+        pass
+    return out
+
+
 def peak_rss_mb():
     import resource
 
@@ -263,14 +276,7 @@ def worker_kernel(spec):
     from kernel_bound import kernel_row_lower_bound_detail
 
     t_start = time.perf_counter()
-    out = {"name": spec["name"], "dataset": spec["dataset"], "algorithm": spec["algorithm"],
-           "load_average_at_start": list(os.getloadavg()) if hasattr(os, "getloadavg") else None}
-    try:
-        from olkit._compile import _source_hash
-
-        out["olkit_source_hash"] = _source_hash()
-    except Exception:  # noqa: BLE001 (diagnostic only)
-        pass
+    out = worker_record(spec, ("name", "dataset", "algorithm"))
     t0 = time.perf_counter()
     X, y = olkit.load_dataset(spec["dataset"])
     out["load_seconds"] = time.perf_counter() - t0

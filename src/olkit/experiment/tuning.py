@@ -9,6 +9,10 @@ Grids: C of PA-I, PA-II, NHERD, SCW-I, SCW-II, r of AROW and b of NAROW over 2^-
 SCW-I, SCW-II over 0.55..0.95 (η = 0.5 gives φ = 0, a degenerate rule; LIBOL's grid starts at 0.55 too);
 b of IELLIP over 0.1..0.9. Learners without a tuned parameter (Perceptron, PA, ROMMA, agg-ROMMA, ALMA,
 SOP — LIBOL fixes SOP's a = 1) keep their values.
+
+Settled uncertainty (ALGORITHMS.md E2 [UNCERTAIN]: the paper does not describe its procedure): we follow
+LIBOL's ``CV_algorithm.m``; the validation ordering is the first ordering of the runs (``seed:<seed>``)
+in the runner and the reproduction, or any ordering given to :func:`tune` / ``olkit tune --order``.
 """
 import numpy as np
 

@@ -21,7 +21,8 @@ class SOP(LinearLearner):
         "libol": commit A ← A + x_t x_tᵀ on *every* round, as LIBOL's SOP.m and SOP_c.cpp do (the paper
         adds mistaken instances only; ALGORITHMS.md C5 [IMPL-DIFF]). #updates stay the mistakes.
 
-    ``coef_`` is the current w = A⁻¹v (without the next instance's term).
+    ``coef_`` is the current w = A⁻¹v (without the next instance's term); ``decision_function`` applies
+    SOP's own prediction vᵀ(A + xxᵀ)⁻¹x to each row, so it is not ``X @ coef_.T``.
 
     References
     ----------
