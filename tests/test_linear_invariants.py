@@ -171,3 +171,18 @@ def test_linear_learners_run_sparse_high_dimensional_data_without_densifying():
         res = olkit.evaluate_online(clf, X, y)
         assert np.all(np.isfinite(res.scores))
         assert clf.model_.S.size == 0 and clf.model_.W.shape == (50_000, 1)
+
+
+def test_tuning_in_parallel_processes_equals_sequential():
+    """Candidates run in real joblib worker processes give the same selection as one process."""
+    from olkit.experiment.tuning import tune, validation_order
+
+    X, y = olkit.load_dataset("splice")
+    order = validation_order(X.shape[0], 3)
+    seq = tune("scw2", X, y, order, {"covariance": "diagonal"}, n_jobs=1)
+    par = tune("scw2", X, y, order, {"covariance": "diagonal"}, n_jobs=2)
+    assert seq == par
+    params, trace = seq
+    assert [t["parameter"] for t in trace] == ["C"] * 9 + ["eta"] * 9 and params["covariance"] == "diagonal"
+    best = min(t["mistakes"] for t in trace[9:])
+    assert params["eta"] == max(t["value"] for t in trace[9:] if t["mistakes"] == best)

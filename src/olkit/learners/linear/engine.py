@@ -282,11 +282,15 @@ def linear_block(cfg, prm, fst, cnt, W, S, D, u1, u2, fs, indptr, idx, val, y, o
             _move_mean(W, fst, o1, g1, alpha, cov, u1, idx, val, xs, lo, hi)
             if o2 >= 0:
                 _move_mean(W, fst, o2, -1.0, alpha, cov, u2, idx, val, xs, lo, hi)
-        if rule == ROMMA or rule == ALMA:
+        if rule == ROMMA:
             # ‖w‖², recomputed as LIBOL does (norm(w)), O(d) per update: ROMMA's D = ‖x‖²‖w‖² − f²
             # cancels, so a recurrence or an entry-wise running sum would amplify its rounding (checked
             # against 60-digit arithmetic on an ill-conditioned stream of tests/test_linear_reference.py).
             fst[N2] = _squared_norm(W) * fst[WSCALE] * fst[WSCALE]
+        elif rule == ALMA:
+            # ‖γw + αΔ‖² = γ²‖w‖² + 2γα m + α²‖Δ‖²: ALMA's ‖w‖ ≤ 1 enters only its projection, no
+            # cancellation, so the O(1) recurrence is as accurate as recomputing
+            fst[N2] = gamma * gamma * fst[N2] + 2.0 * gamma * alpha * m + alpha * alpha * dn2
         if cov == FULL:
             _full_cov_step(S[o1], beta, kappa, u1)
             if o2 >= 0:
