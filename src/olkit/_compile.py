@@ -42,6 +42,7 @@ if "NUMBA_CACHE_DIR" not in os.environ:
     os.environ["NUMBA_CACHE_DIR"] = _cache_dir()
 
 import numba  # noqa: E402  (must come after the cache directory is chosen)
+import numba.extending  # noqa: E402
 
 if numba.config.CACHE_DIR != os.environ["NUMBA_CACHE_DIR"]:
     # numba was imported by the user before olkit: point its cache at our directory anyway.
@@ -53,3 +54,14 @@ njit = numba.njit(cache=True, nogil=True)
 njit_reassoc = numba.njit(cache=True, nogil=True, fastmath={"reassoc", "contract"})
 """For reductions (dot products) only: lets LLVM vectorise the sum by reassociating it. Results differ
 from the sequential sum in the last bits only (no assumptions about NaN/inf are made)."""
+
+
+@numba.extending.intrinsic
+def fma(typingctx, a, b, c):
+    """a·b + c with one rounding (LLVM's fma: the CPU instruction, or an exact library call)."""
+    sig = numba.types.float64(numba.types.float64, numba.types.float64, numba.types.float64)
+
+    def codegen(context, builder, signature, args):
+        return builder.fma(*args)
+
+    return sig, codegen

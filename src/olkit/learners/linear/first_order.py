@@ -18,8 +18,8 @@ from ..._compile import njit
 EPS = 1e-12
 
 # fst slots shared by every linear rule (see model.py): weight scale s (w = s·W), ‖w‖², covariance
-# scale, rule-specific scalar (ALMA's k, IELLIP's c_t)
-WSCALE, N2, CSCALE, AUX = 0, 1, 2, 3
+# scale, rule-specific scalar (ALMA's k, IELLIP's c_t), ‖W‖² of the stored weights as a double-double
+WSCALE, N2, CSCALE, AUX, NORM_HI, NORM_LO = 0, 1, 2, 3, 4, 5
 
 NO_STEP = (False, 0.0, 1.0, 0.0, 0.0, 1.0)
 

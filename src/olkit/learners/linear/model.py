@@ -65,7 +65,7 @@ class LinearModel:
         self.cfg[DIAG_MODE] = diag_mode
         self.cfg[LIBOL] = int(bool(libol))
         self.cfg[NORMALISE] = int(bool(normalise))
-        fst = np.zeros(4)
+        fst = np.zeros(6)
         fst[WSCALE] = 1.0
         fst[CSCALE] = 1.0
         fst[AUX] = aux
