@@ -51,7 +51,7 @@ DUOL_A9A_PREFIX = 10000         # prefix measured to project DUOL's time on a9a
 DUOL_A9A_LIMIT = 180.0          # skip when one projected run exceeds this (seconds)
 SINGLE_REPEAT_ABOVE = 60.0      # a projected run longer than this is timed once, not 3 times
 GRAM_LIMIT_GB = 8.0             # skip a run whose projected SV Gram cache exceeds this
-STARTUP_WARM_RUNS = 7
+STARTUP_WARM_RUNS = 15
 
 KOL_REFERENCE = {
     "text": "a compiled C++ toolbox (KOL) runs the kernel Perceptron on a9a (σ = 8, file order, 6,901 SV) "
@@ -411,6 +411,8 @@ def worker_main(kind, spec_json):
     spec = json.loads(spec_json)
     if kind == "kernel":
         result = worker_kernel(spec)
+    elif kind == "machine":
+        result = machine_info()
     elif kind in ("linear", "vw"):
         import linear
 
@@ -859,7 +861,10 @@ def main(argv=None):
         print("warning: OLKIT_DATA is not set and ../shared/data was not found; only bundled datasets load",
               file=sys.stderr)
     LOAD_START = list(os.getloadavg()) if hasattr(os, "getloadavg") else None
-    MACHINE = machine_info()
+    # in a child process: importing numpy here would start OpenBLAS thread pools in this process, which
+    # measurably slowed the start-up benchmark's child processes on a 2-core machine (median 0.83 s vs 0.66 s)
+    MACHINE = run_worker({}, "machine")
+    MACHINE.pop("process_wall_seconds", None)
     t0 = time.perf_counter()
     print(f"olkit benchmarks: {', '.join(selected)}{' (quick)' if args.quick else ''}; "
           f"{MACHINE['cpu_count']} CPUs, load {LOAD_START}", flush=True)

@@ -19,8 +19,6 @@ SOP (C5) predicts with the covariance updated by x_t, so it has its own branch.
 """
 import math
 
-import numpy as np
-
 from ..._compile import fma, njit
 from .first_order import CSCALE, EPS, N2, NORM_HI, NORM_LO, WSCALE, alma_step, pa_step, perceptron_step, romma_step
 from .steps import arow_step, cw_step, cw_var_step, iellip_step, narow_step, nherd_step
