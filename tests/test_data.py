@@ -7,7 +7,6 @@ are skipped without it; everything else runs on the bundled datasets and on smal
 import bz2
 import dataclasses
 import gzip
-import os
 from pathlib import Path
 
 import numpy as np
@@ -25,6 +24,7 @@ from olkit.data import (
     read_libsvm,
 )
 from olkit.data import catalog
+from helpers import require_data_files
 
 SMALL = b"1 1:0.5 3:2\n-1 2:-1.5\n# a comment line\n\n1 1:1 2:1 3:1e-3 # trailing comment\n"
 SMALL_DENSE = [[0.5, 0.0, 2.0], [0.0, -1.5, 0.0], [1.0, 1.0, 1e-3]]
@@ -267,18 +267,8 @@ def test_label_finiteness():
 # --- real benchmark files from OLKIT_DATA -----------------------------------------------------------
 
 
-def _require_data_files(spec_name):
-    """Skip unless OLKIT_DATA holds every file of the catalog dataset ``spec_name``."""
-    data_dir = os.environ.get("OLKIT_DATA")
-    if not data_dir:
-        pytest.skip("OLKIT_DATA is not set")
-    missing = [f for f in CATALOG[spec_name].files if not (Path(data_dir) / f).is_file()]
-    if missing:
-        pytest.skip(f"not in OLKIT_DATA={data_dir}: {', '.join(missing)}")
-
-
 def test_dorothea_is_sparse_and_never_densified(monkeypatch):
-    _require_data_files("dorothea")
+    require_data_files("dorothea")
 
     def refuse(*args, **kwargs):
         raise AssertionError("dorothea was densified")
@@ -294,7 +284,7 @@ def test_dorothea_is_sparse_and_never_densified(monkeypatch):
 
 @pytest.mark.parametrize("name, shape", [("a9a", (48842, 123)), ("ijcnn1", (141691, 22))])
 def test_train_plus_test_datasets_match_paper_shape(name, shape):
-    _require_data_files(name)
+    require_data_files(name)
     X, y = load_dataset(name)
     assert sp.isspmatrix_csr(X) and X.shape == shape and y.shape == (shape[0],)
     assert set(np.unique(y)) == {-1.0, 1.0}

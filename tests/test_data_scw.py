@@ -6,8 +6,6 @@ skipped without it; everything else runs on generated data and on small files wr
 """
 
 import math
-import os
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -15,6 +13,7 @@ import scipy.sparse as sp
 
 from olkit.data import CATALOG, DatasetSpec, dataset_info, list_datasets, load_dataset, make_scw_synthetic
 from olkit.data import catalog, libsvm
+from helpers import require_data_files
 
 S45 = math.sqrt(0.5)
 NEW_NAMES = ("synthetic", "synthetic-noise", "usps-1vsall", "mnist-1vs2")
@@ -300,18 +299,8 @@ def test_cli_datasets_shows_the_new_entries(capsys, no_data_dir):
 # --- real benchmark files from OLKIT_DATA -----------------------------------------------------------
 
 
-def _require_data_files(spec_name):
-    """Skip unless OLKIT_DATA holds every file of the catalog dataset ``spec_name``."""
-    data_dir = os.environ.get("OLKIT_DATA")
-    if not data_dir:
-        pytest.skip("OLKIT_DATA is not set")
-    missing = [f for f in CATALOG[spec_name].files if not (Path(data_dir) / f).is_file()]
-    if missing:
-        pytest.skip(f"not in OLKIT_DATA={data_dir}: {', '.join(missing)}")
-
-
 def test_usps_1vsall_is_digit_one_against_the_rest():
-    _require_data_files("usps-1vsall")
+    require_data_files("usps-1vsall")
     X, y = load_dataset("usps-1vsall")
     assert sp.isspmatrix_csr(X) and X.shape == (7291, 256)
     assert dict(zip(*np.unique(y, return_counts=True))) == {-1.0: 6286, 1.0: 1005}
@@ -322,7 +311,7 @@ def test_usps_1vsall_is_digit_one_against_the_rest():
 
 
 def test_mnist_1vs2_keeps_only_digits_one_and_two():
-    _require_data_files("mnist-1vs2")
+    require_data_files("mnist-1vs2")
     X, y = load_dataset("mnist-1vs2")
     assert sp.isspmatrix_csr(X) and X.shape == (2167, 784)
     assert dict(zip(*np.unique(y, return_counts=True))) == {-1.0: 1135, 1.0: 1032}

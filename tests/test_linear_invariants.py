@@ -116,7 +116,7 @@ def test_covariance_stays_positive_definite(name):
 
 
 def test_multiclass_predicts_labels_and_linear_learners_are_multiclass():
-    X, y = olkit.load_dataset("vehicle") if False else stream(5, n=400, d=6, k=4)
+    X, y = stream(5, n=400, d=6, k=4)
     labels = np.array(["a", "b", "c", "d"])[y]
     for name, params in (("scw1", {}), ("pa1", {"kernel": "linear"}), ("arow", {"covariance": "diagonal"})):
         clf = olkit.make(name, **params).fit(X, labels)

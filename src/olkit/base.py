@@ -20,6 +20,9 @@ import scipy.sparse as sp
 
 COMPAT_CHOICES = ("none",)
 
+EPS = 1e-12
+"""Library-wide guard: a denominator ≤ EPS (relative to its scale) counts as zero (ALGORITHMS.md §0.7)."""
+
 
 class OnlineClassifier:
     """Base class: parameters, labels, input validation and the scikit-learn API.
@@ -250,6 +253,13 @@ class OnlineClassifier:
     @property
     def n_updates_(self):
         return int(self.state_.cnt[2])
+
+    def _counts(self):
+        return self.state_.cnt.copy()
+
+    def resolved_params(self):
+        """Parameters as used (defaults that depend on other parameters filled in)."""
+        return self.get_params()
 
     def diagnostics(self):
         """Algorithm-specific running counts (e.g. DUOL's strong/weak double updates)."""

@@ -49,6 +49,14 @@ def parse_settings(items):
     return settings
 
 
+def command_settings(args):
+    """--set values, plus --kernel (the kernel of every kernel learner)."""
+    settings = parse_settings(args.set)
+    if args.kernel:
+        settings["kernel"] = args.kernel
+    return settings
+
+
 def build_parser():
     parser = argparse.ArgumentParser(prog="olkit", description="Online classification: kernel, second-order "
                                      "linear and budgeted learners, and the papers' experiments.")
@@ -89,9 +97,7 @@ def cmd_run(args):
 
     if args.repeats < 1:
         raise UsageError(f"--repeats must be >= 1, got {args.repeats}")
-    settings = parse_settings(args.set)
-    if args.kernel:
-        settings["kernel"] = args.kernel
+    settings = command_settings(args)
     X, y = load_dataset(args.data)
     order = (args.order, read_order_file(args.order)) if args.order else None
     name = os.path.basename(args.data) if os.path.sep in args.data else args.data
@@ -108,10 +114,7 @@ def cmd_tune(args):
     from .experiment.tuning import tune, validation_order
     from .report.tables import text_table
 
-    settings = parse_settings(args.set)
-    if args.kernel:
-        settings["kernel"] = args.kernel
-    specs = split_params(args.algorithms, settings)
+    specs = split_params(args.algorithms, command_settings(args))
     X, y = load_dataset(args.data)
     order = read_order_file(args.order) if args.order else validation_order(X.shape[0], args.seed)
     out = []

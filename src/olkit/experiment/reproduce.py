@@ -50,19 +50,8 @@ def run_dataset(config, dataset, repeats, n_jobs=None):
     orders = make_orders(X.shape[0], repeats, config.get("seed", 0))
     specs = [(name, algorithm_settings(config, name)) for name in config["algorithms"]]
     split_params([s[0] for s in specs], {})  # validates the names
-    traces = {}
-    if config.get("tune"):  # parameter selection on the first ordering (ALGORITHMS.md E2)
-        from .tuning import tune
-
-        tuned = []
-        for name, params in specs:
-            params, traces[name] = tune(name, X, y, orders[0][1], params, n_jobs=n_jobs)
-            tuned.append((name, params))
-        specs = tuned
-    results = run_algorithms(specs, X, y, orders, n_jobs=n_jobs)
-    for result in results:
-        if traces.get(result["algorithm"]):
-            result["tuning"] = traces[result["algorithm"]]
+    # tune = true: parameter selection on the first ordering (ALGORITHMS.md E2)
+    results = run_algorithms(specs, X, y, orders, n_jobs=n_jobs, tune=config.get("tune", False))
     return {"dataset": dataset, "n_examples": int(X.shape[0]), "n_features": int(X.shape[1]),
             "n_classes": int(np.unique(y).size), "results": results}
 
@@ -95,16 +84,11 @@ def best_by_ttest(results, alpha=0.05):
 
     rates = {r["algorithm"]: np.array([run["mistake_rate"] for run in r["runs"]]) for r in results}
     best = min(rates, key=lambda name: rates[name].mean())
-    bold = {best}
+    bold = set()
     for name, values in rates.items():
-        if name == best:
-            continue
-        diff = values - rates[best]
-        if len(values) < 2 or not np.any(diff):
-            if not np.any(diff):
-                bold.add(name)
-            continue
-        if ttest_rel(values, rates[best]).pvalue >= alpha:
+        if not np.any(values - rates[best]):  # identical runs (includes the best itself)
+            bold.add(name)
+        elif len(values) > 1 and ttest_rel(values, rates[best]).pvalue >= alpha:
             bold.add(name)
     return bold
 

@@ -67,8 +67,22 @@ def _jobs(n_jobs, work):
     return 1 if work < 400_000 else -1  # process start-up costs more than small runs
 
 
-def run_algorithms(specs, X, y, orders, n_jobs=None, n_checkpoints=20):
-    """Run every (algorithm, params) of ``specs`` on every ordering; one result entry per algorithm."""
+def run_algorithms(specs, X, y, orders, n_jobs=None, n_checkpoints=20, tune=False):
+    """Run every (algorithm, params) of ``specs`` on every ordering; one result entry per algorithm.
+
+    With ``tune=True`` each algorithm's parameters are first selected as in the SCW experiments
+    (:mod:`olkit.experiment.tuning`) on the first ordering, and each result carries a ``"tuning"`` list
+    (parameter, value, mistakes per candidate; empty when the algorithm has nothing to tune).
+    """
+    traces = {}
+    if tune:
+        from .tuning import tune as select
+
+        tuned = []
+        for name, params in specs:
+            params, traces[name] = select(name, X, y, orders[0][1], params, n_jobs=n_jobs)
+            tuned.append((name, params))
+        specs = tuned
     tasks = [(name, params, label, order) for name, params in specs for label, order in orders]
     n_jobs = _jobs(n_jobs, X.shape[0] * len(tasks))
     if n_jobs == 1:
@@ -88,35 +102,20 @@ def run_algorithms(specs, X, y, orders, n_jobs=None, n_checkpoints=20):
         curve_mean = np.mean([r["curve"]["mistake_rate"] for r in runs], axis=0).tolist()
         results.append({"algorithm": name, "params": chunk[0][1], "runs": runs, "mean": mean, "std": std,
                         "curve": {"x": curve_x, "mistake_rate": curve_mean}})
+        if name in traces:
+            results[-1]["tuning"] = traces[name]
     return results
 
 
 def run_experiment(dataset, algorithms, X, y, settings=None, repeats=20, seed=0, order=None,
                    n_jobs=None, n_checkpoints=20, tune=False):
-    """The full ``olkit run`` document for ``algorithms`` on (X, y).
-
-    With ``tune=True`` each algorithm's parameters are first selected as in the SCW experiments
-    (:mod:`olkit.experiment.tuning`) on the first ordering, then every ordering runs with the chosen
-    values; each result then carries a ``"tuning"`` list (parameter, value, mistakes per candidate).
-    """
+    """The full ``olkit run`` document for ``algorithms`` on (X, y); ``tune`` as :func:`run_algorithms`."""
     specs = split_params(algorithms, settings or {})
     if order is not None:
         orders = [(f"file:{order[0]}", order[1])]
     else:
         orders = make_orders(X.shape[0], repeats, seed)
-    traces = {}
-    if tune:
-        from .tuning import tune as select
-
-        tuned = []
-        for name, params in specs:
-            params, traces[name] = select(name, X, y, orders[0][1], params, n_jobs=n_jobs)
-            tuned.append((name, params))
-        specs = tuned
-    results = run_algorithms(specs, X, y, orders, n_jobs=n_jobs, n_checkpoints=n_checkpoints)
-    for result in results:
-        if result["algorithm"] in traces:
-            result["tuning"] = traces[result["algorithm"]]
+    results = run_algorithms(specs, X, y, orders, n_jobs=n_jobs, n_checkpoints=n_checkpoints, tune=tune)
     classes = np.unique(y)
     return {"dataset": dataset, "n_examples": int(X.shape[0]), "n_features": int(X.shape[1]),
             "n_classes": int(classes.size), "results": results}

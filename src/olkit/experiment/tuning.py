@@ -14,10 +14,9 @@ Settled uncertainty (ALGORITHMS.md E2 [UNCERTAIN]: the paper does not describe i
 LIBOL's ``CV_algorithm.m``; the validation ordering is the first ordering of the runs (``seed:<seed>``)
 in the runner and the reproduction, or any ordering given to :func:`tune` / ``olkit tune --order``.
 """
-import numpy as np
-
 from ..protocol import evaluate_online
 from ..registry import get, make
+from .runner import make_orders
 
 POWERS_OF_TWO = tuple(2.0 ** k for k in range(-4, 5))
 ETAS = tuple(round(0.55 + 0.05 * k, 2) for k in range(9))
@@ -83,4 +82,4 @@ def tune(name, X, y, order, params=None, grids=None, n_jobs=None):
 
 def validation_order(n, seed):
     """The validation ordering of :func:`tune` in the runner: the first run ordering ("seed:<seed>")."""
-    return np.random.default_rng(seed).permutation(n)
+    return make_orders(n, 1, seed)[0][1]

@@ -4,7 +4,7 @@ from collections import namedtuple
 import numpy as np
 import scipy.sparse as sp
 
-from ...base import OnlineClassifier, check_number
+from ...base import EPS, OnlineClassifier, check_number  # noqa: F401  (EPS: re-exported for the rules)
 from ...kernels import KernelSpec, row_norms2
 from ..linear.base import LINEAR_BLOCK_SIZE, PrimalHooks
 from ..linear.model import LinearModel
@@ -34,8 +34,6 @@ def dense_is_cheap(X):
     return d <= DENSE_MAX_FEATURES and density >= DENSE_MIN_DENSITY and n * d * 8 <= DENSE_MAX_BYTES
 
 
-EPS = 1e-12
-"""Library-wide guard: a denominator ≤ EPS (relative to its scale) counts as zero (ALGORITHMS.md §0.7)."""
 
 
 class KernelLearner(PrimalHooks, OnlineClassifier):
@@ -104,10 +102,6 @@ class KernelLearner(PrimalHooks, OnlineClassifier):
     def _seed(self):
         return 0
 
-    def resolved_params(self):
-        """Parameters as used (defaults that depend on other parameters filled in)."""
-        return self.get_params()
-
     # ---- state -----------------------------------------------------------------------------------
     def _new_state(self, X):
         self.model_ = None
@@ -124,9 +118,6 @@ class KernelLearner(PrimalHooks, OnlineClassifier):
         self.state_ = RuleState(np.array(self._rule_params() + [0.0], dtype=np.float64),
                                 np.array(self._initial_fst(), dtype=np.float64),
                                 np.zeros(N_COUNTERS, np.int64), np.array([seed], dtype=np.uint64))
-
-    def _counts(self):
-        return self.state_.cnt.copy()
 
     @property
     def n_support_(self):

@@ -119,7 +119,7 @@ class PA(_PABase):
     def _rule_params(self):
         return [float(PA_PLAIN), 0.0]
 
-    def resolved_params(self):
+    def resolved_params(self):  # plain PA has no C to resolve
         return self.get_params()
 
 

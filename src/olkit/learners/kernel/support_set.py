@@ -414,20 +414,21 @@ def sv_remove(sv, r):
         sv.added[j - 1] = sv.added[j]
         sv.krow[j - 1] = sv.krow[j]
     if sv.meta[HAS_GRAM]:
-        for i in range(n):
-            for j in range(r + 1, n):
-                sv.gram[i, j - 1] = sv.gram[i, j]
-        for i in range(r + 1, n):
-            for j in range(n - 1):
-                sv.gram[i - 1, j] = sv.gram[i, j]
+        _remove_row_and_column(sv.gram, r, n)
     if sv.pair.shape[0] > 0:
-        for i in range(n):
-            for j in range(r + 1, n):
-                sv.pair[i, j - 1] = sv.pair[i, j]
-        for i in range(r + 1, n):
-            for j in range(n - 1):
-                sv.pair[i - 1, j] = sv.pair[i, j]
+        _remove_row_and_column(sv.pair, r, n)
     sv.meta[N] = n - 1
     sv.meta[GSYNC] = n - 1
     if sv.meta[NPRE] > r:
         sv.meta[NPRE] = r
+
+
+@njit
+def _remove_row_and_column(M, r, n):
+    """Delete row and column r of the leading n × n block of an SV×SV matrix, keeping the order."""
+    for i in range(n):
+        for j in range(r + 1, n):
+            M[i, j - 1] = M[i, j]
+    for i in range(r + 1, n):
+        for j in range(n - 1):
+            M[i - 1, j] = M[i, j]

@@ -2,13 +2,9 @@
 ALGORITHMS.md C9–C11."""
 from ...base import check_number
 from ...registry import register
-from .base import LinearLearner
+from .base import COVARIANCE_DOC, LinearLearner
 
-_COMMON = """    a : float, default 1
-        Σ₁ = aI.
-    covariance : {{"full", "diagonal"}}, default "full"
-        "full" as in the SCW experiments (LIBOL); "diagonal" applies the inverse-form update to the
-        diagonal only (Σ_jj ← Σ_jj/(1 + c Σ_jj x_j²), c = {c}): O(nnz) per update.
+_COMMON = COVARIANCE_DOC + """
     compat : {{"none", "libol"}}, default "none"
         "libol" counts as updates all rounds with positive loss, as LIBOL does ({libol})."""
 

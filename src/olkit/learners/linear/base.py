@@ -5,6 +5,14 @@ import numpy as np
 from ...base import OnlineClassifier, check_number
 from .model import COVARIANCES, LinearModel
 
+COVARIANCE_DOC = """    a : float, default 1
+        Σ₁ = aI (LIBOL default).
+    covariance : {{"full", "diagonal"}}, default "full"
+        "full" as in the SCW experiments (LIBOL); "diagonal" applies the inverse-form update to the
+        diagonal only, Σ_jj ← Σ_jj/(1 + c Σ_jj x_j²) with c = {c}: O(nnz) per update, for
+        high-dimensional sparse data."""
+"""The parameter docs every second-order learner shares (``c`` is the learner's inverse-form constant)."""
+
 LINEAR_BLOCK_SIZE = 1 << 16
 """Examples per call of the compiled loop: a linear step costs ~0.1 µs, so the per-call Python overhead
 (~20 µs) must be spread over many examples."""
@@ -89,15 +97,9 @@ class LinearLearner(PrimalHooks, OnlineClassifier):
         return dict(rule=self._rule, prm=self._rule_params(), covariance=self.covariance, a=float(self.a),
                     aux=self._aux(), diag_mode=self._diag_mode(), libol=self.compat == "libol")
 
-    def resolved_params(self):
-        return self.get_params()
-
     # ---- the protocol's hooks ------------------------------------------------------------------------
     def _new_state(self, X):
         self._new_primal_state(X)
-
-    def _counts(self):
-        return self.state_.cnt.copy()
 
     def _engine_input(self, X):
         return LinearModel.engine_input(X)

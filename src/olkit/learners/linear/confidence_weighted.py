@@ -3,15 +3,10 @@ ALGORITHMS.md C6, C7, C12, C13. The weights are a Gaussian N(μ, Σ); φ = Φ⁻
 from ...base import check_number
 from ...registry import register
 from ..kernel.base import KernelLearner
-from .base import LinearLearner, check_eta, phi_of
+from .base import COVARIANCE_DOC, LinearLearner, check_eta, phi_of
 from .steps import CW_EXACT, SCW_I, SCW_II
 
-_COMMON = """    a : float, default 1
-        Σ₁ = aI (LIBOL default).
-    covariance : {"full", "diagonal"}, default "full"
-        "full" as in the SCW experiments (LIBOL); "diagonal" applies the inverse-form update
-        Σ_jj ← Σ_jj/(1 + c Σ_jj x_j²) to the diagonal only: O(nnz) per update, for
-        high-dimensional sparse data."""
+_COMMON = COVARIANCE_DOC.format(c="β/(1 − βv)")
 
 
 class _CWBase(LinearLearner):

@@ -24,6 +24,9 @@ class IELLIP(LinearLearner):
     compat : {"none", "libol"} — no difference: c decays every round in both (LIBOL's behaviour,
         ALGORITHMS.md C8 [UNCERTAIN]: the original paper's schedule was not re-verified).
 
+    Round t uses c·b^(t−1): c_1 = c, as LIBOL's IELLIP.m (ALGORITHMS.md C8 writes c_t = c·b^t counting
+    rounds from 0).
+
     Settled uncertainty (multiclass, ALGORITHMS.md C16): the covariance is the joint block-diagonal Σ, so
     the division by (1 − c_t) scales every class's block, not only the two classes of the round.
 

@@ -20,7 +20,8 @@ SOP (C5) predicts with the covariance updated by x_t, so it has its own branch.
 import math
 
 from ..._compile import fma, njit
-from .first_order import CSCALE, EPS, N2, NORM_HI, NORM_LO, WSCALE, alma_step, pa_step, perceptron_step, romma_step
+from ...base import EPS
+from .first_order import CSCALE, N2, NORM_HI, NORM_LO, WSCALE, alma_step, pa_step, perceptron_step, romma_step
 from .steps import arow_step, cw_step, cw_var_step, iellip_step, narow_step, nherd_step
 
 RULE_IDS = {"perceptron": 0, "pa": 1, "romma": 2, "alma": 3, "sop": 4, "cw": 5, "cw-var": 6, "iellip": 7,

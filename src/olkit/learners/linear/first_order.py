@@ -14,14 +14,15 @@ returns ``(triggered, alpha, gamma, beta, c, kappa)``: the model becomes w ← �
 import math
 
 from ..._compile import njit
+from ...base import EPS
 
-EPS = 1e-12
 
 # fst slots shared by every linear rule (see model.py): weight scale s (w = s·W), ‖w‖², covariance
 # scale, rule-specific scalar (ALMA's k, IELLIP's c_t), ‖W‖² of the stored weights as a double-double
 WSCALE, N2, CSCALE, AUX, NORM_HI, NORM_LO = 0, 1, 2, 3, 4, 5
 
 NO_STEP = (False, 0.0, 1.0, 0.0, 0.0, 1.0)
+TRIGGERED_NO_STEP = (True, 0.0, 1.0, 0.0, 0.0, 1.0)  # LIBOL's loss is positive, but the model cannot change
 
 
 @njit
@@ -40,7 +41,7 @@ def pa_step(prm, fst, m, v, dn2, mistake):
     if loss <= 0.0:
         return NO_STEP
     if dn2 <= EPS:
-        return (True, 0.0, 1.0, 0.0, 0.0, 1.0)
+        return TRIGGERED_NO_STEP
     if variant == 0:
         tau = loss / dn2
     elif variant == 1:
@@ -62,7 +63,7 @@ def romma_step(prm, fst, m, v, dn2, mistake):
     if not triggered:
         return NO_STEP
     if dn2 <= EPS:
-        return (True, 0.0, 1.0, 0.0, 0.0, 1.0)
+        return TRIGGERED_NO_STEP
     norm2 = fst[N2]
     if norm2 <= 0.0:
         return (True, 1.0 if libol_first else 1.0 / dn2, 1.0, 0.0, 0.0, 1.0)
@@ -71,7 +72,7 @@ def romma_step(prm, fst, m, v, dn2, mistake):
         return (True, 1.0 / dn2, 0.0, 0.0, 0.0, 1.0)
     D = A - m * m
     if D <= EPS * A:
-        return (True, 0.0, 1.0, 0.0, 0.0, 1.0)
+        return TRIGGERED_NO_STEP
     return (True, norm2 * (1.0 - m) / D, (A - m) / D, 0.0, 0.0, 1.0)
 
 
@@ -91,7 +92,7 @@ def alma_step(prm, fst, m, v, dn2, mistake):
     if strict:
         fst[AUX] = k + 1.0  # LIBOL counts every triggered round, even a zero row
     if dn2 <= EPS:
-        return (True, 0.0, 1.0, 0.0, 0.0, 1.0)
+        return TRIGGERED_NO_STEP
     if not strict:
         fst[AUX] = k + 1.0
     eta = C / math.sqrt(k)

@@ -14,7 +14,8 @@ class SOP(LinearLearner):
     Parameters
     ----------
     a : float, default 1
-        Regulariser, A = aI initially (LIBOL default 1).
+        Regulariser, A = aI initially (C5). LIBOL initialises its SOP matrix, which holds A⁻¹, to aI
+        instead; the two agree for LIBOL's default a = 1, the only value its experiments use.
     covariance : {"full", "diagonal"}, default "full"
         "diagonal" keeps A diagonal (A_jj += x_j²) and predicts with diag(A + x∘x)⁻¹: O(nnz) per round.
     compat : {"none", "libol"}, default "none"

@@ -15,9 +15,8 @@ v ≤ 1e-12 (a zero row, or a covariance collapsed along x) skips the step (ALGO
 import math
 
 from ..._compile import njit
-from .first_order import AUX, EPS, NO_STEP
-
-TRIGGERED_NO_STEP = (True, 0.0, 1.0, 0.0, 0.0, 1.0)
+from ...base import EPS
+from .first_order import AUX, NO_STEP, TRIGGERED_NO_STEP
 
 CW_EXACT, SCW_I, SCW_II = 0, 1, 2
 
@@ -86,12 +85,17 @@ def cw_var_step(prm, fst, m, v, dn2, mistake):
 @njit
 def arow_step(prm, fst, m, v, dn2, mistake):
     """AROW (C9; SCW §2.4); prm = [r]. Update iff ℓ = 1 − m > 0: β = 1/(v + r), α = ℓβ, c = 1/r."""
-    r = prm[0]
     loss = 1.0 - m
     if loss <= 0.0:
         return NO_STEP
     if v <= EPS:
         return TRIGGERED_NO_STEP
+    return _arow_with(prm[0], loss, v)
+
+
+@njit
+def _arow_with(r, loss, v):
+    """The AROW step with regulariser r: β = 1/(v + r), α = ℓβ, c = 1/r."""
     beta = 1.0 / (v + r)
     return (True, loss * beta, 1.0, beta, 1.0 / r, 1.0)
 
@@ -109,9 +113,7 @@ def narow_step(prm, fst, m, v, dn2, mistake):
         return NO_STEP
     if v <= EPS or v <= 1.0 / b:
         return TRIGGERED_NO_STEP
-    r = v / (b * v - 1.0)
-    beta = 1.0 / (v + r)
-    return (True, loss * beta, 1.0, beta, 1.0 / r, 1.0)
+    return _arow_with(v / (b * v - 1.0), loss, v)
 
 
 @njit
