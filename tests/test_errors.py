@@ -49,7 +49,7 @@ def test_label_problems():
     ("perceptron", {"kernel": "rbf"}, "valid kernels"),
     ("perceptron", {"kernel": "poly", "degree": 0}, "degree must be a positive integer"),
     ("online-svm", {"working_set": "some"}, "valid choices: margin, all"),
-    ("romma", {"compat": "matlab"}, "valid choices: 'none', 'libol'"),
+    ("romma", {"compat": "matlab"}, "compat='matlab' is not valid; compat must be one of 'none', 'libol'"),
 ])
 def test_bad_parameters(name, params, needle):
     with pytest.raises(ValueError, match=needle):
@@ -62,7 +62,7 @@ def test_bad_parameters(name, params, needle):
 def test_unknown_algorithm_and_parameter():
     with pytest.raises(ValueError, match="unknown algorithm 'svm'; valid algorithms: perceptron"):
         olkit.make("svm")
-    with pytest.raises(ValueError, match=r"unknown parameter\(s\) gamma for algorithm 'duol'; valid parameters: C"):
+    with pytest.raises(ValueError, match=r"duol: unknown parameter\(s\) gamma; valid parameters: C"):
         olkit.make("duol", gamma=1)
 
 

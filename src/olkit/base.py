@@ -18,6 +18,8 @@ import warnings
 import numpy as np
 import scipy.sparse as sp
 
+from .params import Options, validate_params
+
 COMPAT_CHOICES = ("none",)
 
 EPS = 1e-12
@@ -47,11 +49,14 @@ class OnlineClassifier:
         return {name: getattr(self, name) for name in self._get_param_names()}
 
     def set_params(self, **params):
+        """Set parameters. Unknown names raise ValueError here; values are checked by the one validation
+        path (:func:`olkit.params.validate_params`) when the learner is used, as scikit-learn requires."""
         valid = self._get_param_names()
-        for key, value in params.items():
+        for key in params:
             if key not in valid:
-                raise ValueError(f"unknown parameter {key!r} for {type(self).__name__}; "
+                raise ValueError(f"{self.algorithm_name or type(self).__name__}: unknown parameter {key!r}; "
                                  f"valid parameters: {', '.join(valid)}")
+        for key, value in params.items():
             setattr(self, key, value)
         return self
 
@@ -80,16 +85,24 @@ class OnlineClassifier:
     def __sklearn_is_fitted__(self):
         return hasattr(self, "classes_")
 
-    # ---- parameter checks -------------------------------------------------------------------------
+    # ---- parameter checks (the one validation path, see olkit.params) ------------------------------
+    _parameter_constraints = {"compat": [lambda self: Options(tuple(self.compat_choices))]}
+    """{parameter: [constraint, ...]}; subclasses add theirs (merged along the class hierarchy)."""
+
+    @classmethod
+    def _all_constraints(cls):
+        merged = {}
+        for klass in reversed(cls.__mro__):
+            merged.update(vars(klass).get("_parameter_constraints", {}))
+        return merged
+
     def _validate_params(self):
-        """Raise ValueError naming the bad parameter and its valid range."""
-        if self.compat not in self.compat_choices:
-            raise ValueError(f"compat={self.compat!r} is not valid for {self.algorithm_name}; "
-                             f"valid choices: {', '.join(map(repr, self.compat_choices))}")
+        """Raise one ValueError naming the algorithm, the bad parameter, its value and what is valid."""
+        validate_params(self)
         self._check_params()
 
     def _check_params(self):
-        pass
+        """Checks that involve several parameters (after each one passed its constraints)."""
 
     # ---- labels ------------------------------------------------------------------------------------
     def _set_classes(self, y, classes=None):

@@ -1,22 +1,59 @@
-"""Algorithm registry: every learner registers itself by name with a one-line description.
+"""Algorithm registry: the registry entry is the algorithm's spec (DESIGN.md §1, as in SOL's registry).
 
-The command line (``olkit list``), the runner and the docs list algorithms from here, so there is no
-second list to keep in sync (as in SOL's registry).
+Every learner registers itself by name with :func:`register`, giving a one-line description, the kinds of
+data it learns from, its tuning grid and the paper source of its defaults. Its parameters, their
+defaults and their constraints are read from the class (``__init__`` and ``_parameter_constraints``), so
+the entry and the code cannot disagree. ``olkit list``, the CLI, validation, tuning, the reproduction
+runner, the tests and the benchmarks read the registry: there is no second list to keep in sync.
+
+Importing this module imports no learner; :func:`names` / :func:`get` load them on first use.
 """
 import inspect
+from dataclasses import dataclass, field
 
 _REGISTRY = {}
 
+DATA_KINDS = ("binary", "multiclass", "multilabel")
 
-def register(name, description):
+
+@dataclass(frozen=True)
+class Spec:
+    """What the registry knows of an algorithm."""
+
+    name: str
+    description: str
+    cls: type
+    data: tuple = ("binary",)
+    """Kinds of data it learns from: "binary", "multiclass", "multilabel"."""
+    tuning: tuple = ()
+    """((parameter, candidates), ...) in tuning order (ALGORITHMS.md E2); empty: nothing is tuned."""
+    sources: dict = field(default_factory=dict)
+    """{parameter: the paper and table its default comes from}."""
+
+    @property
+    def defaults(self):
+        sig = inspect.signature(self.cls.__init__)
+        return {p: sig.parameters[p].default for p in self.cls._get_param_names()}
+
+    @property
+    def constraints(self):
+        return self.cls._all_constraints()
+
+
+def register(name, description, *, data=("binary",), tuning=(), sources=None):
     """Class decorator: register a learner class under ``name`` (⚑ DESIGN.md §2.2 names)."""
+    unknown = set(data) - set(DATA_KINDS)
+    if unknown:
+        raise RuntimeError(f"{name}: unknown data kinds {sorted(unknown)}")
 
     def decorate(cls):
         if name in _REGISTRY:
             raise RuntimeError(f"algorithm name {name!r} registered twice")
+        spec = Spec(name, description, cls, tuple(data), tuple(tuning), dict(sources or {}))
         cls.algorithm_name = name
         cls.description = description
-        _REGISTRY[name] = cls
+        cls.spec = spec
+        _REGISTRY[name] = spec
         return cls
 
     return decorate
@@ -32,13 +69,18 @@ def names():
     return list(_REGISTRY)
 
 
-def get(name):
-    """The learner class registered under ``name``; ValueError listing the valid names otherwise."""
+def spec(name):
+    """The :class:`Spec` of ``name``; ValueError listing the valid names otherwise."""
     _load_learners()
     try:
         return _REGISTRY[name]
     except KeyError:
         raise ValueError(f"unknown algorithm {name!r}; valid algorithms: {', '.join(_REGISTRY)}") from None
+
+
+def get(name):
+    """The learner class registered under ``name``."""
+    return spec(name).cls
 
 
 def make(name, **params):
@@ -47,7 +89,7 @@ def make(name, **params):
     valid = cls._get_param_names()
     unknown = sorted(set(params) - set(valid))
     if unknown:
-        raise ValueError(f"unknown parameter(s) {', '.join(unknown)} for algorithm {name!r}; "
+        raise ValueError(f"{name}: unknown parameter(s) {', '.join(unknown)}; "
                          f"valid parameters: {', '.join(valid)}")
     learner = cls(**params)
     learner._validate_params()
@@ -56,6 +98,4 @@ def make(name, **params):
 
 def defaults(name):
     """{parameter: default value} of a registered algorithm."""
-    cls = get(name)
-    sig = inspect.signature(cls.__init__)
-    return {p: sig.parameters[p].default for p in cls._get_param_names()}
+    return spec(name).defaults

@@ -1,0 +1,128 @@
+"""Declarative parameter constraints: the one validation path of every learner.
+
+Each learner class declares ``_parameter_constraints``, a dict {parameter: [constraint, ...]} in the style
+of scikit-learn's ``_parameter_constraints``: a value is valid when it satisfies *one* of the listed
+constraints. :func:`validate_params` checks every parameter of a learner and raises one ``ValueError``
+naming the algorithm, the parameter, the value and what would be valid. ``make``, ``set_params``, ``fit``,
+``partial_fit``, the CLI (``--set``), tuning and experiment configs all end here.
+
+Constraints:
+
+* :class:`Interval` — a finite real (or integer) number in a range; rejects bool, NaN and inf.
+* :class:`Options` — one of a fixed set of values (strings, booleans).
+* ``None`` — the value None (a default resolved from other parameters, e.g. DUOL's C).
+* a callable ``learner -> Options`` — choices that depend on the other parameters (``compat``).
+"""
+import numbers
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A finite number in [low, high]; ``closed`` says which ends belong: "both", "left", "right", "neither"."""
+
+    low: float = None
+    high: float = None
+    closed: str = "both"
+    integer: bool = False
+
+    def accepts(self, value):
+        if not isinstance(value, numbers.Real) or isinstance(value, (bool, np.bool_)):
+            return False
+        if not np.isfinite(value):
+            return False
+        if self.integer and not float(value).is_integer():
+            return False
+        if self.low is not None:
+            if value < self.low or (value == self.low and self.closed in ("right", "neither")):
+                return False
+        if self.high is not None:
+            if value > self.high or (value == self.high and self.closed in ("left", "neither")):
+                return False
+        return True
+
+    def __str__(self):
+        kind = "an integer" if self.integer else "a number"
+        parts = []
+        if self.low is not None:
+            parts.append(f"{'>=' if self.closed in ('both', 'left') else '>'} {self.low:g}")
+        if self.high is not None:
+            parts.append(f"{'<=' if self.closed in ('both', 'right') else '<'} {self.high:g}")
+        return f"{kind} {' and '.join(parts)}" if parts else f"a finite {kind[2:] if kind.startswith('a ') else kind}"
+
+
+@dataclass(frozen=True)
+class Options:
+    """One of ``values`` (compared with ==, and by type for booleans)."""
+
+    values: tuple
+
+    def accepts(self, value):
+        for v in self.values:
+            if isinstance(v, bool) or isinstance(value, (bool, np.bool_)):
+                if isinstance(v, bool) and isinstance(value, (bool, np.bool_)) and bool(value) == v:
+                    return True
+            elif isinstance(value, str) == isinstance(v, str) and value == v:
+                return True
+        return False
+
+    def __str__(self):
+        return "one of " + ", ".join(repr(v) for v in self.values)
+
+
+POSITIVE = Interval(0, None, closed="neither")
+NON_NEGATIVE = Interval(0, None, closed="left")
+PROBABILITY_OPEN = Interval(0, 1, closed="neither")
+SEED = Interval(0, None, closed="left", integer=True)
+BOOLEAN = Options((True, False))
+
+
+def _resolve(constraint, learner):
+    if callable(constraint) and not isinstance(constraint, (Interval, Options)):
+        return constraint(learner)
+    return constraint
+
+
+def _describe(constraints):
+    words = ["None" if c is None else str(c) for c in constraints]
+    return words[0] if len(words) == 1 else ", or ".join(words)
+
+
+def check_value(algorithm, name, value, constraints, learner=None):
+    """Raise ValueError unless ``value`` satisfies one of ``constraints``."""
+    resolved = [_resolve(c, learner) for c in constraints]
+    for c in resolved:
+        if c is None:
+            if value is None:
+                return
+        elif c.accepts(value):
+            return
+    raise ValueError(f"{algorithm}: parameter {name}={value!r} is not valid; {name} must be {_describe(resolved)}")
+
+
+def validate_params(learner):
+    """Check every parameter of ``learner`` against its class's ``_parameter_constraints``."""
+    algorithm = learner.algorithm_name or type(learner).__name__
+    constraints = learner._all_constraints()
+    for name in learner._get_param_names():
+        if name in constraints:
+            check_value(algorithm, name, getattr(learner, name), constraints[name], learner)
+
+
+def parse_value(text):
+    """A command-line / config value: int, float, bool, None or the string itself."""
+    if not isinstance(text, str):
+        return text
+    low = text.strip().lower()
+    if low in ("true", "false"):
+        return low == "true"
+    if low == "none":
+        return None
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text
