@@ -26,8 +26,12 @@ def test_label_problems():
         olkit.evaluate_online(olkit.make("pa1"), X, np.ones(40))
     with pytest.raises(ValueError, match="mismatched lengths: 40 samples in X, 39 labels"):
         olkit.evaluate_online(olkit.make("pa1"), X, y[:39])
-    with pytest.raises(ValueError, match="Only binary classification"):
-        olkit.evaluate_online(olkit.make("pa1"), X, np.arange(40) % 3)
+    with pytest.raises(ValueError, match="Only binary classification is supported by duol-rand; the data have 3"):
+        olkit.evaluate_online(olkit.make("duol-rand"), X, np.arange(40) % 3)
+    with pytest.raises(ValueError, match="is a label matrix; perceptron learns from one label per example"):
+        olkit.evaluate_online(olkit.make("perceptron"), X, np.eye(4)[np.arange(40) % 4])
+    with pytest.raises(ValueError, match="indicator matrix of 0/1"):
+        olkit.evaluate_online(olkit.make("duol"), X, 2 * np.eye(4)[np.arange(40) % 4])
     with pytest.raises(ValueError, match="continuous"):
         olkit.evaluate_online(olkit.make("pa1"), X, rng.normal(size=40))
     clf = olkit.make("pa1").fit(X, y)
@@ -38,17 +42,17 @@ def test_label_problems():
 
 
 @pytest.mark.parametrize("name,params,needle", [
-    ("pa1", {"C": -1}, "C must be a number > 0"),
-    ("pa1", {"C": 0}, "C must be a number > 0"),
-    ("duol", {"sigma": -8}, "sigma must be a positive finite number"),
-    ("duol", {"sigma": 0}, "sigma must be a positive finite number"),
+    ("pa1", {"C": -1}, "C=.* is not valid; C must be a number > 0"),
+    ("pa1", {"C": 0}, "C=.* is not valid; C must be a number > 0"),
+    ("duol", {"sigma": -8}, "sigma=-8 is not valid; sigma must be a number > 0"),
+    ("duol", {"sigma": 0}, "sigma=0 is not valid; sigma must be a number > 0"),
     ("duol", {"rho": 1.0}, "rho must be a number >= 0 and < 1"),
     ("duol", {"tol": -1e-9}, "tol must be a number >= 0"),
     ("alma", {"alpha": 0}, "alpha must be a number > 0 and <= 1"),
-    ("alma", {"p": 3}, "p must be 2"),
-    ("perceptron", {"kernel": "rbf"}, "valid kernels"),
-    ("perceptron", {"kernel": "poly", "degree": 0}, "degree must be a positive integer"),
-    ("online-svm", {"working_set": "some"}, "valid choices: margin, all"),
+    ("alma", {"p": 3}, "p=3 is not valid; p must be one of 2"),
+    ("perceptron", {"kernel": "rbf"}, "kernel must be one of 'gaussian', 'linear', 'poly'"),
+    ("perceptron", {"kernel": "poly", "degree": 0}, "degree must be an integer >= 1"),
+    ("online-svm", {"working_set": "some"}, "working_set must be one of 'margin', 'all'"),
     ("romma", {"compat": "matlab"}, "compat='matlab' is not valid; compat must be one of 'none', 'libol'"),
 ])
 def test_bad_parameters(name, params, needle):

@@ -93,7 +93,7 @@ def test_duol_cached_margins_and_weights(name, params, sparse):
         np.testing.assert_array_equal(ysv, ref.y_pm[ref.sv_rows])
         # weights γ_i = a_i y_i ∈ [0, C] (A6 state), > 0 for the deterministic variants
         gamma = coef * ysv
-        C = clf.C
+        C = clf.resolved_params()["C"]
         assert np.all(gamma >= 0.0) and np.all(gamma <= C), (name, params, kernel, gamma.min(), gamma.max() - C)
         if name != "duol-rand":
             assert np.all(gamma > 0.0), (name, params, kernel)

@@ -80,6 +80,8 @@ class OnlineClassifier:
     _estimator_type = "classifier"
     _block_size = None  # examples per call of the compiled loop (None: olkit.protocol.BLOCK_SIZE)
     _multiclass = False
+    _multilabel = False
+    _score_columns_2d = False  # the compiled loop writes scores as an (n, K) array even when K = 1
     _poor_score = False  # True where one online pass is known to fit scikit-learn's toy data poorly
 
     def __sklearn_is_fitted__(self):
@@ -104,8 +106,18 @@ class OnlineClassifier:
     def _check_params(self):
         """Checks that involve several parameters (after each one passed its constraints)."""
 
+    def _score_columns(self):
+        """Columns of the per-round scores: K on multiclass / multi-label data where the learner keeps K
+        outputs, else 1."""
+        return 1
+
     # ---- labels ------------------------------------------------------------------------------------
     def _set_classes(self, y, classes=None):
+        if y.ndim == 2:  # multi-label: an n × K 0/1 indicator matrix (scikit-learn's format)
+            self.multilabel_ = True
+            self.classes_ = np.arange(y.shape[1])
+            return
+        self.multilabel_ = False
         labels = np.unique(y) if classes is None else np.unique(np.asarray(classes))
         if labels.size < 2:
             shown = ", ".join(map(str, labels))
@@ -117,8 +129,15 @@ class OnlineClassifier:
         self.classes_ = labels
 
     def _encode_labels(self, y):
-        """Binary: smallest label → −1, the other → +1; multiclass: the index in ``classes_``.
-        Unknown labels raise ValueError."""
+        """Binary: smallest label → −1, the other → +1; multiclass: the index in ``classes_``;
+        multi-label: the 0/1 indicator matrix. Unknown labels raise ValueError."""
+        if getattr(self, "multilabel_", False):
+            if y.ndim != 2 or y.shape[1] != len(self.classes_):
+                raise ValueError(f"{self.algorithm_name} was set up for multi-label data with "
+                                 f"{len(self.classes_)} labels; y must be an n x {len(self.classes_)} 0/1 matrix")
+            return y.astype(np.int8)
+        if y.ndim == 2:
+            raise ValueError(f"{self.algorithm_name} was set up for single-label data; got a label matrix")
         classes = self.classes_
         pos = np.searchsorted(classes, y)
         pos_clipped = np.minimum(pos, len(classes) - 1)
@@ -176,14 +195,28 @@ class OnlineClassifier:
     def _validate_y(self, y, n):
         if y is None:
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
-        y = np.asarray(y)
+        if not sp.issparse(y):
+            y = np.asarray(y)
         if y.ndim == 2 and y.shape[1] == 1:
             from sklearn.exceptions import DataConversionWarning
 
             warnings.warn("A column-vector y was passed when a 1d array was expected; using y.ravel()",
                           DataConversionWarning, stacklevel=3)
             y = y.ravel()
+        if y.ndim == 2 and self._multilabel:
+            if sp.issparse(y):
+                y = y.toarray()
+            if y.shape[0] != n:
+                raise ValueError(f"X and y have mismatched lengths: {n} samples in X, {y.shape[0]} label rows in y")
+            if y.shape[1] < 2 or not np.all((y == 0) | (y == 1)):
+                raise ValueError("a multi-label y must be an n x K indicator matrix of 0/1 with K >= 2 "
+                                 "(e.g. from sklearn.preprocessing.MultiLabelBinarizer)")
+            return y.astype(np.int8)
         if y.ndim != 1:
+            if y.ndim == 2:
+                raise ValueError(f"y of shape {y.shape} is a label matrix; {self.algorithm_name} learns from "
+                                 "one label per example (multi-label learners: pa, pa1, pa2, duol, duol-appr, "
+                                 "duol-iter with a non-linear kernel)")
             raise ValueError(f"y must be one-dimensional, got shape {y.shape}")
         if len(y) != n:
             raise ValueError(f"X and y have mismatched lengths: {n} samples in X, {len(y)} labels in y")
@@ -244,15 +277,27 @@ class OnlineClassifier:
 
     def predict(self, X):
         """Predicted labels. Binary: a score of exactly 0 predicts the positive class; multiclass: the
-        class of the largest score, ties to the smallest class (ALGORITHMS.md §0.2)."""
+        class of the largest score, ties to the smallest class (ALGORITHMS.md §0.2). Multi-label: the
+        0/1 indicator matrix of the label set {c : f_c(x) > 0} — the classes pushed above the zero-sum
+        average by the updates along H = e_r − e_s — or, when no score is positive, the top class alone
+        (a predicted label set is never empty)."""
         scores = self.decision_function(X)
+        if getattr(self, "multilabel_", False):
+            out = (scores > 0).astype(np.int64)
+            empty = ~out.any(axis=1)
+            out[np.flatnonzero(empty), np.argmax(scores[empty], axis=1)] = 1
+            return out
         if scores.ndim == 2:
             return self.classes_[np.argmax(scores, axis=1)]
         return self.classes_[(scores >= 0).astype(int)]
 
     def score(self, X, y):
-        """Accuracy of ``predict`` on (X, y)."""
-        return float(np.mean(self.predict(X) == np.asarray(y).ravel()))
+        """Accuracy of ``predict`` on (X, y) (multi-label: the fraction of exactly right label sets)."""
+        pred = self.predict(X)
+        y = np.asarray(y)
+        if pred.ndim == 2:
+            return float(np.mean(np.all(pred == y, axis=1)))
+        return float(np.mean(pred == y.ravel()))
 
     # ---- running counts (they live in the model, so a stream can be resumed) --------------------------
     @property

@@ -46,14 +46,16 @@ def run_online(learner, X, y_internal, order):
     """
     order = np.ascontiguousarray(order, dtype=np.int64)
     X = learner._engine_input(X)
-    scores = np.empty(len(order))
+    columns = learner._score_columns()
+    scores = np.empty((len(order), columns)) if columns > 1 else np.empty(len(order))
     mistakes = np.zeros(len(order), np.int8)
     stream = learner._make_stream(X, y_internal)
+    scores_view = scores.reshape(len(order), 1) if learner._score_columns_2d and columns == 1 else scores
     with one_blas_thread():
         block = learner._block_size or BLOCK_SIZE
         for start in range(0, len(order), block):
             stop = min(start + block, len(order))
-            learner._learn_block(stream, X, order, start, stop, scores, mistakes)
+            learner._learn_block(stream, X, order, start, stop, scores_view, mistakes)
     return scores, mistakes
 
 

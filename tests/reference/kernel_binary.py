@@ -519,6 +519,8 @@ def online_svm(X, y, C=5.0, tol=1e-3, working_set="margin", max_sweeps=1000, **k
 def run_reference(name, X, y, **params):
     """Run the reference of olkit learner ``name`` with olkit-style parameters."""
     p = dict(params)
+    if "C" in p and p["C"] is None:
+        p["C"] = 5.0  # C=None: the paper's binary setting (DUOL JMLR §5.1)
     if name == "perceptron":
         return perceptron(X, y, **p)
     if name in ("pa", "pa1", "pa2"):

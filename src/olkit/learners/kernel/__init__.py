@@ -1,10 +1,11 @@
-"""Kernel (support-vector) learners for binary classification (DUOL JMLR 2011 and its baselines)."""
+"""Kernel (support-vector) learners, binary, multiclass and multi-label (DUOL JMLR 2011 and its baselines)."""
 from .perceptron import KernelPerceptron
 from .pa import PA, PA1, PA2
 from .romma import ROMMA, AggROMMA
 from .alma import ALMA
 from .duol import DUOL, DUOLAppr, DUOLIter, DUOLRand
 from .online_svm import OnlineSVM
+from .mira import MIRA
 
 __all__ = ["KernelPerceptron", "PA", "PA1", "PA2", "ROMMA", "AggROMMA", "ALMA", "DUOL", "DUOLAppr",
-           "DUOLIter", "DUOLRand", "OnlineSVM"]
+           "DUOLIter", "DUOLRand", "OnlineSVM", "MIRA"]

@@ -21,7 +21,7 @@ import math
 import numpy as np
 
 from ..._compile import njit
-from ...base import check_number
+from ...params import POSITIVE, Interval, Options
 from ...kernels import kernel_diagonal
 from ...registry import register
 from .base import EPS, KernelLearner
@@ -29,7 +29,8 @@ from .support_set import sv_append, sv_scale
 
 
 @njit
-def alma_update(sv, st, s, t, kself, y, f, mistake):
+def alma_update(sv, st, s, t, kself, y, fv, mistake):
+    f = fv[0]
     alpha, C = st.prm[0], st.prm[1]
     k = st.fst[1]
     gamma_k = (1.0 / alpha) / math.sqrt(k)
@@ -46,6 +47,12 @@ def alma_update(sv, st, s, t, kself, y, f, mistake):
     st.fst[0] = norm
     st.fst[1] = k + 1.0
     return True
+
+
+@njit
+def alma_score(sv, st, kself, fv):
+    """ALMA predicts with the normalised kernel: w(x̂_t) = Σ_i coef_i κ(x_i, x_t)/sqrt(κ_t)."""
+    fv[0] = fv[0] / math.sqrt(kself) if kself > EPS else 0.0
 
 
 @register("alma", "ALMA_2(alpha): approximate large-margin updates with projection (Gentile 2001)")
@@ -68,7 +75,8 @@ class ALMA(KernelLearner):
     Gentile, C. (2001). A new approximate maximal margin classification algorithm. JMLR 2.
     """
 
-    _rule = "alma"
+    _update = staticmethod(alma_update)
+    _score_hook = staticmethod(alma_score)
     _linear_rule = "alma"
 
     def __init__(self, alpha=0.9, C=math.sqrt(2.0), p=2, kernel="gaussian", sigma=8.0, degree=3,
@@ -78,12 +86,11 @@ class ALMA(KernelLearner):
         self.p = p
         self._set_kernel_params(kernel, sigma, degree, coef0, compat)
 
-    def _check_params(self):
-        super()._check_params()
-        check_number("alpha", self.alpha, low=0, high=1, low_open=True)
-        check_number("C", self.C, low=0, low_open=True)
-        if self.p != 2:
-            raise ValueError(f"p must be 2 for kernel ALMA (ALMA_p with p != 2 has no kernel form), got {self.p!r}")
+    _parameter_constraints = {
+        "alpha": [Interval(0, 1, closed="right")],
+        "C": [POSITIVE],
+        "p": [Options((2,))],  # only p = 2 has a kernel form
+    }
 
     def _rule_params(self):
         return [float(self.alpha), float(self.C)]
@@ -98,5 +105,5 @@ class ALMA(KernelLearner):
 
     def _scores_from_kernel(self, K, norms, kp):
         kself = kernel_diagonal(kp, norms)
-        raw = K @ self.support_.coef[: self.support_.n, 0]
-        return raw / np.sqrt(np.maximum(kself, EPS))
+        raw = K @ self.support_.coef[: self.support_.n]
+        return raw / np.sqrt(np.maximum(kself, EPS))[:, None]

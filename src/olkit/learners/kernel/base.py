@@ -4,10 +4,11 @@ from collections import namedtuple
 import numpy as np
 import scipy.sparse as sp
 
-from ...base import EPS, OnlineClassifier, check_number  # noqa: F401  (EPS: re-exported for the rules)
+from ...base import EPS, OnlineClassifier  # noqa: F401  (EPS: re-exported for the rules)
 from ...kernels import KernelSpec, row_norms2
 from ..linear.base import LINEAR_BLOCK_SIZE, PrimalHooks
 from ..linear.model import LinearModel
+from ...params import Interval, Options
 from .support_set import SupportSet, make_stream
 
 RuleState = namedtuple("RuleState", ["prm", "fst", "cnt", "rng"])
@@ -37,21 +38,37 @@ def dense_is_cheap(X):
 
 
 class KernelLearner(PrimalHooks, OnlineClassifier):
-    """Base class of support-vector learners f(·) = Σ_i a_i κ(x_i, ·).
+    """Base class of support-vector learners f_c(·) = Σ_i coef[i, c] κ(x_i, ·), c = 1..K.
 
-    Subclasses set ``_rule`` (the name of their compiled update rule in :mod:`.engine`) and provide
-    ``_rule_params`` / ``_initial_fst``. ``_gram`` says whether the rule reads SV–SV kernel values:
-    "none", "cache" (always keep the SV Gram cache) or "bounded" (keep it up to
+    Each algorithm's file gives its compiled rule as ``_update`` (and, if it predicts with something
+    other than the kernel expansion, ``_score_hook``), its rule parameters (``_rule_params``) and
+    initial scalar state (``_initial_fst``); the engine compiles the block loop over that rule
+    (:func:`olkit.learners.kernel.engine.block_loop`). ``_kernel_data`` are the kinds of data the kernel
+    form learns from ("binary", "multiclass", "multilabel"). ``_gram`` says whether the rule reads SV–SV
+    kernel values: "none", "cache" (always keep the SV Gram cache) or "bounded" (keep it up to
     SupportSet.GRAM_LIMIT_BYTES, then compute rows on demand; measured: the cache is 1.2–1.8x faster
-    than on-demand rows on w7a and dorothea).
+    than on-demand rows on w7a and dorothea). ``_matrices`` names the SV×SV matrices the rule keeps.
     """
 
-    _rule = None
+    _update = None
+    _score_hook = None
+    _kernel_data = ("binary",)
     _gram = "none"
-    _pair = False  # keep the SV-pair matrix (kernel SCW's π)
+    _matrices = ()
     _linear_rule = None
     """Name of the primal rule (:mod:`olkit.learners.linear.engine`) run when kernel="linear"."""
     _kernel_compat = ("none",)
+
+    @property
+    def _score_columns_2d(self):
+        return not self._primal()
+
+    _parameter_constraints = {
+        "kernel": [Options(("gaussian", "linear", "poly"))],
+        "sigma": [Interval(0, None, closed="neither")],
+        "degree": [Interval(1, None, integer=True)],
+        "coef0": [Interval()],
+    }
 
     # ---- primal form (kernel="linear"): an explicit weight vector, multiclass-capable ------------------
     def _primal(self):
@@ -59,7 +76,11 @@ class KernelLearner(PrimalHooks, OnlineClassifier):
 
     @property
     def _multiclass(self):
-        return self._primal()
+        return self._primal() or "multiclass" in self._kernel_data
+
+    @property
+    def _multilabel(self):
+        return not self._primal() and "multilabel" in self._kernel_data
 
     _primal_poor_score = False  # True where one pass of the primal form (no bias) fits toy blobs poorly
 
@@ -91,7 +112,7 @@ class KernelLearner(PrimalHooks, OnlineClassifier):
         return KernelSpec(self.kernel, self.sigma, self.degree, self.coef0)
 
     def _check_params(self):
-        self._kernel_spec()
+        self._kernel_spec()  # σ so small that the Gaussian cannot be represented, ...
 
     def _rule_params(self):
         return []
@@ -112,12 +133,24 @@ class KernelLearner(PrimalHooks, OnlineClassifier):
         n_features = X.shape[1]
         cache = self._gram in ("cache", "bounded")
         limit = SupportSet.GRAM_LIMIT_BYTES if self._gram == "bounded" else None
-        self.support_ = SupportSet(n_features, sparse, n_outputs=1, gram=cache, gram_limit_bytes=limit,
-                                   pair=self._pair)
+        self.support_ = SupportSet(n_features, sparse, n_outputs=self._n_outputs(), gram=cache,
+                                   gram_limit_bytes=limit, matrices=self._matrices)
         seed = np.uint64(self._seed() & 0xFFFFFFFFFFFFFFFF)
         self.state_ = RuleState(np.array(self._rule_params() + [0.0], dtype=np.float64),
                                 np.array(self._initial_fst(), dtype=np.float64),
                                 np.zeros(N_COUNTERS, np.int64), np.array([seed], dtype=np.uint64))
+
+    _binary_as_multiclass = False
+    """True for a learner with no binary form (MIRA): binary data run as 2 classes, K = 2."""
+
+    def _n_outputs(self):
+        """K: one score per class on multiclass and multi-label data, one on binary data."""
+        if len(self.classes_) == 2 and not self.multilabel_ and not self._binary_as_multiclass:
+            return 1
+        return len(self.classes_)
+
+    def _score_columns(self):
+        return 1 if self._primal() else self._n_outputs()
 
     @property
     def n_support_(self):
@@ -133,8 +166,10 @@ class KernelLearner(PrimalHooks, OnlineClassifier):
 
     @property
     def dual_coef_(self):
-        """Signed coefficients a_i of the support vectors."""
-        return self.support_.coef[: self.support_.n, 0].copy()
+        """Coefficients of the support vectors: the signed a_i (binary, shape (n_SV,)), or one row of K
+        class coefficients per SV (multiclass and multi-label, shape (n_SV, K))."""
+        coef = self.support_.coef[: self.support_.n]
+        return (coef[:, 0] if coef.shape[1] == 1 else coef).copy()
 
     # ---- the protocol's hooks ------------------------------------------------------------------------
     def _engine_input(self, X):
@@ -148,50 +183,51 @@ class KernelLearner(PrimalHooks, OnlineClassifier):
     def _make_stream(self, X, y_internal):
         if self._primal():
             return self._primal_make_stream(X, y_internal)
-        return make_stream(X, y_internal, self._kernel_spec().params())
+        if self._binary_as_multiclass and len(self.classes_) == 2 and not self.multilabel_:
+            y_internal = (np.asarray(y_internal) > 0).astype(np.float64)  # ±1 → class index 0/1
+        return make_stream(X, y_internal, self._kernel_spec().params(), self._n_outputs())
 
     def _learn_block(self, stream, X, order, start, stop, scores, mistakes):
         if self._primal():
             return self._primal_learn_block(stream, X, order, start, stop, scores, mistakes)
-        from .engine import RULE_IDS, kernel_block
-
         rows = X[order[start:stop]]
         self.support_.reserve(stop - start, rows.nnz if sp.issparse(rows) else 0)
         G = self.support_.dots(rows)
-        kernel_block(RULE_IDS[self._rule], self.support_.arrays(), self.state_, stream, G, order,
-                     start, stop, scores, mistakes)
+        self._loop()(self.support_.arrays(), self.state_, stream, G, order, start, stop, scores, mistakes)
+
+    def _loop(self):
+        from .engine import block_loop, no_score_hook
+
+        return block_loop(self._update, self._score_hook or no_score_hook)
 
     def _warm_up(self, X, y_internal):
         """Load (or compile) the compiled loop before any timing starts."""
         if self._primal():
             return self._primal_warm_up(X, y_internal)
-        from .engine import RULE_IDS, kernel_block
-
         stream = self._make_stream(X, y_internal)
         G = np.zeros((0, self.support_.n))
-        kernel_block(RULE_IDS[self._rule], self.support_.arrays(), self.state_, stream, G,
-                     np.zeros(1, np.int64), 0, 0, np.empty(0), np.empty(0, np.int8))
+        self._loop()(self.support_.arrays(), self.state_, stream, G, np.zeros(1, np.int64), 0, 0,
+                     np.empty((0, self._n_outputs())), np.empty(0, np.int8))
 
     def _decision(self, X):
         if self._primal():
             return self.model_.decision(X)
         X = self._engine_input(X)
         kp = self._kernel_spec().params()
-        n = self.support_.n
-        if n == 0:
-            return np.zeros(X.shape[0])
-        scores = np.empty(X.shape[0])
-        norms = row_norms2(X)
-        step = max(1, 2_000_000 // max(n, 1))  # bound the memory of one kernel block
-        for lo in range(0, X.shape[0], step):
-            hi = min(lo + step, X.shape[0])
-            K = self.support_.kernel(X[lo:hi], norms[lo:hi], kp)
-            scores[lo:hi] = self._scores_from_kernel(K, norms[lo:hi], kp)
+        n, K = self.support_.n, self.support_.n_outputs
+        scores = np.zeros((X.shape[0], K))
+        if n > 0:
+            norms = row_norms2(X)
+            step = max(1, 2_000_000 // max(n, 1))  # bound the memory of one kernel block
+            for lo in range(0, X.shape[0], step):
+                hi = min(lo + step, X.shape[0])
+                K_block = self.support_.kernel(X[lo:hi], norms[lo:hi], kp)
+                scores[lo:hi] = self._scores_from_kernel(K_block, norms[lo:hi], kp)
+        if K == 1:
+            return scores[:, 0]
+        if len(self.classes_) == 2 and not self.multilabel_:
+            return scores[:, 1] - scores[:, 0]  # a 2-class model on binary data: f_+ − f_−
         return scores
 
     def _scores_from_kernel(self, K, norms, kp):
-        return K @ self.support_.coef[: self.support_.n, 0]
-
-
-def check_C(C):
-    check_number("C", C, low=0, low_open=True)
+        return K @ self.support_.coef[: self.support_.n]

@@ -43,9 +43,12 @@ import math
 
 from ..._compile import njit
 from ..._rng import next_index
-from ...base import check_number
+from ...params import NON_NEGATIVE, POSITIVE, SEED, Interval, Options
 from ...registry import register
-from .base import DIAG, EPS, KernelLearner, check_C
+from .base import DIAG, EPS, KernelLearner
+from .engine import relevant_pair
+from .multiclass import h_dot, set_direction
+from .pa import paper_C
 from .support_set import N, load_gram_row, sv_append
 
 EXACT, APPR, ITER, RAND = 0, 1, 2, 3
@@ -129,32 +132,69 @@ def duol_closed_form(la, lb, qa, qb, w, C, gb_hat):
 
 
 @njit
+def tied_pick(values, F, F_max, n, w_min, tol, last):
+    """The auxiliary example among the tied minimisers (ALGORITHMS.md A6, updated tie rule): every
+    candidate i (F_i ≤ F_max) with values[i] ≤ w_min + tol·|w_min| is tied; pick the last (JMLR binary, Algorithm 1's
+    "≤") or the first (NIPS 2009, M-DUOL's strict "<"). A *relative* tolerance: the same exact value can
+    differ in its last bit between code paths (block product, single dot, Gram cache), while on data with
+    large raw values distinct w_i of order 1e-12 must stay distinct."""
+    bound = w_min + tol * abs(w_min)
+    b = -1
+    for i in range(n):
+        if F[i] <= F_max and values[i] <= bound:
+            b = i
+            if not last:
+                break
+    return b
+
+
+@njit
+def solve_double(solver, variant, la, lb, qa, qb, w, C, gb_hat, rho, unit, st):
+    """(γ_a, d) of the double update: problem (1) (binary, unit = 1) or (5) (M-DUOL, unit = ½) written as
+    max la γ + lb d − ½ qa γ² − ½ qb d² − w γ d (qa = k_a/unit, qb = k_b/unit)."""
+    if variant == NIPS2009 or solver == APPR:
+        step = unit / (1.0 - rho)  # Theorem 1 (binary) / Theorem 5 (M-DUOL) optimum, clipped to C
+        return min(C, step), min(C, gb_hat + step) - gb_hat
+    if solver == ITER:
+        ga = _clip(la / qa, 0.0, C)
+        d = _clip((lb - w * ga) / qb, -gb_hat, C - gb_hat) if qb > EPS else 0.0
+        return ga, d
+    if solver == EXACT:
+        ga, d, case = duol_closed_form(la, lb, qa, qb, w, C, gb_hat)
+        if case != 0:
+            return ga, d
+        st.cnt[D_FALLBACK] += 1
+    return solve_box_qp(la, lb, qa, qb, w, 0.0, C, -gb_hat, C - gb_hat)
+
+
+@njit
 def duol_update(sv, st, s, t, kself, y, f, mistake):
+    if f.shape[0] > 1:
+        return mduol_update(sv, st, s, t, kself, f, mistake)
     C, rho, tol = st.prm[0], st.prm[1], st.prm[2]
     variant, solver = int(st.prm[3]), int(st.prm[4])
+    f = f[0]
     loss = 1.0 - y * f
     if loss <= tol or kself <= EPS:
         return False
     n = sv.meta[N]
-    krow = sv.krow
+    krow, w_i = sv.krow, sv.grow  # w_i: scratch
     # -- auxiliary example (JMLR Algorithm 1 lines 8-15; NIPS Algorithm 1 lines 7-14)
     b = -1
     if solver == RAND:
         if n > 0:
             b = next_index(st.rng, n)
         w_min = -math.inf
-    elif variant == JMLR:
-        w_min = math.inf
-        for i in range(n):
-            wi = sv.y[i] * y * krow[i]
-            if sv.F[i] <= 1.0 + tol and wi <= w_min:  # "≤": ties take the last minimiser
-                w_min, b = wi, i
     else:
-        w_min = 0.0
+        # JMLR: candidates F_i ≤ 1; NIPS: F_i ≤ 0 and only w_i < 0 qualify (w_min starts at 0)
+        F_max = 1.0 + tol if variant == JMLR else tol
+        w_min = math.inf if variant == JMLR else 0.0
         for i in range(n):
-            wi = sv.y[i] * y * krow[i]
-            if sv.F[i] <= tol and wi < w_min:
-                w_min, b = wi, i
+            w_i[i] = sv.y[i] * y * krow[i]
+            if sv.F[i] <= F_max and w_i[i] < w_min:
+                w_min = w_i[i]
+        if w_min < (math.inf if variant == JMLR else 0.0):
+            b = tied_pick(w_i, sv.F, F_max, n, w_min, tol, variant == JMLR)
     double = b >= 0 and w_min <= -rho
     if double:
         yb = sv.y[b]
@@ -175,22 +215,7 @@ def duol_update(sv, st, s, t, kself, y, f, mistake):
             sv.F[i] += sv.y[i] * y * gamma * krow[i]
         return True
     st.cnt[D_DOUBLE] += 1
-    kb = sv.kself[b]
-    lb = 1.0 - Fb
-    if variant == NIPS2009 or solver == APPR:
-        step = 1.0 / (1.0 - rho)
-        ga = min(C, step)
-        d = min(C, gb_hat + step) - gb_hat
-    elif solver == ITER:
-        ga = _clip(loss / kself, 0.0, C)
-        d = _clip((lb - w_ab * ga) / kb, -gb_hat, C - gb_hat) if kb > EPS else 0.0
-    elif solver == EXACT:
-        ga, d, case = duol_closed_form(loss, lb, kself, kb, w_ab, C, gb_hat)
-        if case == 0:
-            st.cnt[D_FALLBACK] += 1
-            ga, d = solve_box_qp(loss, lb, kself, kb, w_ab, 0.0, C, -gb_hat, C - gb_hat)
-    else:
-        ga, d = solve_box_qp(loss, lb, kself, kb, w_ab, 0.0, C, -gb_hat, C - gb_hat)
+    ga, d = solve_double(solver, variant, loss, 1.0 - Fb, kself, sv.kself[b], w_ab, C, gb_hat, rho, 1.0, st)
     sv.coef[j, 0] = ga * y
     sv.coef[b, 0] = (gb_hat + d) * yb
     load_gram_row(sv, b, s)
@@ -199,20 +224,75 @@ def duol_update(sv, st, s, t, kself, y, f, mistake):
     return True
 
 
+@njit
+def mduol_update(sv, st, s, t, kself, f, mistake):
+    """M-DUOL (JMLR §4.2, Algorithm 2, Prop. 5; ALGORITHMS.md B4), multiclass and multi-label.
+
+    SV i holds γ_i H_i with H_i = e_{r_i} − e_{s_i} and the cached margin F_i = f_{r_i}(x_i) − f_{s_i}(x_i).
+    """
+    C, rho, tol, solver = st.prm[0], st.prm[1], st.prm[2], int(st.prm[4])
+    r, w = relevant_pair(s.Y, t, f)
+    if r < 0 or w < 0:
+        return False
+    margin = f[r] - f[w]
+    loss = 1.0 - margin
+    if loss <= tol or kself <= EPS:
+        return False
+    n = sv.meta[N]
+    krow, hh, w_i = sv.krow, sv.h, sv.grow  # w_i: scratch
+    # -- auxiliary example: argmin (H_t·H_i) κ(x_t, x_i) over the SVs with F_i ≤ 1 (Algorithm 2)
+    w_min = math.inf
+    for i in range(n):
+        w_i[i] = h_dot(r, w, hh[i, 0], hh[i, 1]) * krow[i]
+        if sv.F[i] <= 1.0 + tol and w_i[i] < w_min:
+            w_min = w_i[i]
+    b = tied_pick(w_i, sv.F, 1.0 + tol, n, w_min, tol, False) if w_min < math.inf else -1
+    double = b >= 0 and w_min <= -2.0 * rho
+    if double:
+        rb, sb = hh[b, 0], hh[b, 1]
+        w_ab = h_dot(r, w, rb, sb) * krow[b]
+        gb_hat = sv.coef[b, rb]
+        Fb = sv.F[b]
+        if mistake:  # JMLR Theorems 5-6: strong / weak double updates (diagnostics only)
+            if Fb <= 0.0 and C >= gb_hat + 1.0 / (2.0 * (1.0 - rho)):
+                st.cnt[D_STRONG] += 1
+            elif Fb <= 1.0 + tol and C >= gb_hat + rho / 2.0:
+                st.cnt[D_WEAK] += 1
+    j = sv_append(sv, s, t, kself, float(r))
+    sv.F[j] = margin
+    if not double:
+        gamma = min(C, loss / (2.0 * kself))
+        set_direction(sv, j, r, w, gamma)
+        for i in range(j + 1):
+            sv.F[i] += gamma * h_dot(r, w, hh[i, 0], hh[i, 1]) * krow[i]
+        return True
+    st.cnt[D_DOUBLE] += 1
+    ga, d = solve_double(solver, JMLR, loss, 1.0 - Fb, 2.0 * kself, 2.0 * sv.kself[b], w_ab, C, gb_hat, rho,
+                         0.5, st)
+    set_direction(sv, j, r, w, ga)
+    set_direction(sv, b, rb, sb, gb_hat + d)
+    load_gram_row(sv, b, s)
+    for i in range(j + 1):
+        sv.F[i] += ga * h_dot(r, w, hh[i, 0], hh[i, 1]) * krow[i] + d * h_dot(rb, sb, hh[i, 0], hh[i, 1]) * sv.grow[i]
+    return True
+
+
 class _DUOLBase(KernelLearner):
-    _rule = "duol"
+    _update = staticmethod(duol_update)
     _gram = "bounded"
     _solver = EXACT
-
-    def _check_params(self):
-        super()._check_params()
-        check_C(self.C)
-        if self.rho is not None:
-            check_number("rho", self.rho, low=0, high=1, high_open=True)
-        check_number("tol", self.tol, low=0)
+    _kernel_data = ("binary", "multiclass", "multilabel")
+    _parameter_constraints = {
+        "C": [POSITIVE, None],
+        "rho": [Interval(0, 1, closed="left"), None],
+        "tol": [NON_NEGATIVE],
+    }
 
     def _variant(self):
         return JMLR
+
+    def _C(self):
+        return paper_C(self)
 
     def _rho(self):
         if self.rho is not None:
@@ -220,12 +300,10 @@ class _DUOLBase(KernelLearner):
         return 0.2 if self._variant() == NIPS2009 else 0.0
 
     def resolved_params(self):
-        params = self.get_params()
-        params["rho"] = self._rho()
-        return params
+        return {**self.get_params(), "C": self._C(), "rho": self._rho()}
 
     def _rule_params(self):
-        return [float(self.C), self._rho(), float(self.tol), float(self._variant()), float(self._solver)]
+        return [float(self._C()), self._rho(), float(self.tol), float(self._variant()), float(self._solver)]
 
     def diagnostics(self):
         cnt = self.state_.cnt
@@ -236,24 +314,35 @@ class _DUOLBase(KernelLearner):
 _PARAMS_DOC = """
     Parameters
     ----------
-    C : float, default 5
-        Upper bound of every weight γ_i (C = 5 in DUOL JMLR §5.1 and NIPS §4.1).
+    C : float > 0 or None, default None
+        Upper bound of every weight γ_i. None means the paper's setting: C = 5 on binary data (DUOL JMLR
+        §5.1, NIPS §4.1), C = 10 on multiclass and multi-label data (JMLR §5.5).
     rho : float in [0, 1) or None, default None
-        Double-update threshold: update x_b only if y_t y_b κ(x_t, x_b) ≤ −ρ. None means the paper's
-        setting, 0 (JMLR §5.1){nips_rho}.
+        Double-update threshold: update x_b only if w_ab ≤ −ρ (binary, w_ab = y_t y_b κ(x_t, x_b)) or
+        w_ab ≤ −2ρ (M-DUOL, w_ab = (H_t·H_b) κ(x_t, x_b)). None means the paper's setting, 0 (JMLR §5.1,
+        §5.5){nips_rho}.
     tol : float, default 1e-9
-        Floating-point tolerance of the candidate test F_i ≤ 1 + tol and of the update test ℓ_t > tol;
-        ``tol=0`` is the literal reading (results then depend on the last bit of kernel values).{extra}
+        Floating-point tolerance of the candidate test F_i ≤ 1 + tol, of the update test ℓ_t > tol and of
+        the ties of the auxiliary argmin (relative: w_i ≤ w_min + tol·|w_min|; binary JMLR takes the last
+        tied SV, NIPS 2009 and M-DUOL the first). ``tol=0`` is the literal reading (results then depend on
+        the last bit of kernel values).{extra}
     kernel : {{"gaussian", "linear", "poly"}}, default "gaussian"
     sigma : float, default 8
         Gaussian width, κ(x, z) = exp(−‖x − z‖²/(2σ²)) (σ = 8 in the DUOL experiments).
     degree, coef0 : polynomial kernel (x·z + coef0)^degree.
     compat : "none"
 
+    Multiclass and multi-label data (``y`` an n × K 0/1 indicator matrix for label sets) run M-DUOL
+    (JMLR §4.2, Algorithm 2): SV i carries γ_i H_i, H_i = e_{{r_i}} − e_{{s_i}} (worst relevant, best
+    irrelevant class at its round), the double update solves problem (5) (Prop. 5 for ``duol``; for
+    ``duol-appr`` γ = min(C, 1/(2(1−ρ))) and for ``duol-iter`` the coordinate steps with 2κ — both readings
+    of JMLR §5.5 marked [UNCERTAIN] in ALGORITHMS.md B4, inferred from Theorem 5's optimum and from the
+    binary variants).
+
     Attributes
     ----------
-    diagnostics() : double updates, strong and weak double updates on mistakes (JMLR Thm. 4, Fig. 4),
-        and how often the closed form fell back to the generic solver.
+    diagnostics() : double updates, strong and weak double updates on mistakes (binary: JMLR Thm. 4,
+        Fig. 4; M-DUOL: Thms. 5–6), and how often the closed form fell back to the generic solver.
 
     References
     ----------
@@ -261,16 +350,23 @@ _PARAMS_DOC = """
     Zhao, Hoi, Jin (2009). DUOL: a double updating approach for online learning. NIPS 22.
 """
 
+_DATA = ("binary", "multiclass", "multilabel")
+_SOURCES = {"C": "DUOL JMLR §5.1 (binary 5), §5.5 (multiclass 10)", "rho": "DUOL JMLR §5.1 (0); NIPS §4.1 (0.2)",
+            "sigma": "DUOL JMLR §5.1 (σ = 8)", "tol": "ALGORITHMS.md A6 (rounding decides the literal algorithm)"}
+_C_GRID = (("C", tuple(2.0 ** k for k in range(-4, 5))),)
 
-@register("duol", "DUOL: double updating online learning, exact double update (Zhao, Hoi, Jin 2011)")
+
+@register("duol", "DUOL: double updating online learning, exact double update (Zhao, Hoi, Jin 2011); "
+                  "multiclass/multi-label: M-DUOL", data=_DATA, tuning=_C_GRID, sources=_SOURCES)
 class DUOL(_DUOLBase):
-    __doc__ = ("DUOL with the exact double update (JMLR Proposition 2); "
-               "``variant='nips2009'`` gives the NIPS 2009 algorithm.\n" + _PARAMS_DOC.format(
+    __doc__ = ("DUOL with the exact double update (JMLR Proposition 2; M-DUOL: Proposition 5); "
+               "``variant='nips2009'`` gives the NIPS 2009 algorithm (binary).\n" + _PARAMS_DOC.format(
                    nips_rho=", or 0.2 with variant='nips2009' (NIPS §4.1)",
                    extra="\n    variant : {\"jmlr\", \"nips2009\"}, default \"jmlr\"\n"
                          "        JMLR 2011 Algorithm 1, or NIPS 2009 Algorithm 1 (see the module docstring)."))
+    _parameter_constraints = {"variant": [Options(tuple(VARIANTS))]}
 
-    def __init__(self, C=5.0, rho=None, variant="jmlr", tol=1e-9, kernel="gaussian", sigma=8.0, degree=3,
+    def __init__(self, C=None, rho=None, variant="jmlr", tol=1e-9, kernel="gaussian", sigma=8.0, degree=3,
                  coef0=1.0, compat="none"):
         self.C = C
         self.rho = rho
@@ -278,17 +374,18 @@ class DUOL(_DUOLBase):
         self.tol = tol
         self._set_kernel_params(kernel, sigma, degree, coef0, compat)
 
-    def _check_params(self):
-        if self.variant not in VARIANTS:
-            raise ValueError(f"variant={self.variant!r} is not valid; valid variants: {', '.join(VARIANTS)}")
-        super()._check_params()
-
     def _variant(self):
         return VARIANTS[self.variant]
 
+    def _n_outputs(self):
+        if self.variant == "nips2009" and (len(self.classes_) > 2 or self.multilabel_):
+            raise ValueError("duol: variant='nips2009' is the binary algorithm of the NIPS 2009 paper; "
+                             "multiclass and multi-label data run M-DUOL (variant='jmlr')")
+        return super()._n_outputs()
+
 
 class _DUOLVariant(_DUOLBase):
-    def __init__(self, C=5.0, rho=None, tol=1e-9, kernel="gaussian", sigma=8.0, degree=3, coef0=1.0,
+    def __init__(self, C=None, rho=None, tol=1e-9, kernel="gaussian", sigma=8.0, degree=3, coef0=1.0,
                  compat="none"):
         self.C = C
         self.rho = rho
@@ -296,40 +393,41 @@ class _DUOLVariant(_DUOLBase):
         self._set_kernel_params(kernel, sigma, degree, coef0, compat)
 
 
-@register("duol-appr", "DUOL_appr: double update with the approximate steps 1/(1-rho), clipped to C (JMLR 2011)")
+@register("duol-appr", "DUOL_appr: double update with the approximate steps 1/(1-rho), clipped to C (JMLR 2011)",
+          data=_DATA, tuning=_C_GRID, sources=_SOURCES)
 class DUOLAppr(_DUOLVariant):
-    __doc__ = "DUOL_appr (JMLR §5.1 (i)): γ_t = min(C, 1/(1−ρ)), γ_b = min(C, γ̂_b + 1/(1−ρ)).\n" + \
-        _PARAMS_DOC.format(nips_rho="", extra="")
+    __doc__ = ("DUOL_appr (JMLR §5.1 (i)): γ_t = min(C, 1/(1−ρ)), γ_b = min(C, γ̂_b + 1/(1−ρ)) "
+               "(M-DUOL_appr: 1/(2(1−ρ))).\n" + _PARAMS_DOC.format(nips_rho="", extra=""))
     _solver = APPR
 
 
-@register("duol-iter", "DUOL_iter: double update by one pass of coordinate ascent (JMLR 2011)")
+@register("duol-iter", "DUOL_iter: double update by one pass of coordinate ascent (JMLR 2011)",
+          data=_DATA, tuning=_C_GRID, sources=_SOURCES)
 class DUOLIter(_DUOLVariant):
-    __doc__ = "DUOL_iter (JMLR §5.1 (iii)): step for x_t first, then for the auxiliary example.\n" + \
-        _PARAMS_DOC.format(nips_rho="", extra="")
+    __doc__ = ("DUOL_iter (JMLR §5.1 (iii)): step for x_t first, then for the auxiliary example.\n"
+               + _PARAMS_DOC.format(nips_rho="", extra=""))
     _solver = ITER
     # One pass of the heuristic coordinate step does not reach scikit-learn's 83% training accuracy on its
     # toy blobs (the paper also finds DUOL_iter "performs unstably", JMLR §5.3).
     _poor_score = True
 
 
-@register("duol-rand", "DUOL_rand: exact double update with a uniformly random auxiliary SV (JMLR 2011 §5.3)")
+@register("duol-rand", "DUOL_rand: exact double update with a uniformly random auxiliary SV (JMLR 2011 §5.3)",
+          tuning=_C_GRID, sources=_SOURCES)
 class DUOLRand(_DUOLBase):
-    __doc__ = "DUOL_rand (JMLR §5.3): the auxiliary SV is drawn uniformly from the current SVs.\n" + \
-        _PARAMS_DOC.format(nips_rho="", extra="\n    seed : int, default 0\n        Seed of the draws.")
+    __doc__ = ("DUOL_rand (JMLR §5.3, binary): the auxiliary SV is drawn uniformly from the current SVs.\n"
+               + _PARAMS_DOC.format(nips_rho="", extra="\n    seed : int, default 0\n        Seed of the draws."))
     _solver = RAND
+    _kernel_data = ("binary",)
+    _parameter_constraints = {"seed": [SEED]}
 
-    def __init__(self, C=5.0, rho=None, tol=1e-9, seed=0, kernel="gaussian", sigma=8.0, degree=3, coef0=1.0,
+    def __init__(self, C=None, rho=None, tol=1e-9, seed=0, kernel="gaussian", sigma=8.0, degree=3, coef0=1.0,
                  compat="none"):
         self.C = C
         self.rho = rho
         self.tol = tol
         self.seed = seed
         self._set_kernel_params(kernel, sigma, degree, coef0, compat)
-
-    def _check_params(self):
-        super()._check_params()
-        check_number("seed", self.seed, low=0, integer=True)
 
     def _seed(self):
         return int(self.seed)

@@ -16,16 +16,17 @@ are also re-optimised — the exact batch SVM on the prefix at every round (O(t�
 #SV counts the examples with γ_s > 0. Slow by design.
 """
 from ..._compile import njit
-from ...base import check_number
+from ...params import POSITIVE, Interval, Options
 from ...registry import register
-from .base import EPS, KernelLearner, check_C
+from .base import EPS, KernelLearner
 from .support_set import N, sv_append, sync_gram
 
 WORKING_SETS = {"margin": 0, "all": 1}
 
 
 @njit
-def online_svm_update(sv, st, s, t, kself, y, f, mistake):
+def online_svm_update(sv, st, s, t, kself, y, fv, mistake):
+    f = fv[0]
     C, tol, keep_all, max_sweeps = st.prm[0], st.prm[1], st.prm[2], int(st.prm[3])
     loss = 1.0 - y * f
     if loss <= 0.0 and not keep_all:
@@ -80,7 +81,7 @@ class OnlineSVM(KernelLearner):
     Zhao, Hoi, Jin (2009). DUOL: a double updating approach for online learning. NIPS 22.
     """
 
-    _rule = "online-svm"
+    _update = staticmethod(online_svm_update)
     _gram = "cache"
 
     def __init__(self, C=5.0, tol=1e-3, working_set="margin", max_sweeps=1000, kernel="gaussian", sigma=8.0,
@@ -91,14 +92,12 @@ class OnlineSVM(KernelLearner):
         self.max_sweeps = max_sweeps
         self._set_kernel_params(kernel, sigma, degree, coef0, compat)
 
-    def _check_params(self):
-        super()._check_params()
-        check_C(self.C)
-        check_number("tol", self.tol, low=0, low_open=True)
-        check_number("max_sweeps", self.max_sweeps, low=1, integer=True)
-        if self.working_set not in WORKING_SETS:
-            raise ValueError(f"working_set={self.working_set!r} is not valid; valid choices: "
-                             f"{', '.join(WORKING_SETS)}")
+    _parameter_constraints = {
+        "C": [POSITIVE],
+        "tol": [POSITIVE],
+        "max_sweeps": [Interval(1, None, integer=True)],
+        "working_set": [Options(tuple(WORKING_SETS))],
+    }
 
     def _rule_params(self):
         return [float(self.C), float(self.tol), float(WORKING_SETS[self.working_set]), float(self.max_sweeps)]

@@ -1,60 +1,92 @@
-"""Passive-Aggressive learners PA, PA-I, PA-II (Crammer et al. 2006), kernelised.
+"""Passive-Aggressive learners PA, PA-I, PA-II (Crammer et al. 2006), kernelised; binary, multiclass and
+multi-label.
 
-Whenever the hinge loss ℓ_t = max(0, 1 − y_t f(x_t)) is positive, add x_t with weight y_t τ_t
-(ALGORITHMS.md A5; SCW paper eqs (1)–(2)):
+Binary (ALGORITHMS.md A5; SCW paper eqs (1)–(2)): whenever the hinge loss ℓ_t = max(0, 1 − y_t f(x_t))
+is positive, add x_t with weight y_t τ_t:
 
 * PA:    τ = ℓ_t / κ(x_t, x_t)
 * PA-I:  τ = min(C, ℓ_t / κ(x_t, x_t))
 * PA-II: τ = ℓ_t / (κ(x_t, x_t) + 1/(2C))
 
+Multiclass and multi-label (ALGORITHMS.md B3, the "max-loss" multi-prototype form; DUOL JMLR §5.5): with
+r_t the worst-scoring relevant class and s_t the best-scoring irrelevant one (ties → the smallest index),
+ℓ_t = [1 − (f_{r_t}(x_t) − f_{s_t}(x_t))]_+; on ℓ_t > 0, x_t is added with coefficient +τ for r_t and −τ
+for s_t, where κ_t is replaced by 2κ_t = ‖H_t‖²κ_t (PA-II: ℓ/(2κ_t + 1/(2C))).
+
 A zero-norm example (κ(x_t, x_t) ≤ 1e-12, possible with the linear kernel) cannot change f and is skipped.
 """
 from ..._compile import njit
+from ...params import POSITIVE
 from ...registry import register
-from .base import EPS, KernelLearner, check_C
+from .base import EPS, KernelLearner
+from .engine import relevant_pair
+from .multiclass import set_direction
 from .support_set import sv_append
 
 PA_PLAIN, PA_I, PA_II = 0, 1, 2
 
 
 @njit
+def pa_step(variant, C, loss, q):
+    """τ of PA / PA-I / PA-II for loss ℓ and squared norm q of the update direction."""
+    if variant == PA_PLAIN:
+        return loss / q
+    if variant == PA_I:
+        return min(C, loss / q)
+    return loss / (q + 1.0 / (2.0 * C))
+
+
+@njit
 def pa_update(sv, st, s, t, kself, y, f, mistake):
     variant, C = st.prm[0], st.prm[1]
-    loss = 1.0 - y * f
-    if loss <= 0.0 or kself <= EPS:
+    if kself <= EPS:
         return False
-    if variant == PA_PLAIN:
-        tau = loss / kself
-    elif variant == PA_I:
-        tau = min(C, loss / kself)
-    else:
-        tau = loss / (kself + 1.0 / (2.0 * C))
+    if f.shape[0] == 1:
+        loss = 1.0 - y * f[0]
+        if loss <= 0.0:
+            return False
+        j = sv_append(sv, s, t, kself, y)
+        sv.coef[j, 0] = y * pa_step(variant, C, loss, kself)
+        return True
+    r, w = relevant_pair(s.Y, t, f)
+    if r < 0 or w < 0:
+        return False
+    loss = 1.0 - (f[r] - f[w])
+    if loss <= 0.0:
+        return False
     j = sv_append(sv, s, t, kself, y)
-    sv.coef[j, 0] = y * tau
+    set_direction(sv, j, r, w, pa_step(variant, C, loss, 2.0 * kself))
     return True
 
 
-DUOL_C, LIBOL_C = 5.0, 1.0
+BINARY_C, MULTICLASS_C, LIBOL_C = 5.0, 10.0, 1.0
+
+
+def paper_C(learner):
+    """C as used when ``C=None``: 5 on binary data (DUOL JMLR §5.1), 10 on multiclass and multi-label
+    data (DUOL JMLR §5.5), LIBOL's 1 with compat="libol"."""
+    if learner.C is not None:
+        return learner.C
+    if learner.compat == "libol":
+        return LIBOL_C
+    classes = getattr(learner, "classes_", None)
+    multi = classes is not None and (len(classes) > 2 or getattr(learner, "multilabel_", False))
+    return MULTICLASS_C if multi else BINARY_C
 
 
 class _PABase(KernelLearner):
-    _rule = "pa"
+    _update = staticmethod(pa_update)
     _linear_rule = "pa"
+    _kernel_data = ("binary", "multiclass", "multilabel")
     _variant = PA_PLAIN
+    _parameter_constraints = {"C": [POSITIVE, None]}
 
     def __init__(self, C=None, kernel="gaussian", sigma=8.0, degree=3, coef0=1.0, compat="none"):
         self.C = C
         self._set_kernel_params(kernel, sigma, degree, coef0, compat)
 
     def _C(self):
-        """C as used: the given value; by default 5 (DUOL JMLR §5.1), or LIBOL's 1 with compat="libol"."""
-        if self.C is None:
-            return LIBOL_C if self.compat == "libol" else DUOL_C
-        return self.C
-
-    def _check_params(self):
-        super()._check_params()
-        check_C(self._C())
+        return paper_C(self)
 
     def _rule_params(self):
         return [float(self._variant), float(self._C())]
@@ -67,54 +99,55 @@ _PA_DOC = """{title}
 
     Parameters
     ----------
-    C : float or None, default None
-        Aggressiveness (penalty) parameter. None means the paper's setting: C = 5 (DUOL JMLR §5.1), or
-        LIBOL's default C = 1 with ``compat="libol"``.
-    kernel : {{"gaussian", "linear", "poly"}}, default "gaussian"
+{C}    kernel : {{"gaussian", "linear", "poly"}}, default "gaussian"
     sigma : float, default 8
-        Gaussian width, κ(x, z) = exp(−‖x − z‖²/(2σ²)).
+        Gaussian width, κ(x, z) = exp(−‖x − z‖²/(2σ²)) (σ = 8 in the DUOL experiments).
     degree, coef0 : polynomial kernel (x·z + coef0)^degree.
     compat : "none"; with kernel="linear" also "libol" (LIBOL's PA*.m follow C2 exactly; only the
         default C changes).
 
-    With ``kernel="linear"`` the primal form runs (ALGORITHMS.md C2, κ_t = ‖x_t‖²); multiclass data use
-    the max-score update w_y += τx, w_s −= τx with ‖Δ‖² = 2‖x‖² (Crammer et al. 2006 §7; LIBOL M_PA*).
+    Multiclass and multi-label data use the max-loss multi-prototype update (see the module docstring);
+    multi-label ``y`` is an n × K 0/1 indicator matrix. With ``kernel="linear"`` the primal form runs
+    (ALGORITHMS.md C2, κ_t = ‖x_t‖²; multiclass: w_y += τx, w_s −= τx with ‖Δ‖² = 2‖x‖², Crammer et al.
+    2006 §7; LIBOL M_PA*; single-label only).
+
+    Examples
+    --------
+    >>> import olkit
+    >>> X, y = olkit.load_dataset("german")
+    >>> olkit.make("pa1").fit(X, y).resolved_params()["C"]
+    5.0
 
     References
     ----------
     Crammer, Dekel, Keshet, Shalev-Shwartz, Singer (2006). Online passive-aggressive algorithms. JMLR 7.
     """
 
+_C_DOC = """    C : float > 0 or None, default None
+        Aggressiveness (penalty) parameter. None means the paper's setting: C = 5 on binary data (DUOL
+        JMLR §5.1), C = 10 on multiclass and multi-label data (DUOL JMLR §5.5), or LIBOL's default C = 1
+        with ``compat="libol"``.
+"""
 
-@register("pa", "Passive-Aggressive: on hinge loss add x_t with step loss/k(x_t,x_t) (Crammer et al. 2006)")
+_DATA = ("binary", "multiclass", "multilabel")
+_C_SOURCE = {"C": "DUOL JMLR §5.1 (binary 5), §5.5 (multiclass 10); LIBOL 1 under compat='libol'",
+             "sigma": "DUOL JMLR §5.1 (σ = 8)"}
+
+
+@register("pa", "Passive-Aggressive: on hinge loss add x_t with step loss/k(x_t,x_t) (Crammer et al. 2006)",
+          data=_DATA, sources={"sigma": _C_SOURCE["sigma"]})
 class PA(_PABase):
-    """PA: τ = ℓ/κ(x_t, x_t).
-
-    Parameters
-    ----------
-    kernel : {"gaussian", "linear", "poly"}, default "gaussian"
-    sigma : float, default 8
-        Gaussian width, κ(x, z) = exp(−‖x − z‖²/(2σ²)).
-    degree, coef0 : polynomial kernel (x·z + coef0)^degree.
-    compat : "none"; with kernel="linear" also "libol" (LIBOL's PA*.m follow C2 exactly; only the
-        default C changes).
-
-    With ``kernel="linear"`` the primal form runs (ALGORITHMS.md C2, κ_t = ‖x_t‖²); multiclass data use
-    the max-score update w_y += τx, w_s −= τx with ‖Δ‖² = 2‖x‖² (Crammer et al. 2006 §7; LIBOL M_PA*).
-
-    References
-    ----------
-    Crammer, Dekel, Keshet, Shalev-Shwartz, Singer (2006). Online passive-aggressive algorithms. JMLR 7.
-    """
+    __doc__ = _PA_DOC.format(title="PA: τ = ℓ/κ(x_t, x_t) (multiclass: ℓ/(2κ_t)).", C="").replace(
+        """    >>> olkit.make("pa1").fit(X, y).resolved_params()["C"]
+    5.0""", """    >>> olkit.make("pa").fit(X, y).n_support_ > 0
+    True""")
 
     _variant = PA_PLAIN
     _primal_poor_score = True  # uncapped steps: 0.79 on scikit-learn's binary blobs after one pass
+    _parameter_constraints = {}
 
     def __init__(self, kernel="gaussian", sigma=8.0, degree=3, coef0=1.0, compat="none"):
         self._set_kernel_params(kernel, sigma, degree, coef0, compat)
-
-    def _check_params(self):
-        KernelLearner._check_params(self)
 
     def _rule_params(self):
         return [float(PA_PLAIN), 0.0]
@@ -123,13 +156,16 @@ class PA(_PABase):
         return self.get_params()
 
 
-@register("pa1", "PA-I: hinge-loss step min(C, loss/k(x_t,x_t)) (Crammer et al. 2006)")
+@register("pa1", "PA-I: hinge-loss step min(C, loss/k(x_t,x_t)) (Crammer et al. 2006)", data=_DATA,
+          tuning=(("C", tuple(2.0 ** k for k in range(-4, 5))),), sources=_C_SOURCE)
 class PA1(_PABase):
-    __doc__ = _PA_DOC.format(title="PA-I: τ = min(C, ℓ/κ(x_t, x_t)).")
+    __doc__ = _PA_DOC.format(title="PA-I: τ = min(C, ℓ/κ(x_t, x_t)) (multiclass: min(C, ℓ/(2κ_t))).", C=_C_DOC)
     _variant = PA_I
 
 
-@register("pa2", "PA-II: hinge-loss step loss/(k(x_t,x_t) + 1/(2C)) (Crammer et al. 2006)")
+@register("pa2", "PA-II: hinge-loss step loss/(k(x_t,x_t) + 1/(2C)) (Crammer et al. 2006)", data=_DATA,
+          tuning=(("C", tuple(2.0 ** k for k in range(-4, 5))),), sources=_C_SOURCE)
 class PA2(_PABase):
-    __doc__ = _PA_DOC.format(title="PA-II: τ = ℓ/(κ(x_t, x_t) + 1/(2C)).")
+    __doc__ = _PA_DOC.format(title="PA-II: τ = ℓ/(κ(x_t, x_t) + 1/(2C)) (multiclass: ℓ/(2κ_t + 1/(2C))).",
+                             C=_C_DOC)
     _variant = PA_II

@@ -1,29 +1,76 @@
-"""Kernel Perceptron (Rosenblatt 1958; kernelised as in Kivinen, Smola & Williamson 2001).
+"""Kernel Perceptron (Rosenblatt 1958; kernelised as in Kivinen, Smola & Williamson 2001) and, on
+multiclass data, Crammer & Singer's ultraconservative perceptrons (JMLR 2003).
 
-On every mistake (ŷ_t ≠ y_t) the example is added as a support vector with weight y_t:
+Binary: on every mistake (ŷ_t ≠ y_t) the example is added as a support vector with weight y_t,
 f ← f + y_t κ(x_t, ·) (ALGORITHMS.md A1; DUOL JMLR §2, §5.1).
+
+Multiclass (ALGORITHMS.md B1; DUOL JMLR §5.5): the error set is E_t = {r ≠ y_t : f_r(x_t) ≥ f_{y_t}(x_t)}
+(Crammer–Singer's ≥). If E_t ≠ ∅, x_t is added with coefficient vector τ: τ_{y_t} = +1 and, for
+r ∈ E_t, by ``multiclass_update``:
+
+* "max":     τ_r = −1 for the highest-scoring r ∈ E_t only (ties → the smallest class index);
+* "uniform": τ_r = −1/|E_t|;
+* "prop":    τ_r = −(f_r − f_y)/Σ_{r'∈E_t}(f_{r'} − f_y); when that sum is 0 (every error is a tie)
+  it falls back to "uniform" (settles B1's [UNCERTAIN] tie handling).
+
+Σ_r τ_r = 0. The update fires on E_t ≠ ∅ (C&S's default), so a round whose tie is resolved in favour
+of y_t (not a mistake under the ties-to-the-smallest-index rule) can still update.
 """
 from ..._compile import njit
+from ...params import Options
 from ...registry import register
 from .base import KernelLearner
 from .support_set import sv_append
 
+MAX, UNIFORM, PROP = 0, 1, 2
+MULTICLASS_UPDATES = {"max": MAX, "uniform": UNIFORM, "prop": PROP}
+
 
 @njit
 def perceptron_update(sv, st, s, t, kself, y, f, mistake):
-    if not mistake:
+    if f.shape[0] == 1:  # binary: f ← f + y_t κ(x_t, ·) on a mistake
+        if not mistake:
+            return False
+        j = sv_append(sv, s, t, kself, y)
+        sv.coef[j, 0] = y
+        return True
+    mode = int(st.prm[0])
+    yi = int(y)
+    fy = f[yi]
+    size, worst, total = 0, -1, 0.0
+    for r in range(f.shape[0]):
+        if r != yi and f[r] >= fy:  # E_t
+            size += 1
+            total += f[r] - fy
+            if worst < 0 or f[r] > f[worst]:
+                worst = r
+    if size == 0:
         return False
     j = sv_append(sv, s, t, kself, y)
-    sv.coef[j, 0] = y  # f ← f + y_t κ(x_t, ·)
+    sv.coef[j, yi] = 1.0
+    if mode == MAX:
+        sv.coef[j, worst] = -1.0
+        return True
+    for r in range(f.shape[0]):
+        if r != yi and f[r] >= fy:
+            if mode == PROP and total > 0.0:
+                sv.coef[j, r] = -(f[r] - fy) / total
+            else:
+                sv.coef[j, r] = -1.0 / size
     return True
 
 
-@register("perceptron", "Kernel Perceptron: add x_t with weight y_t on every mistake (Rosenblatt 1958)")
+@register("perceptron", "Kernel Perceptron: add x_t with weight y_t on every mistake (Rosenblatt 1958); "
+                        "multiclass: Crammer-Singer max/uniform/prop", data=("binary", "multiclass"),
+          sources={"sigma": "DUOL JMLR §5.1 (σ = 8)", "multiclass_update": "Crammer & Singer 2003; DUOL JMLR Table 4"})
 class KernelPerceptron(KernelLearner):
-    """Kernel Perceptron.
+    """Kernel Perceptron; on multiclass data Crammer & Singer's ultraconservative perceptrons.
 
     Parameters
     ----------
+    multiclass_update : {"max", "uniform", "prop"}, default "max"
+        How the error set shares the negative update on multiclass data (see the module docstring;
+        DUOL JMLR Table 4 reports all three). Ignored on binary data.
     kernel : {"gaussian", "linear", "poly"}, default "gaussian"
     sigma : float, default 8
         Gaussian width, κ(x, z) = exp(−‖x − z‖²/(2σ²)) (DUOL JMLR §5.1).
@@ -45,10 +92,25 @@ class KernelPerceptron(KernelLearner):
     ----------
     Rosenblatt, F. (1958). The perceptron. Psychological Review 65(6).
     Kivinen, Smola, Williamson (2004). Online learning with kernels. IEEE TSP 52(8).
+    Crammer, K., Singer, Y. (2003). Ultraconservative online algorithms for multiclass problems. JMLR 3.
     """
 
-    _rule = "perceptron"
+    _update = staticmethod(perceptron_update)
     _linear_rule = "perceptron"
+    _kernel_data = ("binary", "multiclass")
+    _parameter_constraints = {"multiclass_update": [Options(tuple(MULTICLASS_UPDATES))]}
 
-    def __init__(self, kernel="gaussian", sigma=8.0, degree=3, coef0=1.0, compat="none"):
+    def __init__(self, multiclass_update="max", kernel="gaussian", sigma=8.0, degree=3, coef0=1.0,
+                 compat="none"):
+        self.multiclass_update = multiclass_update
         self._set_kernel_params(kernel, sigma, degree, coef0, compat)
+
+    def _check_params(self):
+        super()._check_params()
+        if self._primal() and self.multiclass_update != "max":
+            raise ValueError(f"perceptron: multiclass_update={self.multiclass_update!r} has no primal form; with "
+                             "kernel='linear' only 'max' runs (use kernel='poly', degree=1, coef0=0 for the "
+                             "linear kernel in dual form)")
+
+    def _rule_params(self):
+        return [float(MULTICLASS_UPDATES[self.multiclass_update])]

@@ -22,13 +22,15 @@ scale, ‖w‖² recomputed after each update as LIBOL does); multiclass data us
 Δ = e_y⊗x − e_s⊗x (C16).
 """
 from ..._compile import njit
+from ...params import BOOLEAN
 from ...registry import register
 from .base import EPS, KernelLearner
 from .support_set import sv_append, sv_clear, sv_scale
 
 
 @njit
-def romma_update(sv, st, s, t, kself, y, f, mistake):
+def romma_update(sv, st, s, t, kself, y, fv, mistake):
+    f = fv[0]
     aggressive, reset_case, libol_first = st.prm[0], st.prm[1], st.prm[2]
     triggered = (y * f < 1.0) if aggressive else mistake
     if not triggered or kself <= EPS:
@@ -63,7 +65,7 @@ def romma_update(sv, st, s, t, kself, y, f, mistake):
 
 
 class _ROMMABase(KernelLearner):
-    _rule = "romma"
+    _update = staticmethod(romma_update)
     _linear_rule = "romma"
     _primal_poor_score = True  # measured: 0.65 (multiclass) / 0.83 (binary) on scikit-learn's blobs
     _kernel_compat = ("none", "libol")
@@ -118,10 +120,7 @@ class AggROMMA(_ROMMABase):
         self.romma_reset_case = romma_reset_case
         self._set_kernel_params(kernel, sigma, degree, coef0, compat)
 
-    def _check_params(self):
-        super()._check_params()
-        if self.romma_reset_case not in (True, False):
-            raise ValueError(f"romma_reset_case must be True or False, got {self.romma_reset_case!r}")
+    _parameter_constraints = {"romma_reset_case": [BOOLEAN]}
 
     def _rule_params(self):
         return [1.0, float(bool(self.romma_reset_case)), float(self.compat == "libol")]

@@ -4,10 +4,11 @@ A kernel model is f(·) = Σ_i a_i κ(x_i, ·) over stored support vectors (SVs)
 
 * the SV inputs, dense rows or CSR rows (a sparse stream is never densified), with cached squared norms
   and κ(x_i, x_i);
-* a coefficient *vector* per SV (``coef[i, :]``; binary learners use column 0, multiclass learners one
-  column per class);
-* per-SV labels ``y`` and cached scores ``F`` (e.g. DUOL's margins F_i = y_i f(x_i)) where an algorithm
-  needs them;
+* a coefficient *vector* per SV (``coef[i, :]``: K outputs; binary learners K = 1, multiclass and
+  multi-label learners one column per class);
+* per-SV labels ``y`` (binary ±1, or the class index), the multiclass direction ``h[i] = (r_i, s_i)``
+  (H_i = e_r − e_s, ALGORITHMS.md B0) and cached scores ``F`` (e.g. DUOL's margins F_i = y_i f(x_i))
+  where an algorithm needs them;
 * an optional SV Gram cache ``gram[i, j] = κ(x_i, x_j)``, filled for free when an SV is added (its kernel
   row against the current SVs was just computed to predict) and used by algorithms that need SV–SV
   kernel values (DUOL, Online-SVM, later Projectron, Ahpatron, kernel SCW). Rows are written when an SV
@@ -16,16 +17,26 @@ A kernel model is f(·) = Σ_i a_i κ(x_i, ·) over stored support vectors (SVs)
   through ``load_gram_row`` (compiled code) or ``gram_matrix()`` (Python), which handle the
   not-yet-mirrored part; ``load_gram_row`` computes the row on demand when there is no cache (a
   learner may cap the cache's memory, see ``gram_limit_bytes``);
-* an optional SV-pair matrix ``pair`` (n × n) for algorithms that keep a matrix over the SVs
-  (kernel SCW's π of ALGORITHMS.md C14); new SVs enter with a zero row and column;
+* named SV×SV matrices ``mats[m]`` (n × n each) for algorithms that keep a matrix over the SVs (kernel
+  SCW's π of ALGORITHMS.md C14, an inverse Gram matrix); new SVs enter with a zero row and column, and
+  ``SupportSet.matrix(name)`` returns one by name;
 * a scratch kernel row ``krow`` of the current example against all SVs;
 * ``added[i]``, the number of examples the learner had seen when SV i was added (its arrival time).
 
 Kernel rows are computed in blocks (see :mod:`olkit.protocol`): for an in-memory stream the dot products
 of the next block of examples with the SVs present at the start of the block come from one BLAS product
 (``dots``); the compiled loop turns them into kernel values and computes one by one only the entries for
-SVs added inside the block. ``meta[NPRE]`` is the number of leading SVs covered by the block product; a
-removal at position r lowers it to r, so the engine stays exact when budgeted learners remove SVs.
+SVs added inside the block. The SVs covered by the block product are always the slots 0..NPRE−1, and
+``gcol[j]`` is the block-product column of slot j.
+
+Removal is O(1) in the number of SVs moved (:func:`sv_remove`): the last SV moves into the freed slot
+(two moves when the freed slot is covered by the block product: the last covered SV fills it, and the
+last SV fills the covered one's slot, so the covered slots stay a prefix and ``gcol`` follows them).
+Each move copies one SV (its input and one row and column of each SV×SV matrix). Order is not kept;
+``added`` records each SV's arrival time for the budgeted rules that remove the oldest. Sparse SV
+inputs live in a pool of non-zeros addressed by ``start[j]``/``stop[j]``; a removal leaves a hole,
+compacted between blocks when the pool fills up or a block product needs a CSR matrix.
+Points that are not stream rows (merged or projected SVs) are added by :func:`sv_append_point`.
 
 The Python class owns the arrays (with spare capacity, grown between blocks); the compiled code sees
 them as the :data:`SVArrays` named tuple and updates them in place.
@@ -39,33 +50,54 @@ import scipy.sparse as sp
 from ..._compile import njit, njit_reassoc
 from ...kernels import GAUSSIAN, dot_block, kernel_from_dot, kernel_from_gram
 
-# meta slots: #SVs, #SVs covered by the block product, sparse flag, Gram flag, examples seen (clock),
-# #SVs whose Gram column is filled (see sync_gram)
-N, NPRE, SPARSE, HAS_GRAM, CLOCK, GSYNC = 0, 1, 2, 3, 4, 5
+# meta slots: #SVs, #SVs covered by the block product (slots 0..NPRE-1), sparse flag, Gram flag, examples
+# seen (clock), #SVs whose Gram column is filled (see sync_gram), block columns permuted by removals,
+# next free position of the sparse pool, holes in the sparse pool
+N, NPRE, SPARSE, HAS_GRAM, CLOCK, GSYNC, PERMUTED, POOL, HOLES = 0, 1, 2, 3, 4, 5, 6, 7, 8
 
 SVArrays = namedtuple(
-    "SVArrays", ["X", "indptr", "indices", "data", "norm2", "kself", "y", "coef", "F", "gram", "krow", "grow", "added",
-                 "meta", "pair"]
+    "SVArrays", ["X", "start", "stop", "indices", "data", "norm2", "kself", "y", "h", "coef", "F", "gram", "krow",
+                 "grow", "added", "gcol", "meta", "mats"]
 )
 """Arrays of a support set as the compiled code sees them (full capacity; ``meta[N]`` are in use)."""
 
-Stream = namedtuple("Stream", ["X", "indptr", "indices", "data", "norm2", "y", "kp", "work"])
+Stream = namedtuple("Stream", ["X", "indptr", "indices", "data", "norm2", "y", "Y", "info", "kp", "work"])
 """An in-memory stream as the compiled code sees it: dense ``X`` (n × d) or CSR arrays, squared row
-norms, labels in the learner's internal coding, kernel parameters and a length-d scatter buffer."""
+norms, labels in the learner's internal coding (``y``: binary ±1 or the class index; ``Y``: the n × K
+0/1 label-set matrix of multiclass and multi-label data), ``info`` = [data kind, K], kernel parameters
+and a length-d scatter buffer."""
+
+BINARY, MULTICLASS, MULTILABEL = 0, 1, 2
+"""Data kinds (``Stream.info[0]``)."""
 
 
-def make_stream(X, y_internal, kp):
-    """Pack validated data (dense float64 C array or CSR) for the compiled loop."""
+def make_stream(X, y_internal, kp, n_outputs=1):
+    """Pack validated data (dense float64 C array or CSR) for the compiled loop.
+
+    ``y_internal``: binary ±1 labels, class indices (multiclass, ``n_outputs`` = K classes) or an n × K
+    0/1 matrix (multi-label).
+    """
     from ...kernels import row_norms2
 
     norm2 = row_norms2(X)
+    y_internal = np.asarray(y_internal)
+    if y_internal.ndim == 2:
+        kind, Y = MULTILABEL, np.ascontiguousarray(y_internal, dtype=np.int8)
+        y = np.zeros(Y.shape[0])
+    elif n_outputs > 1:
+        kind, y = MULTICLASS, np.ascontiguousarray(y_internal, dtype=np.float64)
+        Y = np.zeros((y.shape[0], n_outputs), np.int8)
+        Y[np.arange(y.shape[0]), y.astype(np.int64)] = 1
+    else:
+        kind, y, Y = BINARY, np.ascontiguousarray(y_internal, dtype=np.float64), np.zeros((0, 1), np.int8)
+    info = np.array([kind, n_outputs], np.int64)
     if sp.issparse(X):
         X = X.tocsr()
         return Stream(np.empty((0, X.shape[1])), X.indptr.astype(np.int64), X.indices.astype(np.int64),
-                      X.data.astype(np.float64), norm2, y_internal, kp, np.zeros(X.shape[1]))
+                      X.data.astype(np.float64), norm2, y, Y, info, kp, np.zeros(X.shape[1]))
     empty_i = np.zeros(1, np.int64)
     return Stream(np.ascontiguousarray(X, dtype=np.float64), empty_i, empty_i, np.empty(0), norm2,
-                  y_internal, kp, np.empty(0))
+                  y, Y, info, kp, np.empty(0))
 
 
 class SupportSet:
@@ -75,29 +107,29 @@ class SupportSet:
     ----------
     n_features : int
     sparse : bool
-        Store SVs as CSR rows (for sparse streams) instead of dense rows.
+        Store SVs as sparse rows (for sparse streams) instead of dense rows.
     n_outputs : int
-        Length of the coefficient vector of each SV (1 for binary learners).
+        K, the length of the coefficient vector of each SV (1 for binary learners).
     gram : bool
         Keep the SV Gram cache (memory O(#SV²)).
     gram_limit_bytes : int or None
         Drop the cache (and compute SV rows on demand from then on) when it would outgrow this size;
         None keeps it whatever its size (for rules that cannot work without it, e.g. Online-SVM).
-    pair : bool
-        Keep the SV-pair matrix ``pair`` (memory O(#SV²)).
+    matrices : tuple of str
+        Names of the SV×SV matrices to keep (e.g. ("pair",) for kernel SCW's π); memory O(#SV²) each.
     """
 
     GRAM_LIMIT_BYTES = 1 << 30
     """Default limit of an optional Gram cache: 1 GiB, i.e. about 11,000 SVs."""
 
-    def __init__(self, n_features, sparse, n_outputs=1, gram=False, gram_limit_bytes=None, pair=False):
+    def __init__(self, n_features, sparse, n_outputs=1, gram=False, gram_limit_bytes=None, matrices=()):
         self.n_features = int(n_features)
         self.sparse = bool(sparse)
         self.n_outputs = int(n_outputs)
         self.use_gram = bool(gram)
         self.gram_limit_bytes = gram_limit_bytes
-        self.use_pair = bool(pair)
-        self.meta = np.zeros(6, np.int64)
+        self.matrix_names = tuple(matrices)
+        self.meta = np.zeros(9, np.int64)
         self.meta[SPARSE] = int(self.sparse)
         self.meta[HAS_GRAM] = int(self.use_gram)
         self._allocate(0, 0)
@@ -107,17 +139,20 @@ class SupportSet:
         # np.empty: only the first n entries are ever read, and sv_append initialises each new slot.
         d = self.n_features
         self.X = np.empty((0 if self.sparse else cap, d))
-        self.indptr = np.zeros(cap + 1, np.int64)
+        self.start = np.zeros(cap, np.int64)
+        self.stop = np.zeros(cap, np.int64)
         self.indices = np.empty(nnz_cap, np.int64)
         self.data = np.empty(nnz_cap)
         self.norm2 = np.empty(cap)
         self.kself = np.empty(cap)
         self.y = np.empty(cap)
+        self.h = np.empty((cap, 2), np.int64)
         self.coef = np.empty((cap, self.n_outputs))
         self.F = np.empty(cap)
         self.added = np.empty(cap, np.int64)
+        self.gcol = np.empty(cap, np.int64)
         self.gram = np.empty((cap, cap) if self.use_gram else (0, 0))
-        self.pair = np.empty((cap, cap) if self.use_pair else (0, 0))
+        self.mats = np.empty((len(self.matrix_names), cap, cap))
         self.krow = np.empty(cap + 1)
         self.grow = np.empty(cap + 1)
         self.capacity = cap
@@ -127,12 +162,35 @@ class SupportSet:
         """Number of stored SVs."""
         return int(self.meta[N])
 
+    def matrix(self, name):
+        """The named SV×SV matrix (n × n view)."""
+        return self.mats[self.matrix_names.index(name), : self.n, : self.n]
+
+    def compact(self):
+        """Close the holes that removals left in the sparse pool (SV j's non-zeros end up in slot order)."""
+        n = self.n
+        if not self.sparse or (self.meta[HOLES] == 0 and (n == 0 or self.start[0] == 0)
+                                and np.array_equal(self.start[1:n], self.stop[: max(n - 1, 0)])):
+            return
+        parts = [np.arange(self.start[j], self.stop[j]) for j in range(n)]
+        take = np.concatenate(parts) if parts else np.zeros(0, np.int64)
+        lengths = self.stop[:n] - self.start[:n]
+        self.indices[: take.size] = self.indices[take]
+        self.data[: take.size] = self.data[take]
+        self.stop[:n] = np.cumsum(lengths)
+        self.start[:n] = self.stop[:n] - lengths
+        self.meta[POOL] = take.size
+        self.meta[HOLES] = 0
+
     def reserve(self, n_more, nnz_more=0):
         """Make room for ``n_more`` further SVs (and ``nnz_more`` further non-zeros when sparse)."""
         n = self.n
         need = n + n_more
-        nnz = int(self.indptr[n])
-        need_nnz = nnz + nnz_more
+        nnz_more = nnz_more if self.sparse else 0
+        if self.sparse and self.meta[POOL] + nnz_more > len(self.indices):
+            self.compact()
+        pool = int(self.meta[POOL])
+        need_nnz = pool + nnz_more
         if need <= self.capacity and need_nnz <= len(self.indices):
             return
         # odd capacities: a power-of-two row stride of the Gram cache makes copies and column
@@ -142,38 +200,40 @@ class SupportSet:
         if self.use_gram and self.gram_limit_bytes is not None and new_cap * new_cap * 8 > self.gram_limit_bytes:
             self.use_gram = False  # too large: load_gram_row computes rows on demand from now on
             self.meta[HAS_GRAM] = 0
-        old = {name: getattr(self, name) for name in
-               ("X", "indptr", "indices", "data", "norm2", "kself", "y", "coef", "F", "added", "gram", "pair")}
+        old = {name: getattr(self, name) for name in self._PER_SV + ("X", "indices", "data", "gram", "mats")}
         self._allocate(new_cap, new_nnz)
         if not self.sparse:
             self.X[:n] = old["X"][:n]
-        self.indptr[: n + 1] = old["indptr"][: n + 1]
-        self.indices[:nnz] = old["indices"][:nnz]
-        self.data[:nnz] = old["data"][:nnz]
-        for name in ("norm2", "kself", "y", "coef", "F", "added"):
+        self.indices[:pool] = old["indices"][:pool]
+        self.data[:pool] = old["data"][:pool]
+        for name in self._PER_SV:
             getattr(self, name)[:n] = old[name][:n]
         if self.use_gram:
             sync_gram(self.arrays_of(old["gram"]))
             self.gram[:n, :n] = old["gram"][:n, :n]
-        if self.use_pair:
-            self.pair[:n, :n] = old["pair"][:n, :n]
+        self.mats[:, :n, :n] = old["mats"][:, :n, :n]
+
+    _PER_SV = ("start", "stop", "norm2", "kself", "y", "h", "coef", "F", "added", "gcol")
 
     def arrays(self):
         """The :data:`SVArrays` view handed to compiled code."""
         return self.arrays_of(self.gram)
 
     def arrays_of(self, gram):
-        return SVArrays(self.X, self.indptr, self.indices, self.data, self.norm2, self.kself, self.y,
-                        self.coef, self.F, gram, self.krow, self.grow, self.added, self.meta, self.pair)
+        return SVArrays(self.X, self.start, self.stop, self.indices, self.data, self.norm2, self.kself, self.y,
+                        self.h, self.coef, self.F, gram, self.krow, self.grow, self.added, self.gcol, self.meta,
+                        self.mats)
 
     # -- read access -----------------------------------------------------------------------------
     def vectors(self, n=None):
-        """The first ``n`` (default: all) SV inputs as a dense view or a CSR matrix."""
+        """The first ``n`` (default: all) SV inputs as a dense view or a CSR matrix (slot order)."""
         n = self.n if n is None else n
         if self.sparse:
-            nnz = int(self.indptr[n])
-            return sp.csr_matrix((self.data[:nnz], self.indices[:nnz], self.indptr[: n + 1]),
-                                 shape=(n, self.n_features))
+            self.compact()
+            indptr = np.zeros(n + 1, np.int64)
+            indptr[1:] = self.stop[:n]
+            nnz = int(indptr[n])
+            return sp.csr_matrix((self.data[:nnz], self.indices[:nnz], indptr), shape=(n, self.n_features))
         return self.X[:n]
 
     def gram_matrix(self):
@@ -193,19 +253,18 @@ class SupportSet:
 
     # -- pickling: store only what is in use ----------------------------------------------------------
     def __getstate__(self):
+        self.compact()
         n = self.n
         state = self.__dict__.copy()
-        nnz = int(self.indptr[n])
-        for name in ("X", "norm2", "kself", "y", "coef", "F", "added", "krow"):
+        for name in self._PER_SV + ("X", "krow"):
             state[name] = getattr(self, name)[:n].copy()
-        state["indptr"] = self.indptr[: n + 1].copy()
-        state["indices"] = self.indices[:nnz].copy()
-        state["data"] = self.data[:nnz].copy()
+        pool = int(self.meta[POOL])
+        state["indices"] = self.indices[:pool].copy()
+        state["data"] = self.data[:pool].copy()
         if self.use_gram:
             sync_gram(self.arrays())
             state["gram"] = self.gram[:n, :n].copy()
-        if self.use_pair:
-            state["pair"] = self.pair[:n, :n].copy()
+        state["mats"] = self.mats[:, :n, :n].copy()
         state["capacity"] = n
         return state
 
@@ -239,26 +298,42 @@ def _dense_dot(a, b):
 
 
 @njit
-def _sparse_dot(indptr, indices, data, j, work):
+def _sparse_dot(start, stop, indices, data, j, work):
     acc = 0.0
-    for q in range(indptr[j], indptr[j + 1]):
+    for q in range(start[j], stop[j]):
         acc += data[q] * work[indices[q]]
     return acc
+
+
+@njit
+def begin_block(sv, n_block_columns):
+    """Set up a block: the first ``n_block_columns`` slots are covered by the block product, in order."""
+    sv.meta[NPRE] = min(n_block_columns, sv.meta[N])
+    sv.meta[PERMUTED] = 0
+    for j in range(sv.meta[NPRE]):
+        sv.gcol[j] = j
+    if sv.meta[HAS_GRAM]:
+        sync_gram(sv)
 
 
 @njit
 def fill_kernel_row(sv, s, t, G, p):
     """Fill ``sv.krow[:n]`` with κ(x_i, x_t) for all SVs and return κ(x_t, x_t).
 
-    Entries of the first ``meta[NPRE]`` SVs come from row p of the block of dot products G; the rest
-    (SVs added since the block started) are computed here. (Hot loops take plain arrays: passing the
-    named tuples to a helper per entry costs reference counting on every array, ~0.5 µs a call.)
+    Entries of the covered slots (the first ``meta[NPRE]``) come from row p of the block of dot products
+    G (column ``gcol[j]``); the rest (SVs added since the block started) are computed here. (Hot loops
+    take plain arrays: passing the named tuples to a helper per entry costs reference counting on every
+    array, ~0.5 µs a call.)
     """
     n = sv.meta[N]
     npre = min(sv.meta[NPRE], n)
     xn = s.norm2[t]
     krow, sv_norm2, kp = sv.krow, sv.norm2, s.kp
-    if kp[0] == GAUSSIAN:  # the hot loop, kept free of the kernel switch
+    if sv.meta[PERMUTED]:
+        gcol = sv.gcol
+        for j in range(npre):
+            krow[j] = kernel_from_dot(kp, G[p, gcol[j]], xn, sv_norm2[j])
+    elif kp[0] == GAUSSIAN:  # the hot loop, kept free of the kernel switch
         gamma = kp[1]
         for j in range(npre):
             krow[j] = math.exp(-max(xn + sv_norm2[j] - 2.0 * G[p, j], 0.0) * gamma)
@@ -267,10 +342,10 @@ def fill_kernel_row(sv, s, t, G, p):
             krow[j] = kernel_from_dot(kp, G[p, j], xn, sv_norm2[j])
     if npre < n:
         if sv.meta[SPARSE]:
-            indptr, indices, data, work = sv.indptr, sv.indices, sv.data, s.work
+            start, stop, indices, data, work = sv.start, sv.stop, sv.indices, sv.data, s.work
             scatter(s, t)
             for j in range(npre, n):
-                krow[j] = kernel_from_dot(kp, _sparse_dot(indptr, indices, data, j, work), xn, sv_norm2[j])
+                krow[j] = kernel_from_dot(kp, _sparse_dot(start, stop, indices, data, j, work), xn, sv_norm2[j])
             unscatter(s, t)
         else:
             svX, x = sv.X, s.X[t]
@@ -280,35 +355,34 @@ def fill_kernel_row(sv, s, t, G, p):
 
 
 @njit
-def expansion_score(sv, col):
-    """f_col(x_t) = Σ_i coef[i, col] κ(x_i, x_t) from the current kernel row."""
-    coef, krow = sv.coef, sv.krow
-    acc = 0.0
-    for j in range(sv.meta[N]):
-        acc += coef[j, col] * krow[j]
-    return acc
+def expansion_scores(sv, fv):
+    """f_c(x_t) = Σ_i coef[i, c] κ(x_i, x_t) for every output c, from the current kernel row."""
+    coef, krow, n = sv.coef, sv.krow, sv.meta[N]
+    K = fv.shape[0]
+    if K == 1:
+        acc = 0.0
+        for j in range(n):
+            acc += coef[j, 0] * krow[j]
+        fv[0] = acc
+        return
+    for c in range(K):
+        fv[c] = 0.0
+    for j in range(n):
+        kj = krow[j]
+        if kj != 0.0:
+            for c in range(K):
+                fv[c] += coef[j, c] * kj
 
 
 @njit
-def sv_append(sv, s, t, kself, label):
-    """Store stream row t as a new SV with zero coefficients and return its index.
-
-    Needs ``sv.krow`` to hold the kernel row of x_t (it fills the Gram cache from it) and sets
-    ``krow[new] = κ(x_t, x_t)`` so that cache updates can treat the new SV like the others.
-    """
+def _new_slot(sv, norm2, kself, label):
+    """Initialise slot n for a new SV (everything but its input) and return n."""
     n = sv.meta[N]
-    if sv.meta[SPARSE]:
-        start = sv.indptr[n]
-        m = s.indptr[t + 1] - s.indptr[t]
-        for q in range(m):
-            sv.indices[start + q] = s.indices[s.indptr[t] + q]
-            sv.data[start + q] = s.data[s.indptr[t] + q]
-        sv.indptr[n + 1] = start + m
-    else:
-        sv.X[n, :] = s.X[t, :]
-    sv.norm2[n] = s.norm2[t]
+    sv.norm2[n] = norm2
     sv.kself[n] = kself
     sv.y[n] = label
+    sv.h[n, 0] = -1
+    sv.h[n, 1] = -1
     sv.coef[n, :] = 0.0
     sv.F[n] = 0.0
     sv.added[n] = sv.meta[CLOCK]
@@ -316,13 +390,60 @@ def sv_append(sv, s, t, kself, label):
         for j in range(n):
             sv.gram[n, j] = sv.krow[j]
         sv.gram[n, n] = kself
-    if sv.pair.shape[0] > 0:
+    for m in range(sv.mats.shape[0]):
         for j in range(n + 1):
-            sv.pair[n, j] = 0.0
-            sv.pair[j, n] = 0.0
+            sv.mats[m, n, j] = 0.0
+            sv.mats[m, j, n] = 0.0
     sv.krow[n] = kself
     sv.meta[N] = n + 1
     return n
+
+
+@njit
+def sv_append(sv, s, t, kself, label):
+    """Store stream row t as a new SV with zero coefficients and return its slot.
+
+    Needs ``sv.krow`` to hold the kernel row of x_t (it fills the Gram cache from it) and sets
+    ``krow[new] = κ(x_t, x_t)`` so that cache updates can treat the new SV like the others.
+    """
+    n = sv.meta[N]
+    if sv.meta[SPARSE]:
+        pos = sv.meta[POOL]
+        lo = s.indptr[t]
+        m = s.indptr[t + 1] - lo
+        for q in range(m):
+            sv.indices[pos + q] = s.indices[lo + q]
+            sv.data[pos + q] = s.data[lo + q]
+        sv.start[n] = pos
+        sv.stop[n] = pos + m
+        sv.meta[POOL] = pos + m
+    else:
+        sv.X[n, :] = s.X[t, :]
+    return _new_slot(sv, s.norm2[t], kself, label)
+
+
+@njit
+def sv_append_point(sv, idx, val, kself, label):
+    """Store a point that is not a stream row (a merged or projected SV): non-zeros ``val`` at features
+    ``idx``. ``sv.krow`` must hold its kernel row against the current SVs (as for :func:`sv_append`).
+    The caller reserves room for it (``SupportSet.reserve``)."""
+    n = sv.meta[N]
+    norm2 = 0.0
+    for q in range(idx.shape[0]):
+        norm2 += val[q] * val[q]
+    if sv.meta[SPARSE]:
+        pos = sv.meta[POOL]
+        for q in range(idx.shape[0]):
+            sv.indices[pos + q] = idx[q]
+            sv.data[pos + q] = val[q]
+        sv.start[n] = pos
+        sv.stop[n] = pos + idx.shape[0]
+        sv.meta[POOL] = pos + idx.shape[0]
+    else:
+        sv.X[n, :] = 0.0
+        for q in range(idx.shape[0]):
+            sv.X[n, idx[q]] = val[q]
+    return _new_slot(sv, norm2, kself, label)
 
 
 @njit
@@ -339,7 +460,8 @@ def sv_clear(sv):
     sv.meta[N] = 0
     sv.meta[NPRE] = 0
     sv.meta[GSYNC] = 0
-    sv.indptr[0] = 0
+    sv.meta[POOL] = 0
+    sv.meta[HOLES] = 0
 
 
 @njit
@@ -370,13 +492,13 @@ def load_gram_row(sv, b, s):
         for i in range(split, n):  # columns not mirrored yet: read the (complete) rows of the new SVs
             sv.grow[i] = sv.gram[i, b]
         return
-    indptr, indices, data, work, grow, norm2 = sv.indptr, sv.indices, sv.data, s.work, sv.grow, sv.norm2
+    start, stop, indices, data, work, grow, norm2 = sv.start, sv.stop, sv.indices, sv.data, s.work, sv.grow, sv.norm2
     if sv.meta[SPARSE]:
-        for q in range(indptr[b], indptr[b + 1]):
+        for q in range(start[b], stop[b]):
             work[indices[q]] = data[q]
         for i in range(n):
-            grow[i] = kernel_from_dot(s.kp, _sparse_dot(indptr, indices, data, i, work), norm2[i], norm2[b])
-        for q in range(indptr[b], indptr[b + 1]):
+            grow[i] = kernel_from_dot(s.kp, _sparse_dot(start, stop, indices, data, i, work), norm2[i], norm2[b])
+        for q in range(start[b], stop[b]):
             work[indices[q]] = 0.0
     else:
         svX = sv.X
@@ -385,50 +507,66 @@ def load_gram_row(sv, b, s):
 
 
 @njit
-def sv_remove(sv, r):
-    """Remove SV r, keeping the order of the others (FIFO budgets rely on it); O(#SV·d + #SV²).
+def _move_sv(sv, src, dst):
+    """Copy SV ``src`` into slot ``dst`` (its input, per-SV values, and its row and column of every SV×SV
+    matrix); the Gram cache must be fully mirrored."""
+    if sv.meta[SPARSE]:
+        sv.start[dst] = sv.start[src]
+        sv.stop[dst] = sv.stop[src]
+    else:
+        sv.X[dst, :] = sv.X[src, :]
+    sv.norm2[dst] = sv.norm2[src]
+    sv.kself[dst] = sv.kself[src]
+    sv.y[dst] = sv.y[src]
+    sv.h[dst, 0] = sv.h[src, 0]
+    sv.h[dst, 1] = sv.h[src, 1]
+    sv.coef[dst, :] = sv.coef[src, :]
+    sv.F[dst] = sv.F[src]
+    sv.added[dst] = sv.added[src]
+    sv.gcol[dst] = sv.gcol[src]
+    sv.krow[dst] = sv.krow[src]
+    n = sv.meta[N]
+    if sv.meta[HAS_GRAM]:
+        _move_row_and_column(sv.gram, src, dst, n)
+    for m in range(sv.mats.shape[0]):
+        _move_row_and_column(sv.mats[m], src, dst, n)
 
-    For budgeted learners. SVs after r move up one place, so the block product covers only the SVs
-    before r from here on (``meta[NPRE]``).
+
+@njit
+def _move_row_and_column(M, src, dst, n):
+    """Row and column ``dst`` of the leading n × n block of a symmetric-layout SV×SV matrix ← ``src``'s."""
+    for j in range(n):
+        M[dst, j] = M[src, j]
+    for i in range(n):
+        M[i, dst] = M[i, src]
+    M[dst, dst] = M[src, src]
+
+
+@njit
+def sv_remove(sv, r):
+    """Remove SV r in O(1) moves (each move O(d + #SV)); the other SVs keep their values but not their
+    slots: the last SV (and, if r is covered by the block product, the last covered one) change slot.
+
+    Budgeted rules that need an order (FIFO) use ``added``. The block product stays valid: covered slots
+    remain the prefix 0..NPRE−1 and ``gcol`` maps them to their block-product columns.
     """
     n = sv.meta[N]
     if sv.meta[HAS_GRAM]:
         sync_gram(sv)
-    if sv.meta[SPARSE]:
-        start, stop = sv.indptr[r], sv.indptr[r + 1]
-        width = stop - start
-        for q in range(stop, sv.indptr[n]):
-            sv.indices[q - width] = sv.indices[q]
-            sv.data[q - width] = sv.data[q]
-        for j in range(r + 1, n + 1):
-            sv.indptr[j - 1] = sv.indptr[j] - width
-    else:
-        for j in range(r + 1, n):
-            sv.X[j - 1, :] = sv.X[j, :]
-    for j in range(r + 1, n):
-        sv.norm2[j - 1] = sv.norm2[j]
-        sv.kself[j - 1] = sv.kself[j]
-        sv.y[j - 1] = sv.y[j]
-        sv.coef[j - 1, :] = sv.coef[j, :]
-        sv.F[j - 1] = sv.F[j]
-        sv.added[j - 1] = sv.added[j]
-        sv.krow[j - 1] = sv.krow[j]
-    if sv.meta[HAS_GRAM]:
-        _remove_row_and_column(sv.gram, r, n)
-    if sv.pair.shape[0] > 0:
-        _remove_row_and_column(sv.pair, r, n)
+    if sv.meta[SPARSE] and sv.stop[r] > sv.start[r]:
+        sv.meta[HOLES] += 1
+    npre = min(sv.meta[NPRE], n)
+    last = n - 1
+    if r < npre:
+        # keep the covered slots a prefix: the last covered SV fills r, the last SV fills its slot
+        cov = npre - 1
+        if cov != r:
+            _move_sv(sv, cov, r)
+            sv.meta[PERMUTED] = 1
+        if last != cov:
+            _move_sv(sv, last, cov)
+        sv.meta[NPRE] = npre - 1
+    elif r != last:
+        _move_sv(sv, last, r)
     sv.meta[N] = n - 1
     sv.meta[GSYNC] = n - 1
-    if sv.meta[NPRE] > r:
-        sv.meta[NPRE] = r
-
-
-@njit
-def _remove_row_and_column(M, r, n):
-    """Delete row and column r of the leading n × n block of an SV×SV matrix, keeping the order."""
-    for i in range(n):
-        for j in range(r + 1, n):
-            M[i, j - 1] = M[i, j]
-    for i in range(r + 1, n):
-        for j in range(n - 1):
-            M[i - 1, j] = M[i, j]

@@ -87,9 +87,14 @@ class _SCWBase(KernelLearner):
     """SCW-I / SCW-II: linear (primal, full or diagonal covariance) with kernel="linear", the default;
     kernel SCW (ALGORITHMS.md C14, :mod:`olkit.learners.kernel.scw`) with any other kernel."""
 
-    _rule = "scw"            # kernel form
     _linear_rule = "cw"      # primal form
-    _pair = True
+    _matrices = ("pair",)    # kernel form: π over the SVs
+
+    @property
+    def _update(self):  # kernel form (imported here: the kernel rule imports the linear CW step)
+        from ..kernel.scw import kernel_scw_update
+
+        return kernel_scw_update
     _variant = SCW_I
 
     def __init__(self, eta, C=1.0, a=1.0, covariance="full", kernel="linear", sigma=8.0, degree=3, coef0=1.0,

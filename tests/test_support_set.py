@@ -1,0 +1,130 @@
+"""The support set under random add / add-a-point / remove / replace sequences (DESIGN.md §1 "K outputs").
+
+Within a block, kernel rows come from the block product for the SVs present at its start and one by one
+for SVs added since; removals move SVs between slots. These tests drive the compiled support-set
+operations directly and check, after every operation, that
+
+* the kernel row filled by the engine equals κ(x_t, x_i) recomputed from scratch for every stored SV
+  (the block product stays valid: covered slots and ``gcol`` follow the moves),
+* per-SV cached scores maintained incrementally (F_i = Σ_j coef_j κ(x_i, x_j), as DUOL's caches are)
+  equal a from-scratch recomputation, K = 3 outputs,
+* the Gram cache and a named SV×SV matrix equal their recomputation,
+
+all to 1e-12, for dense and sparse storage.
+"""
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from olkit.kernels import KernelSpec, kernel_matrix
+from olkit.learners.kernel.support_set import (
+    N, SupportSet, begin_block, fill_kernel_row, load_gram_row, make_stream, sv_append, sv_append_point, sv_remove,
+    sync_gram)
+
+K_OUT = 3
+
+
+def _dense(s):
+    V = s.vectors()
+    return V.toarray() if sp.issparse(V) else np.array(V)
+
+
+def _recompute(s, spec):
+    V = s.vectors()
+    return kernel_matrix(V, V, spec) if s.n else np.zeros((0, 0))
+
+
+@pytest.mark.parametrize("storage", ["dense", "sparse"])
+@pytest.mark.parametrize("seed", range(6))
+def test_random_add_remove_replace_keeps_caches_exact(storage, seed):
+    rng = np.random.default_rng(seed)
+    d, n = 6, 400
+    X = rng.integers(-2, 3, size=(n, d)).astype(float)  # small integers: duplicates and ties
+    X[rng.random((n, d)) < 0.4] = 0.0
+    X[1::7] = X[0::7][: len(X[1::7])]                   # duplicate rows
+    Xs = sp.csr_matrix(X) if storage == "sparse" else X
+    spec = KernelSpec("gaussian", 1.3)
+    stream = make_stream(Xs, np.ones(n), spec.params())
+    s = SupportSet(d, storage == "sparse", n_outputs=K_OUT, gram=True, matrices=("pair",))
+    F = {}  # arrival id -> cached score vector, maintained incrementally
+    pos = 0
+    clock = 0
+    for _block in range(12):
+        rows = list(range(pos, min(pos + 30, n)))
+        pos += 30
+        s.reserve(len(rows) + 5, len(rows) * d + 5 * d)
+        G = s.dots(X[rows] if storage == "dense" else Xs[rows])
+        arr = s.arrays()
+        begin_block(arr, G.shape[1])
+        for p, t in enumerate(rows):
+            kself = fill_kernel_row(arr, stream, t, G, p)
+            nsv = int(s.meta[N])
+            # kernel row valid despite the moves of earlier removals in this block
+            if nsv:
+                expect = kernel_matrix(X[t:t + 1], _dense(s), spec)[0]
+                np.testing.assert_allclose(s.krow[:nsv], expect, rtol=1e-12, atol=1e-12)
+            op = rng.random()
+            if op < 0.15 and nsv > 2:  # remove a random SV: its contribution leaves every cache
+                r = int(rng.integers(nsv))
+                load_gram_row(arr, r, stream)
+                gone = s.coef[r].copy()
+                aid = int(s.added[r])
+                for i in range(nsv):
+                    F[int(s.added[i])] -= gone * s.grow[i]
+                del F[aid]
+                sv_remove(arr, r)
+                continue
+            if op < 0.25:  # a point that is not a stream row (as a merged / projected SV would be)
+                idx = np.flatnonzero(X[t] != 0).astype(np.int64)
+                val = X[t, idx] * 0.5
+                point = np.zeros(d)
+                point[idx] = val
+                kself = float(kernel_matrix(point[None], point[None], spec)[0, 0])
+                if nsv:
+                    s.krow[:nsv] = kernel_matrix(point[None], _dense(s), spec)[0]
+                arr.meta[4] = clock
+                j = sv_append_point(arr, idx, val, kself, 1.0)
+            else:
+                arr.meta[4] = clock
+                j = sv_append(arr, stream, t, kself, 1.0)
+            clock += 1
+            coef = rng.normal(size=K_OUT)
+            s.coef[j] = coef
+            s.mats[0, j, : j + 1] = rng.normal(size=j + 1)  # something to carry along
+            s.mats[0, : j + 1, j] = s.mats[0, j, : j + 1]
+            F[int(s.added[j])] = np.zeros(K_OUT)
+            for i in range(j + 1):  # the new SV's contribution, from the kernel row (krow[j] = κ_jj)
+                F[int(s.added[i])] += coef * s.krow[i]
+            F[int(s.added[j])] += sum((s.coef[i] * s.krow[i] for i in range(j)), np.zeros(K_OUT))
+        # after every block: caches, Gram cache and the named matrix against a recomputation
+        Kfull = _recompute(s, spec)
+        nsv = s.n
+        cached = np.array([F[int(a)] for a in s.added[:nsv]])
+        np.testing.assert_allclose(cached, Kfull @ s.coef[:nsv], rtol=1e-12, atol=1e-12)
+        sync_gram(s.arrays())
+        np.testing.assert_allclose(s.gram_matrix(), Kfull, rtol=1e-12, atol=1e-12)
+        P = s.matrix("pair")
+        np.testing.assert_array_equal(P, P.T)
+    assert s.n > 20
+
+
+def test_removal_moves_at_most_two_svs():
+    """O(1) removal: only the freed slot and the last covered slot change their SV."""
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(50, 3))
+    spec = KernelSpec("gaussian", 1.0)
+    stream = make_stream(X, np.ones(50), spec.params())
+    s = SupportSet(3, False, gram=False)
+    s.reserve(50)
+    arr = s.arrays()
+    G = np.zeros((50, 0))
+    begin_block(arr, 0)
+    for t in range(50):
+        kself = fill_kernel_row(arr, stream, t, G, t)
+        sv_append(arr, stream, t, kself, 1.0)
+        arr.meta[4] += 1
+    before = s.added[: s.n].copy()
+    sv_remove(arr, 10)
+    after = s.added[: s.n]
+    changed = np.flatnonzero(after != before[: s.n])
+    assert list(changed) == [10] and after[10] == before[-1]
