@@ -51,6 +51,8 @@ class KernelLearner(PrimalHooks, OnlineClassifier):
     """
 
     _update = None
+    _update_multi = None
+    """The rule on multiclass / multi-label data, where it is a separate function (None: ``_update``)."""
     _score_hook = None
     _kernel_data = ("binary",)
     _gram = "none"
@@ -198,7 +200,8 @@ class KernelLearner(PrimalHooks, OnlineClassifier):
     def _loop(self):
         from .engine import block_loop, no_score_hook
 
-        return block_loop(self._update, self._score_hook or no_score_hook)
+        update = self._update_multi if self._n_outputs() > 1 and self._update_multi is not None else self._update
+        return block_loop(update, self._score_hook or no_score_hook)
 
     def _warm_up(self, X, y_internal):
         """Load (or compile) the compiled loop before any timing starts."""

@@ -169,8 +169,7 @@ def solve_double(solver, variant, la, lb, qa, qb, w, C, gb_hat, rho, unit, st):
 
 @njit
 def duol_update(sv, st, s, t, kself, y, f, mistake):
-    if f.shape[0] > 1:
-        return mduol_update(sv, st, s, t, kself, f, mistake)
+    """Binary DUOL (JMLR Algorithm 1, NIPS 2009 Algorithm 1), DUOL_appr, DUOL_iter, DUOL_rand."""
     C, rho, tol = st.prm[0], st.prm[1], st.prm[2]
     variant, solver = int(st.prm[3]), int(st.prm[4])
     f = f[0]
@@ -225,7 +224,7 @@ def duol_update(sv, st, s, t, kself, y, f, mistake):
 
 
 @njit
-def mduol_update(sv, st, s, t, kself, f, mistake):
+def mduol_update(sv, st, s, t, kself, y, f, mistake):
     """M-DUOL (JMLR §4.2, Algorithm 2, Prop. 5; ALGORITHMS.md B4), multiclass and multi-label.
 
     SV i holds γ_i H_i with H_i = e_{r_i} − e_{s_i} and the cached margin F_i = f_{r_i}(x_i) − f_{s_i}(x_i).
@@ -279,6 +278,7 @@ def mduol_update(sv, st, s, t, kself, f, mistake):
 
 class _DUOLBase(KernelLearner):
     _update = staticmethod(duol_update)
+    _update_multi = staticmethod(mduol_update)
     _gram = "bounded"
     _solver = EXACT
     _kernel_data = ("binary", "multiclass", "multilabel")

@@ -375,6 +375,20 @@ def expansion_scores(sv, fv):
 
 
 @njit
+def _fill(a, value):
+    """a[:] = value as a loop: slice assignment would compile numba's broadcast-error formatting (seconds
+    of a cold start)."""
+    for k in range(a.shape[0]):
+        a[k] = value
+
+
+@njit
+def _copy(src, dst):
+    for k in range(src.shape[0]):
+        dst[k] = src[k]
+
+
+@njit
 def _new_slot(sv, norm2, kself, label):
     """Initialise slot n for a new SV (everything but its input) and return n."""
     n = sv.meta[N]
@@ -383,7 +397,7 @@ def _new_slot(sv, norm2, kself, label):
     sv.y[n] = label
     sv.h[n, 0] = -1
     sv.h[n, 1] = -1
-    sv.coef[n, :] = 0.0
+    _fill(sv.coef[n], 0.0)
     sv.F[n] = 0.0
     sv.added[n] = sv.meta[CLOCK]
     if sv.meta[HAS_GRAM]:
@@ -418,7 +432,7 @@ def sv_append(sv, s, t, kself, label):
         sv.stop[n] = pos + m
         sv.meta[POOL] = pos + m
     else:
-        sv.X[n, :] = s.X[t, :]
+        _copy(s.X[t], sv.X[n])
     return _new_slot(sv, s.norm2[t], kself, label)
 
 
@@ -440,7 +454,7 @@ def sv_append_point(sv, idx, val, kself, label):
         sv.stop[n] = pos + idx.shape[0]
         sv.meta[POOL] = pos + idx.shape[0]
     else:
-        sv.X[n, :] = 0.0
+        _fill(sv.X[n], 0.0)
         for q in range(idx.shape[0]):
             sv.X[n, idx[q]] = val[q]
     return _new_slot(sv, norm2, kself, label)
@@ -514,13 +528,13 @@ def _move_sv(sv, src, dst):
         sv.start[dst] = sv.start[src]
         sv.stop[dst] = sv.stop[src]
     else:
-        sv.X[dst, :] = sv.X[src, :]
+        _copy(sv.X[src], sv.X[dst])
     sv.norm2[dst] = sv.norm2[src]
     sv.kself[dst] = sv.kself[src]
     sv.y[dst] = sv.y[src]
     sv.h[dst, 0] = sv.h[src, 0]
     sv.h[dst, 1] = sv.h[src, 1]
-    sv.coef[dst, :] = sv.coef[src, :]
+    _copy(sv.coef[src], sv.coef[dst])
     sv.F[dst] = sv.F[src]
     sv.added[dst] = sv.added[src]
     sv.gcol[dst] = sv.gcol[src]
