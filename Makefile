@@ -23,6 +23,7 @@ test: $(STAMP)
 reproduce: $(STAMP)
 	$(PY) -m olkit.experiment.reproduce experiments/duol_binary.toml
 	$(PY) -m olkit.experiment.reproduce experiments/scw_table3.toml
+	$(PY) -m olkit.experiment.reproduce experiments/duol_multiclass.toml
 
 bench: $(STAMP)
 	$(PY) -m pip install --quiet -e ".[bench]" || true

@@ -126,7 +126,9 @@ def test_multiclass_predicts_labels_and_linear_learners_are_multiclass():
     with pytest.raises(ValueError, match="binary"):
         olkit.make("sop").fit(X, labels)
     with pytest.raises(ValueError, match="binary"):
-        olkit.make("pa1").fit(X, labels)  # the Gaussian-kernel form is binary
+        olkit.make("scw1", kernel="gaussian").fit(X, labels)  # kernel SCW is binary
+    kernel_pa = olkit.make("pa1").fit(X, labels)  # the Gaussian-kernel form is multi-prototype (B3)
+    assert kernel_pa.decision_function(X).shape == (len(X), 4)
 
 
 def test_parameter_errors():

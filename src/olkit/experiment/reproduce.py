@@ -18,9 +18,10 @@ from importlib import resources
 import numpy as np
 
 from ..data import CATALOG, load_dataset
-from .runner import make_orders, run_algorithms, split_params
+from .runner import make_orders, registry_name, run_algorithms, split_params
 
-PAPER_TABLES = {"duol_jmlr_table2": "duol_jmlr_table2.json", "scw_icml_table3": "scw_icml_table3.json"}
+PAPER_TABLES = {"duol_jmlr_table2": "duol_jmlr_table2.json", "scw_icml_table3": "scw_icml_table3.json",
+                "duol_jmlr_table4": "duol_jmlr_table4.json"}
 COUNT_LABELS = {"n_sv": "#SV", "n_updates": "#updates"}
 
 
@@ -39,7 +40,7 @@ def algorithm_settings(config, name):
     """[settings] for the parameters the algorithm has, then its own [params.<name>]."""
     from ..registry import get
 
-    valid = set(get(name)._get_param_names())
+    valid = set(get(registry_name(name))._get_param_names())
     params = {k: v for k, v in config.get("settings", {}).items() if k in valid}
     params.update(config.get("params", {}).get(name, {}))
     return params

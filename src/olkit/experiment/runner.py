@@ -29,15 +29,21 @@ def read_order_file(path):
     return order  # the indices are checked against the data by evaluate_online
 
 
+def registry_name(label):
+    """The algorithm of a result label: "perceptron:prop" is ``perceptron`` shown as "perceptron:prop"
+    (one algorithm run with several settings in one table, e.g. DUOL Table 4's Max / Uniform / Prop)."""
+    return label.split(":", 1)[0]
+
+
 def split_params(algorithms, settings):
     """Apply ``settings`` to every algorithm that has the parameter; a key none has is an error."""
     used = set()
     specs = []
     for name in algorithms:
-        valid = set(get(name)._get_param_names())
+        valid = set(get(registry_name(name))._get_param_names())
         params = {k: v for k, v in settings.items() if k in valid}
         used.update(params)
-        make(name, **params)  # validate now, before anything runs
+        make(registry_name(name), **params)  # validate now, before anything runs
         specs.append((name, params))
     unused = sorted(set(settings) - used)
     if unused:
@@ -47,7 +53,7 @@ def split_params(algorithms, settings):
 
 def run_one(name, params, X, y, order, label, n_checkpoints=20):
     """One online run; returns the JSON run record plus the curve."""
-    learner = make(name, **params)
+    learner = make(registry_name(name), **params)
     res = evaluate_online(learner, X, y, order=order, order_label=label, n_checkpoints=n_checkpoints)
     record = res.to_dict()
     record["curve"] = {"x": res.curve_x.tolist(), "mistake_rate": res.curve_y.tolist()}
