@@ -329,3 +329,29 @@ def test_zero_vectors_never_nan(name, sparse):
                 # κ(0, ·) ≡ 0: a zero vector cannot change f, the guarded updates never store it (A5, §0.7)
                 zero_rows = [i for i in range(s.n) if not np.any(sv_inputs(clf)[i])]
                 assert not zero_rows, (name, kernel, zero_rows)
+
+
+@pytest.mark.parametrize("variant", ["jmlr", "nips2009"])
+def test_duol_ties_do_not_depend_on_the_code_path(variant):
+    """ALGORITHMS.md A6 (updated): on dense data with many duplicate rows and non-dyadic values, tied kernel
+    values differ in their last bit between the block product, single dot products and the Gram cache;
+    with the relative tie tolerance the blocked pass, one-by-one partial_fit and chunks agree exactly."""
+    rng = np.random.default_rng(11)
+    base = rng.choice([0.1, 0.3, 0.7, 1.1, -0.3], size=(60, 5))
+    X = base[rng.integers(60, size=900)] * np.array([1.0, 3.0, 0.2, 7.0, 1.3])
+    y = np.where(X @ rng.normal(size=5) + 0.4 * rng.normal(size=900) > 0, 1, -1)
+    params = dict(variant=variant, sigma=1.7)
+    blocked = olkit.evaluate_online(olkit.make("duol", **params), X, y)
+    one = olkit.make("duol", **params)
+    for t in range(len(y)):
+        one.partial_fit(X[t:t + 1], y[t:t + 1], classes=[-1, 1])
+    chunked = olkit.make("duol", **params)
+    for lo in range(0, len(y), 97):
+        chunked.partial_fit(X[lo:lo + 97], y[lo:lo + 97], classes=[-1, 1])
+    assert blocked.mistakes == one.n_mistakes_ == chunked.n_mistakes_
+    assert blocked.n_sv == one.n_support_ == chunked.n_support_
+    np.testing.assert_allclose(one.decision_function(X), blocked_clf_scores(params, X, y), rtol=1e-9, atol=1e-9)
+
+
+def blocked_clf_scores(params, X, y):
+    return olkit.make("duol", **params).fit(X, y).decision_function(X)
