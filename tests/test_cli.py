@@ -143,3 +143,19 @@ def test_tune_command_and_run_with_tune(capsys):
     assert result["params"]["r"] == chosen and len(result["tuning"]) == 9
     code, out, err = run_cli(capsys, "run", "cw", "--data", "german", "--set", "eta=0.5")
     assert code == 2 and "eta" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("setting,needle", [
+    ("sigma=abc", "olkit: error: duol: parameter sigma='abc' is not valid; sigma must be a number > 0"),
+    ("C=nan", "olkit: error: duol: parameter C=nan is not valid; C must be a number > 0, or None"),
+    ("rho=1", "olkit: error: duol: parameter rho=1 is not valid; rho must be a number >= 0 and < 1, or None"),
+])
+def test_python_m_olkit_one_line_parameter_errors(setting, needle):
+    """`python -m olkit` is the olkit command (DESIGN.md §2.1); a bad --set value is one stderr line, exit 2."""
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, "-m", "olkit", "run", "duol", "--data", "german", "--set", setting],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2
+    assert proc.stderr.strip().splitlines() == [needle]
