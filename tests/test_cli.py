@@ -71,13 +71,69 @@ def test_set_applies_to_algorithms_that_have_it(capsys):
 
 
 def test_list_and_datasets(capsys):
+    from olkit import registry
+
     code, out, _ = run_cli(capsys, "list")
     assert code == 0
-    for name in ["perceptron", "pa1", "duol", "duol-rand", "online-svm", "alma", "agg-romma"]:
-        assert f"\n{name} " in "\n" + out
-    assert "rho=None" in out and "sigma=8.0" in out
+    lines = out.splitlines()
+    for name in registry.names():  # one line per registered algorithm: name, data kinds, description
+        spec = registry.spec(name)
+        line = next(line for line in lines if line.split()[:1] == [name])
+        assert ", ".join(spec.data) in line and spec.description in line
+    assert "parameters:" not in out  # the short listing stays short
     code, out, _ = run_cli(capsys, "datasets")
     assert code == 0 and "german" in out and "bundled" in out
+
+
+def test_list_algorithm_shows_full_spec(capsys):
+    code, out, err = run_cli(capsys, "list", "duol", "pa1")
+    assert code == 0, err
+    duol, pa1 = out.split("\n\n")
+    assert duol.startswith("duol: DUOL") and pa1.startswith("pa1: PA-I")
+    rows = {line.split()[0]: line for line in duol.splitlines() if line.startswith("    ")}
+    # every parameter, its (resolved) default, its constraint in words and the paper source of the default
+    assert set(rows) >= {"C", "rho", "variant", "tol", "kernel", "sigma", "degree", "coef0", "compat"}
+    assert "None (5 binary; 10 multiclass, multilabel)" in rows["C"] and "a number > 0, or None" in rows["C"]
+    assert "DUOL JMLR §5.1" in rows["C"]
+    assert "a number >= 0 and < 1, or None" in rows["rho"]
+    assert "'jmlr'" in rows["variant"] and "one of 'jmlr', 'nips2009'" in rows["variant"]
+    assert " 8 " in rows["sigma"] and "a number > 0" in rows["sigma"]
+    assert "data: binary, multiclass, multilabel" in duol
+    assert "C: 0.0625, 0.125, 0.25, 0.5, 1, 2, 4, 8, 16" in duol  # the registry's tuning grid
+    code, out, _ = run_cli(capsys, "list", "romma")
+    assert code == 0 and "tuning: none" in out and "C " not in out
+
+
+def test_list_reads_the_registry_json(capsys):
+    from olkit import registry
+
+    code, out, err = run_cli(capsys, "list", "--format", "json")
+    assert code == 0, err
+    short = json.loads(out)["algorithms"]
+    assert [a["name"] for a in short] == registry.names()
+    code, out, err = run_cli(capsys, "list", "--verbose", "--format", "json")
+    assert code == 0, err
+    for record in json.loads(out)["algorithms"]:
+        spec = registry.spec(record["name"])
+        assert record["description"] == spec.description and record["data"] == list(spec.data)
+        assert list(record["parameters"]) == list(spec.defaults)
+        for param, info in record["parameters"].items():
+            assert info["default"] == spec.defaults[param]
+            assert info["source"] == spec.sources.get(param)
+        assert [(t["parameter"], tuple(t["candidates"])) for t in record["tuning"]] == list(spec.tuning)
+    pa1 = next(r for r in json.loads(out)["algorithms"] if r["name"] == "pa1")
+    assert pa1["parameters"]["C"]["resolved_default"] == {"binary": 5.0, "multiclass": 10.0, "multilabel": 10.0}
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["list", "duoll"], "olkit: error: unknown algorithm 'duoll'; did you mean 'duol'?"),
+    (["list", "pa1", "scw-1"], "unknown algorithm 'scw-1'; did you mean 'scw1'?"),
+    (["list", "zzzzzz"], "unknown algorithm 'zzzzzz'; valid algorithms: perceptron"),
+])
+def test_list_unknown_algorithm(capsys, args, needle):
+    code, out, err = run_cli(capsys, *args)
+    assert code == 2 and out == ""
+    assert needle in err and err.count("\n") == 1
 
 
 @pytest.mark.parametrize("args,needle", [

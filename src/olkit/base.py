@@ -12,7 +12,6 @@ command-line run on a small dataset. scikit-learn is imported lazily where its o
 Input validation happens once, here, at the boundary; the compiled loops never validate.
 """
 import inspect
-import numbers
 import warnings
 
 import numpy as np
@@ -21,6 +20,11 @@ import scipy.sparse as sp
 from .params import Options, validate_params
 
 COMPAT_CHOICES = ("none",)
+
+SEEN, MISTAKES, UPDATES = 0, 1, 2
+"""Slots of a learner's running counters ``state_.cnt``: examples seen, mistakes, updates (then, from
+slot 3, algorithm diagnostics)."""
+N_COUNTERS = 8
 
 EPS = 1e-12
 """Library-wide guard: a denominator ≤ EPS (relative to its scale) counts as zero (ALGORITHMS.md §0.7)."""
@@ -302,15 +306,15 @@ class OnlineClassifier:
     # ---- running counts (they live in the model, so a stream can be resumed) --------------------------
     @property
     def n_seen_(self):
-        return int(self.state_.cnt[0])
+        return int(self.state_.cnt[SEEN])
 
     @property
     def n_mistakes_(self):
-        return int(self.state_.cnt[1])
+        return int(self.state_.cnt[MISTAKES])
 
     @property
     def n_updates_(self):
-        return int(self.state_.cnt[2])
+        return int(self.state_.cnt[UPDATES])
 
     def _counts(self):
         return self.state_.cnt.copy()
@@ -323,19 +327,3 @@ class OnlineClassifier:
         """Algorithm-specific running counts (e.g. DUOL's strong/weak double updates)."""
         return {}
 
-
-def check_number(name, value, low=None, high=None, low_open=False, high_open=False, integer=False):
-    """Raise ValueError unless ``value`` is a finite real (or integer) number inside the given range."""
-    ok = isinstance(value, numbers.Real) and not isinstance(value, bool) and np.isfinite(value)
-    if ok and integer:
-        ok = float(value).is_integer()
-    if ok and low is not None:
-        ok = value > low if low_open else value >= low
-    if ok and high is not None:
-        ok = value < high if high_open else value <= high
-    if not ok:
-        lo = "" if low is None else (f"> {low}" if low_open else f">= {low}")
-        hi = "" if high is None else (f"< {high}" if high_open else f"<= {high}")
-        rng = " and ".join(part for part in (lo, hi) if part) or "finite"
-        kind = "an integer" if integer else "a number"
-        raise ValueError(f"{name} must be {kind} {rng}, got {value!r}")

@@ -5,7 +5,7 @@
               [--tune]
     olkit tune ALGO [ALGO ...] --data NAME_OR_PATH [--kernel K] [--set KEY=VALUE ...] [--seed S | --order FILE]
               [--format table|json]
-    olkit list
+    olkit list [ALGO ...] [--verbose] [--format table|json]
     olkit datasets
 
 User mistakes (unknown algorithm, bad parameter, unreadable data, label problems) print one line on
@@ -85,14 +85,18 @@ def build_parser():
     group.add_argument("--order", metavar="FILE", help="validation ordering: one 0-based index per line")
     tune.add_argument("--format", choices=("table", "json"), default="table")
     tune.add_argument("--jobs", type=int, help="parallel processes over candidates (default: automatic)")
-    sub.add_parser("list", help="list algorithms with their parameters")
+    lst = sub.add_parser("list", help="list the algorithms; with ALGO names (or --verbose), their full specs")
+    lst.add_argument("algorithms", nargs="*", metavar="ALGO", help="show the full spec of these algorithms")
+    lst.add_argument("--verbose", "-v", action="store_true", help="show the full spec of every algorithm")
+    lst.add_argument("--format", choices=("table", "json"), default="table")
     sub.add_parser("datasets", help="list the dataset catalog and where each dataset is found")
     return parser
 
 
 def cmd_run(args):
     from .data import load_dataset
-    from .experiment.runner import read_order_file, run_experiment
+    from .experiment.orders import read_order_file
+    from .experiment.runner import run_experiment
     from .report.tables import format_results
 
     if args.repeats < 1:
@@ -110,8 +114,9 @@ def cmd_run(args):
 
 def cmd_tune(args):
     from .data import load_dataset
-    from .experiment.runner import read_order_file, split_params
-    from .experiment.tuning import tune, validation_order
+    from .experiment.orders import read_order_file, validation_order
+    from .experiment.runner import split_params
+    from .experiment.tuning import tune
     from .report.tables import text_table
 
     specs = split_params(args.algorithms, command_settings(args))
@@ -149,13 +154,126 @@ def write_outputs(doc, out_dir, fmt):
     plot_curves(doc, stem + "-curves.png")
 
 
-def cmd_list(_args):
-    from .registry import defaults, get, names
+def _known_algorithm(name, valid):
+    """``name`` if registered, else a UsageError naming the nearest valid name."""
+    if name in valid:
+        return name
+    import difflib
 
-    for name in names():
-        cls = get(name)
-        params = ", ".join(f"{k}={v!r}" for k, v in defaults(name).items())
-        print(f"{name:12s} {cls.description}\n{'':12s} parameters: {params}")
+    near = difflib.get_close_matches(name, valid, n=1, cutoff=0.5)
+    hint = f"did you mean {near[0]!r}?" if near else f"valid algorithms: {', '.join(valid)}"
+    raise UsageError(f"unknown algorithm {name!r}; {hint} (see `olkit list`)")
+
+
+def _resolved_defaults(spec):
+    """{data kind: resolved_params() of a default learner on that kind of data} — the values the defaults
+    stand for where they depend on the data (DUOL's C=None: 5 binary, 10 multiclass)."""
+    import numpy as np
+
+    out = {}
+    for kind in spec.data:
+        learner = spec.cls()
+        learner.classes_ = np.array([-1, 1]) if kind == "binary" else np.arange(3)
+        learner.multilabel_ = kind == "multilabel"
+        try:
+            out[kind] = learner.resolved_params()
+        except (AttributeError, ValueError):  # resolvable only on real data: show the plain default
+            out[kind] = learner.get_params()
+    return out
+
+
+def _plain(value):
+    """A parameter value for JSON: numbers as numbers, except inf / nan as strings (not valid JSON)."""
+    import math
+
+    return str(value) if isinstance(value, float) and not math.isfinite(value) else value
+
+
+def _show(value):
+    """A value as text: short floats where exact (8, 0.0625, 1e-09), strings quoted."""
+    if isinstance(value, float):
+        short = f"{value:g}"
+        return short if float(short) == value else repr(value)
+    return repr(value) if isinstance(value, str) else str(value)
+
+
+def _default_words(default, resolved):
+    """"None (5 binary; 10 multiclass, multilabel)" where the default resolves differently per data kind."""
+    by_value = {}
+    for kind, value in resolved.items():
+        by_value.setdefault(_show(value), []).append(kind)
+    if list(by_value) == [_show(default)]:
+        return _show(default)
+    if len(by_value) == 1:
+        return f"{_show(default)} ({next(iter(by_value))})"
+    per_kind = "; ".join(f"{value} {', '.join(kinds)}" for value, kinds in by_value.items())
+    return f"{_show(default)} ({per_kind})"
+
+
+def _constraint_words(spec, param):
+    """What ``param`` accepts, in the words of the validation errors (olkit.params)."""
+    from .params import Interval, Options, _describe, _resolve
+
+    constraints = spec.constraints.get(param)
+    if constraints is None:
+        return "(no declared constraint)"
+    learner = spec.cls()
+    words = _describe([_resolve(c, learner) for c in constraints])
+    dynamic = any(callable(c) and not isinstance(c, (Interval, Options)) for c in constraints)
+    return words + (" (at the defaults; depends on the other parameters)" if dynamic else "")
+
+
+def _spec_record(spec):
+    """The full spec of one algorithm as plain data (the JSON of ``olkit list --format json``)."""
+    resolved = _resolved_defaults(spec)
+    params = {}
+    for param, default in spec.defaults.items():
+        values = {kind: _plain(r[param]) for kind, r in resolved.items()}
+        params[param] = {"default": _plain(default), "default_in_words": _default_words(default, values),
+                         "resolved_default": values, "valid": _constraint_words(spec, param),
+                         "source": spec.sources.get(param)}
+    return {"name": spec.name, "description": spec.description, "data": list(spec.data), "parameters": params,
+            "tuning": [{"parameter": key, "candidates": [_plain(v) for v in values]}
+                       for key, values in spec.tuning]}
+
+
+def _spec_text(record):
+    from .report.tables import text_table
+
+    rows = [[name, p["default_in_words"], p["valid"], p["source"] or "-"] for name, p in record["parameters"].items()]
+    lines = [f"{record['name']}: {record['description']}", f"  data: {', '.join(record['data'])}", "  parameters:"]
+    table = text_table(["parameter", "default", "valid values", "default from"], rows)
+    lines += ["    " + line.rstrip() for line in table.splitlines()]
+    if record["tuning"]:
+        lines.append("  tuning (one pass per candidate on a validation ordering, one parameter at a time):")
+        lines += [f"    {t['parameter']}: {', '.join(_show(v) for v in t['candidates'])}" for t in record["tuning"]]
+    else:
+        lines.append("  tuning: none (the defaults are used)")
+    return "\n".join(lines)
+
+
+def cmd_list(args):
+    """``olkit list``: name, data kinds and description of every algorithm; ``olkit list ALGO ...`` or
+    ``--verbose``: the full spec (parameters, defaults and their sources, constraints, tuning grid)."""
+    from .registry import names, spec
+
+    valid = names()
+    chosen = [_known_algorithm(name, valid) for name in args.algorithms]
+    full = bool(chosen) or args.verbose
+    specs = [spec(name) for name in (chosen or valid)]
+    if args.format == "json":
+        records = [_spec_record(s) if full else {"name": s.name, "description": s.description, "data": list(s.data)}
+                   for s in specs]
+        print(json.dumps({"algorithms": records}, indent=1))
+        return
+    if full:
+        print("\n\n".join(_spec_text(_spec_record(s)) for s in specs))
+        return
+    width = max(len(s.name) for s in specs)
+    kinds = max(len(", ".join(s.data)) for s in specs)
+    for s in specs:
+        print(f"{s.name:{width}s}  {', '.join(s.data):{kinds}s}  {s.description}")
+    print("\n(olkit list ALGO [ALGO ...] shows parameters, defaults, constraints and tuning grids)")
 
 
 def cmd_datasets(_args):

@@ -126,3 +126,13 @@ def parse_value(text):
         except ValueError:
             pass
     return text
+
+
+# ---- the tuning grids of ALGORITHMS.md E2 (LIBOL's CV_algorithm.m), used by the registry entries ----
+POWERS_OF_TWO = tuple(2.0 ** k for k in range(-4, 5))
+"""2^-4..2^4: C of PA-I/PA-II/NHERD/SCW/DUOL, r of AROW, b of NAROW."""
+CONFIDENCES = tuple(round(0.55 + 0.05 * k, 2) for k in range(9))
+"""η of CW, CW-var and SCW: 0.55..0.95 (η = 0.5 gives φ = 0, a degenerate rule; LIBOL's grid starts at
+0.55 too)."""
+DECAYS = tuple(round(0.1 * k, 1) for k in range(1, 10))
+"""b of IELLIP: 0.1..0.9."""

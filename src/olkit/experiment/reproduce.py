@@ -18,7 +18,8 @@ from importlib import resources
 import numpy as np
 
 from ..data import CATALOG, load_dataset
-from .runner import make_orders, registry_name, run_algorithms, split_params
+from .orders import make_orders
+from .runner import registry_name, run_algorithms, split_params
 
 PAPER_TABLES = {"duol_jmlr_table2": "duol_jmlr_table2.json", "scw_icml_table3": "scw_icml_table3.json",
                 "duol_jmlr_table4": "duol_jmlr_table4.json"}

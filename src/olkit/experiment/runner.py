@@ -9,24 +9,9 @@ import numpy as np
 
 from ..protocol import evaluate_online
 from ..registry import get, make
+from .orders import make_orders
 
 SUMMARY_KEYS = ("mistake_rate", "n_sv", "n_updates", "seconds")
-
-
-def make_orders(n, repeats=20, seed=0):
-    """``repeats`` random permutations of 0..n-1; ordering r is drawn from seed + r ("seed:<seed+r>")."""
-    return [(f"seed:{seed + r}", np.random.default_rng(seed + r).permutation(n)) for r in range(repeats)]
-
-
-def read_order_file(path):
-    """An ordering file: one 0-based example index per line."""
-    try:
-        order = np.loadtxt(path, dtype=np.int64, ndmin=1, comments="#")
-    except (OSError, ValueError) as exc:
-        raise ValueError(f"cannot read order file {path}: {exc}") from None
-    if order.size == 0:
-        raise ValueError(f"order file {path} holds no indices")
-    return order  # the indices are checked against the data by evaluate_online
 
 
 def registry_name(label):

@@ -5,36 +5,19 @@ their current values): one online pass over the whole dataset in a fixed validat
 candidate value, keep the value with the fewest cumulative mistakes; ties go to the later (larger)
 value, as LIBOL's ``<=`` comparison does. Candidates of one parameter run in parallel (joblib).
 
-Grids: C of PA-I, PA-II, NHERD, SCW-I, SCW-II, r of AROW and b of NAROW over 2^-4..2^4; η of CW, CW-var,
-SCW-I, SCW-II over 0.55..0.95 (η = 0.5 gives φ = 0, a degenerate rule; LIBOL's grid starts at 0.55 too);
-b of IELLIP over 0.1..0.9. Learners without a tuned parameter (Perceptron, PA, ROMMA, agg-ROMMA, ALMA,
-SOP — LIBOL fixes SOP's a = 1) keep their values.
+The grids are the registry entries' ``tuning`` (each algorithm's file declares its own; see
+:data:`olkit.params.POWERS_OF_TWO`, ``CONFIDENCES``, ``DECAYS``): C of PA-I, PA-II, NHERD, SCW-I, SCW-II
+and DUOL, r of AROW and b of NAROW over 2^-4..2^4; η of CW, CW-var, SCW-I, SCW-II over 0.55..0.95; b of
+IELLIP over 0.1..0.9. Learners without a tuned parameter (Perceptron, PA, ROMMA, agg-ROMMA, ALMA, SOP —
+LIBOL fixes SOP's a = 1) keep their values.
 
 Settled uncertainty (ALGORITHMS.md E2 [UNCERTAIN]: the paper does not describe its procedure): we follow
 LIBOL's ``CV_algorithm.m``; the validation ordering is the first ordering of the runs (``seed:<seed>``)
 in the runner and the reproduction, or any ordering given to :func:`tune` / ``olkit tune --order``.
 """
 from ..protocol import evaluate_online
-from ..registry import get, make
-from .runner import make_orders
-
-POWERS_OF_TWO = tuple(2.0 ** k for k in range(-4, 5))
-ETAS = tuple(round(0.55 + 0.05 * k, 2) for k in range(9))
-DECAYS = tuple(round(0.1 * k, 1) for k in range(1, 10))
-
-GRIDS = {
-    "pa1": (("C", POWERS_OF_TWO),),
-    "pa2": (("C", POWERS_OF_TWO),),
-    "nherd": (("C", POWERS_OF_TWO),),
-    "arow": (("r", POWERS_OF_TWO),),
-    "narow": (("b", POWERS_OF_TWO),),
-    "cw": (("eta", ETAS),),
-    "cw-var": (("eta", ETAS),),
-    "scw1": (("C", POWERS_OF_TWO), ("eta", ETAS)),
-    "scw2": (("C", POWERS_OF_TWO), ("eta", ETAS)),
-    "iellip": (("b", DECAYS),),
-}
-"""Tuned parameters and their candidate values per algorithm, in tuning order (ALGORITHMS.md E2)."""
+from ..registry import get, make, spec
+from .orders import validation_order  # noqa: F401  (the validation ordering of tune)
 
 
 def _mistakes(name, params, X, y, order):
@@ -48,7 +31,7 @@ def tune(name, X, y, order, params=None, grids=None, n_jobs=None):
     ----------
     name : algorithm name; params : fixed parameters (the starting point; tuned keys are overwritten).
     order : the validation ordering (0-based indices), one online pass per candidate.
-    grids : {algorithm: ((parameter, candidates), ...)}, default :data:`GRIDS`.
+    grids : {algorithm: ((parameter, candidates), ...)}, default: the registry entry's ``tuning``.
     n_jobs : joblib processes over the candidates (default: all cores for large data, else 1).
 
     Returns
@@ -56,11 +39,11 @@ def tune(name, X, y, order, params=None, grids=None, n_jobs=None):
     (params, trace): the parameters with the chosen values, and one record per candidate
     ``{"parameter", "value", "mistakes"}`` in evaluation order.
     """
-    grids = GRIDS if grids is None else grids
     params = dict(params or {})
     valid = set(get(name)._get_param_names())
     trace = []
-    for key, candidates in grids.get(name, ()):
+    grid = spec(name).tuning if grids is None else grids.get(name, ())
+    for key, candidates in grid:
         if key not in valid:
             raise ValueError(f"cannot tune {key!r}: {name} has no such parameter")
         trials = [{**params, key: value} for value in candidates]
@@ -78,8 +61,3 @@ def tune(name, X, y, order, params=None, grids=None, n_jobs=None):
                 best = (value, count)
         params[key] = best[0]
     return params, trace
-
-
-def validation_order(n, seed):
-    """The validation ordering of :func:`tune` in the runner: the first run ordering ("seed:<seed>")."""
-    return make_orders(n, 1, seed)[0][1]

@@ -23,7 +23,8 @@ import numpy as np
 from ..._compile import njit
 from ...params import POSITIVE, Interval, Options
 from ...kernels import kernel_diagonal
-from ...registry import register
+from ...spec import register
+from ..linear.alma import ALMA_PRIMAL
 from .base import EPS, KernelLearner
 from .support_set import sv_append, sv_scale
 
@@ -77,7 +78,7 @@ class ALMA(KernelLearner):
 
     _update = staticmethod(alma_update)
     _score_hook = staticmethod(alma_score)
-    _linear_rule = "alma"
+    _linear_rule = ALMA_PRIMAL
 
     def __init__(self, alpha=0.9, C=math.sqrt(2.0), p=2, kernel="gaussian", sigma=8.0, degree=3,
                  coef0=1.0, compat="none"):
@@ -97,8 +98,7 @@ class ALMA(KernelLearner):
 
     def _linear_spec(self):
         libol = self.compat == "libol"
-        return dict(rule="alma", prm=[float(self.alpha), float(self.C), float(libol)], aux=1.0, libol=libol,
-                    normalise=not libol)
+        return dict(rule=ALMA_PRIMAL, prm=[float(self.alpha), float(self.C), float(libol)], aux=1.0, libol=libol)
 
     def _initial_fst(self):
         return [0.0, 1.0]  # ‖w‖, k

@@ -4,7 +4,7 @@ from collections import namedtuple
 import numpy as np
 import scipy.sparse as sp
 
-from ...base import EPS, OnlineClassifier  # noqa: F401  (EPS: re-exported for the rules)
+from ...base import EPS, MISTAKES, N_COUNTERS, SEEN, UPDATES, OnlineClassifier  # noqa: F401  (re-exported for the rules)
 from ...kernels import KernelSpec, row_norms2
 from ..linear.base import LINEAR_BLOCK_SIZE, PrimalHooks
 from ..linear.model import LinearModel
@@ -16,8 +16,7 @@ RuleState = namedtuple("RuleState", ["prm", "fst", "cnt", "rng"])
 (e.g. ROMMA's ‖w‖²), counters ``cnt`` and the random generator state ``rng``."""
 
 # counter slots: examples seen, mistakes, updates, then algorithm diagnostics
-SEEN, MISTAKES, UPDATES, DIAG = 0, 1, 2, 3
-N_COUNTERS = 8
+DIAG = 3  # the first counter slot of algorithm diagnostics (olkit.base: SEEN, MISTAKES, UPDATES)
 
 DENSE_MAX_FEATURES = 2000
 DENSE_MIN_DENSITY = 0.1
@@ -58,7 +57,7 @@ class KernelLearner(PrimalHooks, OnlineClassifier):
     _gram = "none"
     _matrices = ()
     _linear_rule = None
-    """Name of the primal rule (:mod:`olkit.learners.linear.engine`) run when kernel="linear"."""
+    """The primal rule (a :class:`olkit.learners.linear.engine.PrimalRule`) run when kernel="linear"."""
     _kernel_compat = ("none",)
 
     @property

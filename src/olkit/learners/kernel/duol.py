@@ -43,8 +43,8 @@ import math
 
 from ..._compile import njit
 from ..._rng import next_index
-from ...params import NON_NEGATIVE, POSITIVE, SEED, Interval, Options
-from ...registry import register
+from ...params import NON_NEGATIVE, POSITIVE, POWERS_OF_TWO, SEED, Interval, Options
+from ...spec import register
 from .base import DIAG, EPS, KernelLearner
 from .engine import relevant_pair
 from .multiclass import h_dot, set_direction
@@ -353,7 +353,7 @@ _PARAMS_DOC = """
 _DATA = ("binary", "multiclass", "multilabel")
 _SOURCES = {"C": "DUOL JMLR §5.1 (binary 5), §5.5 (multiclass 10)", "rho": "DUOL JMLR §5.1 (0); NIPS §4.1 (0.2)",
             "sigma": "DUOL JMLR §5.1 (σ = 8)", "tol": "ALGORITHMS.md A6 (rounding decides the literal algorithm)"}
-_C_GRID = (("C", tuple(2.0 ** k for k in range(-4, 5))),)
+_C_GRID = (("C", POWERS_OF_TWO),)
 
 
 @register("duol", "DUOL: double updating online learning, exact double update (Zhao, Hoi, Jin 2011); "

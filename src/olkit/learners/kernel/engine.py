@@ -19,7 +19,7 @@ smallest class index; multi-label: a mistake iff some irrelevant class scores at
 worst relevant one (Γ_t ≤ 0); a row whose label set is empty or complete cannot be wrong.
 """
 from ..._compile import compile_loop, njit
-from .base import MISTAKES, SEEN, UPDATES
+from ...base import MISTAKES, SEEN, UPDATES
 from .support_set import BINARY, CLOCK, MULTICLASS, begin_block, expansion_scores, fill_kernel_row
 
 

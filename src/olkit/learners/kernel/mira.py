@@ -25,7 +25,7 @@ import numpy as np
 
 from ..._compile import njit
 from ...params import POSITIVE
-from ...registry import register
+from ...spec import register
 from .base import EPS, KernelLearner
 from .support_set import sv_append
 

@@ -17,7 +17,7 @@ are also re-optimised â€” the exact batch SVM on the prefix at every round (O(tÂ
 """
 from ..._compile import njit
 from ...params import POSITIVE, Interval, Options
-from ...registry import register
+from ...spec import register
 from .base import EPS, KernelLearner
 from .support_set import N, sv_append, sync_gram
 

@@ -16,8 +16,9 @@ for s_t, where κ_t is replaced by 2κ_t = ‖H_t‖²κ_t (PA-II: ℓ/(2κ_t + 
 A zero-norm example (κ(x_t, x_t) ≤ 1e-12, possible with the linear kernel) cannot change f and is skipped.
 """
 from ..._compile import njit
-from ...params import POSITIVE
-from ...registry import register
+from ...params import POSITIVE, POWERS_OF_TWO
+from ...spec import register
+from ..linear.pa import PA_PRIMAL
 from .base import EPS, KernelLearner
 from .engine import relevant_pair
 from .multiclass import set_direction
@@ -76,7 +77,7 @@ def paper_C(learner):
 
 class _PABase(KernelLearner):
     _update = staticmethod(pa_update)
-    _linear_rule = "pa"
+    _linear_rule = PA_PRIMAL
     _kernel_data = ("binary", "multiclass", "multilabel")
     _variant = PA_PLAIN
     _parameter_constraints = {"C": [POSITIVE, None]}
@@ -157,14 +158,14 @@ class PA(_PABase):
 
 
 @register("pa1", "PA-I: hinge-loss step min(C, loss/k(x_t,x_t)) (Crammer et al. 2006)", data=_DATA,
-          tuning=(("C", tuple(2.0 ** k for k in range(-4, 5))),), sources=_C_SOURCE)
+          tuning=(("C", POWERS_OF_TWO),), sources=_C_SOURCE)
 class PA1(_PABase):
     __doc__ = _PA_DOC.format(title="PA-I: τ = min(C, ℓ/κ(x_t, x_t)) (multiclass: min(C, ℓ/(2κ_t))).", C=_C_DOC)
     _variant = PA_I
 
 
 @register("pa2", "PA-II: hinge-loss step loss/(k(x_t,x_t) + 1/(2C)) (Crammer et al. 2006)", data=_DATA,
-          tuning=(("C", tuple(2.0 ** k for k in range(-4, 5))),), sources=_C_SOURCE)
+          tuning=(("C", POWERS_OF_TWO),), sources=_C_SOURCE)
 class PA2(_PABase):
     __doc__ = _PA_DOC.format(title="PA-II: τ = ℓ/(κ(x_t, x_t) + 1/(2C)) (multiclass: ℓ/(2κ_t + 1/(2C))).",
                              C=_C_DOC)

@@ -18,7 +18,8 @@ of y_t (not a mistake under the ties-to-the-smallest-index rule) can still updat
 """
 from ..._compile import njit
 from ...params import Options
-from ...registry import register
+from ...spec import register
+from ..linear.perceptron import PERCEPTRON_PRIMAL
 from .base import KernelLearner
 from .support_set import sv_append
 
@@ -96,7 +97,7 @@ class KernelPerceptron(KernelLearner):
     """
 
     _update = staticmethod(perceptron_update)
-    _linear_rule = "perceptron"
+    _linear_rule = PERCEPTRON_PRIMAL
     _kernel_data = ("binary", "multiclass")
     _parameter_constraints = {"multiclass_update": [Options(tuple(MULTICLASS_UPDATES))]}
 

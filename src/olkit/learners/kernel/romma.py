@@ -23,7 +23,8 @@ scale, ‖w‖² recomputed after each update as LIBOL does); multiclass data us
 """
 from ..._compile import njit
 from ...params import BOOLEAN
-from ...registry import register
+from ...spec import register
+from ..linear.romma import ROMMA_PRIMAL
 from .base import EPS, KernelLearner
 from .support_set import sv_append, sv_clear, sv_scale
 
@@ -66,7 +67,7 @@ def romma_update(sv, st, s, t, kself, y, fv, mistake):
 
 class _ROMMABase(KernelLearner):
     _update = staticmethod(romma_update)
-    _linear_rule = "romma"
+    _linear_rule = ROMMA_PRIMAL
     _primal_poor_score = True  # measured: 0.65 (multiclass) / 0.83 (binary) on scikit-learn's blobs
     _kernel_compat = ("none", "libol")
 

@@ -1,20 +1,26 @@
-"""Kernel SCW / kernel CW (SCW ICML 2012 §4.2, Lemma 1), ALGORITHMS.md C14 — the compiled rule.
+"""SCW-I and SCW-II (Wang, Zhao, Hoi, ICML 2012), ALGORITHMS.md C12–C14: the learners, and the compiled
+rule of kernel SCW (§4.2, Lemma 1).
 
-The learners are ``scw1``/``scw2`` with a non-linear ``kernel`` (:mod:`olkit.learners.linear.confidence_weighted`).
+``scw1``/``scw2`` run the primal form (:mod:`olkit.learners.linear.scw`, full or diagonal Σ) with the
+default ``kernel="linear"`` and kernel SCW with any other kernel.
 After round i−1, μ = Σ_p ν_p φ(x_p) and Σ = aI + Σ_pq π_pq φ(x_p)φ(x_q)ᵀ over the SVs. For x_i with
 kernel row k: m = y ν·k, c = π k, v = kᵀπk + a κ_ii; α, β as in linear SCW (C12/C13); if α > 0, x_i
 joins the SVs and with g = [c; a]: ν ← [ν; 0] + α y g, π ← [[π, 0], [0, 0]] − β g gᵀ. The coefficients
 ν are the support set's ``coef`` and π its SV×SV matrix "pair" (``sv.mats[0]``). O(#SV²) per round.
 """
 from ..._compile import njit
-from ..linear.steps import cw_step
+from ...params import CONFIDENCES, POSITIVE, POWERS_OF_TWO
+from ...spec import register
+from ..linear.base import CONFIDENCE, COVARIANCE_CONSTRAINTS, COVARIANCE_DOC, phi_of
+from ..linear.scw import SCW_I, SCW_II, SCW_RULE, scw_step
+from .base import KernelLearner
 from .support_set import N, sv_append
 
 
 @njit
 def kernel_scw_update(sv, st, s, t, kself, y, fv, mistake):
+    """prm = [φ, C, variant, libol_typo, a] (the first four as :func:`.linear.scw.scw_step`)."""
     f = fv[0]
-    """prm = [φ, C, variant, libol_typo, a] (the first four as :func:`cw_step`)."""
     n = sv.meta[N]
     a = st.prm[4]
     P, krow, g, coef = sv.mats[0], sv.krow, sv.grow, sv.coef
@@ -25,7 +31,7 @@ def kernel_scw_update(sv, st, s, t, kself, y, fv, mistake):
             acc += P[i, j] * krow[j]
         g[i] = acc  # c = π k
         v += krow[i] * acc
-    triggered, alpha, gamma, beta, c, kappa = cw_step(st.prm, st.fst, y * f, v, kself, mistake)
+    triggered, alpha, gamma, beta, c, kappa = scw_step(st.prm, st.fst, y * f, v, kself, mistake)
     if alpha == 0.0:
         return False
     j = sv_append(sv, s, t, kself, y)
@@ -36,3 +42,116 @@ def kernel_scw_update(sv, st, s, t, kself, y, fv, mistake):
         for l in range(n + 1):
             P[i, l] -= bi * g[l]
     return True
+
+
+class _SCWBase(KernelLearner):
+    """SCW-I / SCW-II: linear (primal, full or diagonal covariance) with kernel="linear", the default;
+    kernel SCW (ALGORITHMS.md C14, the rule above) with any other kernel."""
+
+    _linear_rule = SCW_RULE  # primal form
+    _update = staticmethod(kernel_scw_update)  # kernel form
+    _matrices = ("pair",)    # kernel form: π over the SVs
+    _variant = SCW_I
+    _parameter_constraints = {**COVARIANCE_CONSTRAINTS, "eta": [CONFIDENCE], "C": [POSITIVE]}
+
+    def __init__(self, eta, C=1.0, a=1.0, covariance="full", kernel="linear", sigma=8.0, degree=3, coef0=1.0,
+                 compat="none"):
+        self.eta = eta
+        self.C = C
+        self.a = a
+        self.covariance = covariance
+        self._set_kernel_params(kernel, sigma, degree, coef0, compat)
+
+    @property
+    def compat_choices(self):
+        return ("none", "libol")
+
+    def _check_params(self):
+        super()._check_params()
+        if not self._primal() and self.covariance != "full":
+            raise ValueError(f"covariance={self.covariance!r} needs kernel='linear'; kernel SCW keeps its "
+                             f"covariance in the span of the support vectors (full), use covariance='full'")
+
+    def _cw_params(self):
+        return [phi_of(self.eta), float(self.C), float(self._variant), float(self.compat == "libol")]
+
+    def _rule_params(self):
+        return self._cw_params() + [float(self.a)]
+
+    def _linear_spec(self):
+        return dict(rule=SCW_RULE, prm=self._cw_params(), covariance=self.covariance, a=float(self.a),
+                    libol=self.compat == "libol")
+
+
+_TUNING = (("C", POWERS_OF_TWO), ("eta", CONFIDENCES))
+"""C first, then η (ALGORITHMS.md E2)."""
+_SOURCES = {"C": "LIBOL default 1 (the SCW experiments select it)", "a": "LIBOL default",
+            "sigma": "DUOL JMLR §5.1 (σ = 8), for kernel SCW"}
+_COMMON = COVARIANCE_DOC.format(c="αφ/√u")
+
+_SCW_PARAMS = """    eta : float in (0.5, 1), default {eta}
+        Confidence η (LIBOL default {eta}; the SCW experiments select it from 0.55..0.95).
+    C : float > 0, default 1
+        Aggressiveness (LIBOL default 1; selected from 2^-4..2^4).
+{common}
+    kernel : {{"linear", "gaussian", "poly"}}, default "linear"
+        "linear" runs the primal form; any other kernel runs kernel SCW (§4.2, ALGORITHMS.md C14):
+        μ and Σ kept in the span of the support vectors, O(#SV²) per round, binary data only.
+    sigma, degree, coef0 : kernel parameters (Gaussian exp(−‖x−z‖²/(2σ²)); polynomial (x·z + coef0)^degree).
+"""
+
+
+@register("scw1", "SCW-I: soft confidence-weighted learning, CW with a hinge-capped step min(C, .) "
+                  "(Wang, Zhao, Hoi 2012)", data=("binary", "multiclass"), tuning=_TUNING,
+          sources={**_SOURCES, "eta": "LIBOL default 0.75 (the SCW experiments select it)"})
+class SCW1(_SCWBase):
+    __doc__ = """SCW-I (SCW Proposition 1, eq. (4)).
+
+    Update iff ℓ^φ = φ√v − m > 0: α = min(C, max(0, (−mψ + sqrt(m²φ⁴/4 + vφ²ζ))/(vζ))),
+    u = ¼(−αvφ + sqrt(α²v²φ² + 4v))², β = αφ/(√u + vαφ), μ ← μ + αΣΔ, Σ ← Σ − βΣΔΔᵀΣ (β from the
+    capped α; diagonal: c = αφ/√u).
+
+    Parameters
+    ----------
+""" + _SCW_PARAMS.format(eta=0.75, common=_COMMON) + """    compat : {"none", "libol"} — "libol" counts rounds with positive loss as updates (LIBOL's SCW.m
+        follows eq. (4) exactly).
+
+    References
+    ----------
+    Wang, J., Zhao, P., Hoi, S. C. H. (2012). Exact soft confidence-weighted learning. ICML.
+    """
+
+    _variant = SCW_I
+
+    def __init__(self, eta=0.75, C=1.0, a=1.0, covariance="full", kernel="linear", sigma=8.0, degree=3,
+                 coef0=1.0, compat="none"):
+        super().__init__(eta, C, a, covariance, kernel, sigma, degree, coef0, compat)
+
+
+@register("scw2", "SCW-II: soft confidence-weighted learning with a squared-hinge slack "
+                  "(Wang, Zhao, Hoi 2012)", data=("binary", "multiclass"), tuning=_TUNING,
+          sources={**_SOURCES, "eta": "LIBOL default 0.9 (the SCW experiments select it)"})
+class SCW2(_SCWBase):
+    __doc__ = """SCW-II (SCW Proposition 2, eq. (5)).
+
+    n = v + 1/(2C), γ = φ sqrt(φ²m²v² + 4nv(n + vφ²)), α = max(0, (−(2mn + φ²mv) + γ)/(2(n² + nvφ²))),
+    then u, β and the updates as SCW-I (no cap on α). The formula was re-derived (ALGORITHMS.md C13):
+    the paper is right.
+
+    Parameters
+    ----------
+""" + _SCW_PARAMS.format(eta=0.9, common=_COMMON) + """    compat : {"none", "libol"}
+        "libol" reproduces LIBOL's SCW2.m, which has two typos inside the square root
+        (sqrt(φ⁴m²v·2 + 4nvφ²(n + vφ·2)) for φ·sqrt(φ²m²v² + 4nv(n + vφ²)); C13 [IMPL-DIFF]), and counts
+        rounds with positive loss as updates.
+
+    References
+    ----------
+    Wang, J., Zhao, P., Hoi, S. C. H. (2012). Exact soft confidence-weighted learning. ICML.
+    """
+
+    _variant = SCW_II
+
+    def __init__(self, eta=0.9, C=1.0, a=1.0, covariance="full", kernel="linear", sigma=8.0, degree=3,
+                 coef0=1.0, compat="none"):
+        super().__init__(eta, C, a, covariance, kernel, sigma, degree, coef0, compat)

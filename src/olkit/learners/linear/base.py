@@ -2,16 +2,23 @@
 kernel learners run with ``kernel="linear"``."""
 import numpy as np
 
-from ...base import OnlineClassifier, check_number
+from ...base import OnlineClassifier
+from ...params import POSITIVE, Interval, Options
 from .model import COVARIANCES, LinearModel
 
-COVARIANCE_DOC = """    a : float, default 1
+COVARIANCE_DOC = """    a : float > 0, default 1
         Σ₁ = aI (LIBOL default).
     covariance : {{"full", "diagonal"}}, default "full"
         "full" as in the SCW experiments (LIBOL); "diagonal" applies the inverse-form update to the
         diagonal only, Σ_jj ← Σ_jj/(1 + c Σ_jj x_j²) with c = {c}: O(nnz) per update, for
         high-dimensional sparse data."""
 """The parameter docs every second-order learner shares (``c`` is the learner's inverse-form constant)."""
+
+COVARIANCE_CONSTRAINTS = {"a": [POSITIVE], "covariance": [Options(COVARIANCES)]}
+"""Constraints of the parameters every second-order learner has."""
+
+CONFIDENCE = Interval(0.5, 1, closed="neither")
+"""η ∈ (0.5, 1): φ = Φ⁻¹(η) > 0 (η = 0.5 gives φ = 0, a degenerate rule)."""
 
 LINEAR_BLOCK_SIZE = 1 << 16
 """Examples per call of the compiled loop: a linear step costs ~0.1 µs, so the per-call Python overhead
@@ -54,19 +61,14 @@ class PrimalHooks:
         self._check_fitted()
         return self.model_.covariance_matrix()
 
-    def _check_covariance(self):
-        check_number("a", self.a, low=0, low_open=True)
-        if self.covariance not in COVARIANCES:
-            raise ValueError(f"covariance={self.covariance!r} is not valid for {self.algorithm_name}; valid "
-                             f"choices: 'full' (d x d, as in the SCW paper) or 'diagonal' (O(d), for "
-                             f"high-dimensional data)")
-
 
 class LinearLearner(PrimalHooks, OnlineClassifier):
-    """Base class of the second-order linear learners (SOP, CW, IELLIP, AROW, NHERD, NAROW, SCW).
+    """Base class of the second-order linear learners (SOP, CW, IELLIP, AROW, NHERD, NAROW).
 
-    Subclasses set ``_rule`` and provide ``_rule_params()`` (and ``_aux()`` for rule state).
-    Parameters common to all: ``a`` (Σ₁ = a·I), ``covariance`` ("full" or "diagonal"), ``compat``.
+    Each algorithm's file gives its compiled rule as ``_rule`` (a :class:`.engine.PrimalRule`), its rule
+    parameters (``_rule_params()``; ``_aux()`` for the rule's initial scalar state) and its parameter
+    constraints. Parameters common to all: ``a`` (Σ₁ = a·I), ``covariance`` ("full" or "diagonal"),
+    ``compat``.
 
     Multiclass data (the SCW paper's future work; ALGORITHMS.md C16 [UNCERTAIN], the EMNLP 2009 text was
     not available): multi-prototype weights, one covariance per class (the block-diagonal approximation
@@ -80,9 +82,7 @@ class LinearLearner(PrimalHooks, OnlineClassifier):
     _multiclass = True
     _block_size = LINEAR_BLOCK_SIZE
     compat_choices = ("none", "libol")
-
-    def _check_params(self):
-        self._check_covariance()
+    _parameter_constraints = COVARIANCE_CONSTRAINTS
 
     def _rule_params(self):
         return []
@@ -121,11 +121,6 @@ class LinearLearner(PrimalHooks, OnlineClassifier):
     def n_support_(self):
         """A linear model has no support set; like LIBOL's ``nb_SV`` this is the number of updates."""
         return self.n_updates_
-
-
-
-def check_eta(eta):
-    check_number("eta", eta, low=0.5, high=1, low_open=True, high_open=True)
 
 
 def phi_of(eta):

@@ -1,68 +1,56 @@
-"""The compiled block loop of the linear (primal) learners and the table of their step rules.
+"""The compiled block loop of the linear (primal) learners, built over each algorithm's step rule.
 
-``linear_block`` is the inner part of the one online protocol (:mod:`olkit.protocol`) for linear
-models. The stream is CSR (a dense input is converted once; its rows simply have every index), so the
-same loop serves 300-feature dense rows and 100,000-feature sparse ones, and a first-order or diagonal
-update touches only the row's non-zeros. Per example it
+``linear_block`` is the inner part of the one online protocol (:mod:`olkit.protocol`) for linear models,
+written once as a template: :meth:`PrimalRule.loop` compiles it for one algorithm's pieces (see
+:func:`olkit._compile.compile_loop`), so the loop holds no algorithm-specific branch and no list of all
+rules, and a run compiles only the rule it uses. The stream is CSR (a dense input is converted once; its
+rows simply have every index), so the same loop serves 300-feature dense rows and 100,000-feature sparse
+ones, and a first-order or diagonal update touches only the row's non-zeros. Per example it
 
 1. computes the scores f_r = w_r·x (w is stored as W·s with a lazy global scale s, so ROMMA's and ALMA's
-   rescaling of w costs O(1) instead of O(d));
+   rescaling of w costs O(1) instead of O(d)) and ‖x‖²; the rule's ``input_scale`` may rescale x
+   (ALMA runs on x̂ = x/‖x‖);
 2. predicts (binary: ŷ = +1 iff f ≥ 0; multiclass: argmax, ties → smallest class index), counts the
    mistake, and forms the joint-feature view of the round (ALGORITHMS.md C16): binary Δ = y x on the one
    output; multiclass Δ = +x on the true class y and −x on the best wrong class s;
 3. computes m = w·Δ and v = ΔᵀΣΔ (first order: Σ = I; diagonal; full, per class = block-diagonal);
-4. asks the learner's step rule for (triggered, α, γ, β, c, κ) and applies
-   w ← γ w + α ΣΔ, then the covariance update (full: Σ ← κ(Σ − β uuᵀ) with u = ΣΔ restricted to the
-   class; diagonal: Σ_jj ← κ Σ_jj/(1 + c Σ_jj x_j²), or NHERD's "exact"/"drop" variants).
+4. asks the rule's ``step`` for (triggered, α, γ, β, c, κ) and applies w ← γ w + α ΣΔ (through the
+   rule's ``move_mean``), the rule's ``after_update`` (ROMMA's and ALMA's ‖w‖²), then the covariance
+   update (full: Σ ← κ(Σ − β uuᵀ) with u = ΣΔ restricted to the class; diagonal:
+   Σ_jj ← κ Σ_jj/(1 + c Σ_jj x_j²), or NHERD's "exact"/"drop" variants).
 
-SOP (C5) predicts with the covariance updated by x_t, so it has its own branch.
+A rule whose round is not of this shape (SOP predicts with the covariance updated by x_t) gives its own
+block function with the same signature (``PrimalRule.block``).
+
+Every step rule has the signature ``step(prm, fst, m, v, dn2, mistake)`` and returns
+``(triggered, alpha, gamma, beta, c, kappa)``; ``triggered`` is LIBOL's "loss l_t > 0" (what
+``compat="libol"`` counts as an update).
 """
-import math
+from dataclasses import dataclass
 
-from ..._compile import fma, njit
-from ...base import EPS
-from .first_order import CSCALE, N2, NORM_HI, NORM_LO, WSCALE, alma_step, pa_step, perceptron_step, romma_step
-from .steps import arow_step, cw_step, cw_var_step, iellip_step, narow_step, nherd_step
+import numpy as np
 
-RULE_IDS = {"perceptron": 0, "pa": 1, "romma": 2, "alma": 3, "sop": 4, "cw": 5, "cw-var": 6, "iellip": 7,
-            "arow": 8, "nherd": 9, "narow": 10}
-SOP, ROMMA, ALMA = RULE_IDS["sop"], RULE_IDS["romma"], RULE_IDS["alma"]
+from ..._compile import compile_loop, fma, njit
+from ...base import MISTAKES, SEEN, UPDATES
+
+# fst slots shared by every linear rule (see model.py): weight scale s (w = s·W), ‖w‖², covariance
+# scale, rule-specific scalar (ALMA's k, IELLIP's c_t), ‖W‖² of the stored weights as a double-double
+WSCALE, N2, CSCALE, AUX, NORM_HI, NORM_LO = 0, 1, 2, 3, 4, 5
+N_FST = 6
+
+NO_STEP = (False, 0.0, 1.0, 0.0, 0.0, 1.0)
+TRIGGERED_NO_STEP = (True, 0.0, 1.0, 0.0, 0.0, 1.0)  # LIBOL's loss is positive, but the model cannot change
 
 # covariance kinds and diagonal update modes
 NO_COV, FULL, DIAGONAL = 0, 1, 2
 DIAG_INVERSE, DIAG_SQUARED, DIAG_DROP = 0, 1, 2
 
 # cfg slots
-RULE, COV, DIAG_MODE, LIBOL, NORMALISE = 0, 1, 2, 3, 4
-N_CFG = 5
+COV, DIAG_MODE, LIBOL = 0, 1, 2
+N_CFG = 3
 
-# counter slots (the same as the kernel learners')
-SEEN, MISTAKES, UPDATES = 0, 1, 2
 
 RESCALE_BELOW = 1e-100
-
-
-@njit
-def step(rule, prm, fst, m, v, dn2, mistake):
-    if rule == 0:
-        return perceptron_step(prm, fst, m, v, dn2, mistake)
-    if rule == 1:
-        return pa_step(prm, fst, m, v, dn2, mistake)
-    if rule == 2:
-        return romma_step(prm, fst, m, v, dn2, mistake)
-    if rule == 3:
-        return alma_step(prm, fst, m, v, dn2, mistake)
-    if rule == 5:
-        return cw_step(prm, fst, m, v, dn2, mistake)
-    if rule == 6:
-        return cw_var_step(prm, fst, m, v, dn2, mistake)
-    if rule == 7:
-        return iellip_step(prm, fst, m, v, dn2, mistake)
-    if rule == 8:
-        return arow_step(prm, fst, m, v, dn2, mistake)
-    if rule == 9:
-        return nherd_step(prm, fst, m, v, dn2, mistake)
-    return narow_step(prm, fst, m, v, dn2, mistake)
 
 
 @njit
@@ -194,11 +182,36 @@ def _diag_step(W, D, fst, o, sign, alpha, mode, beta, c, idx, val, xs, lo, hi, C
             D[o, j] = (sjj - beta * (sjj * x) * (sjj * x)) / cs
 
 
+
+
 @njit
+def unit_input_scale(prm, xn2):
+    """Default: the rule works on x itself."""
+    return 1.0
+
+
+@njit
+def move_mean_plain(W, fst, o, sign, alpha, cov, u, idx, val, xs, lo, hi):
+    """Default: w_o ← w_o + sign·α Σ_o x."""
+    _move_mean(W, fst, o, sign, alpha, cov, u, idx, val, xs, lo, hi, False)
+
+
+@njit
+def move_mean_tracking_norm(W, fst, o, sign, alpha, cov, u, idx, val, xs, lo, hi):
+    """w_o ← w_o + sign·α x, keeping ‖W‖² of the stored entries exact (double-double, see
+    :func:`_dd_add_square`) — for rules whose step cancels in ‖w‖² (ROMMA)."""
+    _move_mean(W, fst, o, sign, alpha, cov, u, idx, val, xs, lo, hi, True)
+
+
+@njit
+def no_after_update(fst, gamma, alpha, m, dn2):
+    """Default: no scalar state follows the mean update."""
+
+
 def linear_block(cfg, prm, fst, cnt, W, S, D, u1, u2, fs, indptr, idx, val, y, order, start, stop,
                  scores, mistakes):
     """Predict-then-update for stream positions start..stop-1 (see the module docstring)."""
-    rule, cov, mode, libol, normalise = cfg[RULE], cfg[COV], cfg[DIAG_MODE], cfg[LIBOL], cfg[NORMALISE]
+    cov, mode, libol = cfg[COV], cfg[DIAG_MODE], cfg[LIBOL]
     K = W.shape[1]
     n_seen = n_mistakes = n_updates = 0  # counted in registers, stored once at the end
     for pos in range(start, stop):
@@ -231,18 +244,10 @@ def linear_block(cfg, prm, fst, cnt, W, S, D, u1, u2, fs, indptr, idx, val, y, o
                 xn2 += x * x
                 for o in range(K):
                     fs[o] += W[j, o] * x
-        xs = 1.0  # input scale: ALMA (compat none) works on x̂ = x/‖x‖
-        if normalise:
-            xs = 1.0 / math.sqrt(xn2) if xn2 > EPS else 0.0
-            xn2 = xn2 * xs * xs
+        xs = input_scale(prm, xn2)  # noqa: F821  (bound by PrimalRule.loop)
+        xn2 = xn2 * xs * xs
         scale = fst[WSCALE] * xs
         n_seen += 1
-
-        if rule == SOP:
-            mistake, updated = _sop_round(cfg, W, S, D, u1, idx, val, y, t, lo, hi, pos, scores, mistakes)
-            n_mistakes += mistake
-            n_updates += updated
-            continue
 
         # the round in joint-feature form: output o1 with sign g1 (and o2 with sign −1, multiclass)
         if K == 1:
@@ -288,7 +293,7 @@ def linear_block(cfg, prm, fst, cnt, W, S, D, u1, u2, fs, indptr, idx, val, y, o
         else:
             v = dn2
 
-        triggered, alpha, gamma, beta, c, kappa = step(rule, prm, fst, m, v, dn2, mistake)
+        triggered, alpha, gamma, beta, c, kappa = step(prm, fst, m, v, dn2, mistake)  # noqa: F821
         if not triggered:
             continue
         changed = xn2 > 0.0 and (alpha != 0.0 or gamma != 1.0 or (cov != NO_COV and (beta != 0.0 or kappa != 1.0)))
@@ -315,19 +320,10 @@ def linear_block(cfg, prm, fst, cnt, W, S, D, u1, u2, fs, indptr, idx, val, y, o
                 fst[CSCALE] *= kappa  # κ scales every Σ_jj: lazily, through the covariance scale
             continue
         if alpha != 0.0:
-            _move_mean(W, fst, o1, g1, alpha, cov, u1, idx, val, xs, lo, hi, rule == ROMMA)
+            move_mean(W, fst, o1, g1, alpha, cov, u1, idx, val, xs, lo, hi)  # noqa: F821
             if o2 >= 0:
-                _move_mean(W, fst, o2, -1.0, alpha, cov, u2, idx, val, xs, lo, hi, rule == ROMMA)
-        if rule == ROMMA:
-            # ROMMA's D = ‖x‖²‖w‖² − f² cancels, so ‖w‖² must be that of the stored weights to the last
-            # bit (LIBOL recomputes norm(w), O(d) per update); a recurrence or a plain running sum would
-            # amplify their rounding (checked against 60-digit arithmetic on an ill-conditioned stream
-            # of tests/test_linear_reference.py). The double-double running sum is exact enough, O(nnz).
-            fst[N2] = (fst[NORM_HI] + fst[NORM_LO]) * fst[WSCALE] * fst[WSCALE]
-        elif rule == ALMA:
-            # ‖γw + αΔ‖² = γ²‖w‖² + 2γα m + α²‖Δ‖²: ALMA's ‖w‖ ≤ 1 enters only its projection, no
-            # cancellation, so the O(1) recurrence is as accurate as recomputing
-            fst[N2] = gamma * gamma * fst[N2] + 2.0 * gamma * alpha * m + alpha * alpha * dn2
+                move_mean(W, fst, o2, -1.0, alpha, cov, u2, idx, val, xs, lo, hi)  # noqa: F821
+        after_update(fst, gamma, alpha, m, dn2)  # noqa: F821
         if cov == FULL:
             _full_cov_step(S[o1], beta, kappa, u1)
             if o2 >= 0:
@@ -341,55 +337,53 @@ def linear_block(cfg, prm, fst, cnt, W, S, D, u1, u2, fs, indptr, idx, val, y, o
     cnt[UPDATES] += n_updates
 
 
-@njit
-def _sop_round(cfg, W, S, D, u, idx, val, y, t, lo, hi, pos, scores, mistakes):
-    """SOP (C5): f = vᵀ(A + xxᵀ)⁻¹x with A⁻¹ kept in S (full) or D (diagonal); W holds v = Σ y x.
-    Returns (mistake, counted as an update).
+_RULES = {}
+"""The rules of the algorithm modules loaded so far, by name (for unpickling; not a list of all rules)."""
 
-    Full: with u = A⁻¹x and q = xᵀu, f = (v·u)/(1 + q) (Sherman–Morrison). Diagonal: A is kept
-    diagonal and f = Σ_j v_j x_j/(A_jj + x_j²). On a mistake v ← v + y x and A ← A + xxᵀ;
-    compat="libol" commits A ← A + xxᵀ on every round (LIBOL SOP.m, C5 [IMPL-DIFF]).
+
+def rule_named(module, name):
+    """The PrimalRule ``name`` defined in ``module``."""
+    import importlib
+
+    importlib.import_module(module)
+    return _RULES[name]
+
+
+@dataclass(frozen=True)
+class PrimalRule:
+    """An algorithm's primal form as the engine sees it: its compiled pieces (module-level njit
+    functions) and, in Python, how its model scores new rows.
+
+    ``step`` is the rule; ``input_scale(prm, xn2)`` the factor applied to x (ALMA: 1/‖x‖);
+    ``move_mean`` how the mean moves (ROMMA keeps ‖W‖² exact); ``after_update(fst, γ, α, m, ‖Δ‖²)``
+    scalar state that follows the update; ``block``: a whole block function of the same signature as
+    :func:`linear_block`, for a rule whose round has another shape (SOP).
     """
-    cov, libol = cfg[COV], cfg[LIBOL]
-    if cov == FULL:
-        _full_times_x(S, 0, idx, val, 1.0, lo, hi, u)
-        q = _sparse_dot(u, idx, val, 1.0, lo, hi)
-        f = 0.0
-        for j in range(W.shape[0]):
-            f += W[j, 0] * u[j]
-        f /= 1.0 + q
-    else:
-        f = 0.0
-        for p in range(lo, hi):
-            j = idx[p]
-            x = val[p]
-            f += W[j, 0] * x * D[0, j] / (1.0 + D[0, j] * x * x)
-    yt = y[t]
-    mistake = (1.0 if f >= 0.0 else -1.0) != yt
-    scores[pos] = f
-    mistakes[pos] = mistake
-    if hi == lo or not (mistake or libol):
-        return mistake, mistake and libol
-    zero = True
-    for p in range(lo, hi):
-        if val[p] != 0.0:
-            zero = False
-    if zero:
-        return mistake, mistake and libol
-    if mistake:
-        for p in range(lo, hi):
-            W[idx[p], 0] += yt * val[p]
-    if cov == FULL:
-        Sig = S[0]
-        b = 1.0 / (1.0 + q)
-        for i in range(Sig.shape[0]):
-            bi = b * u[i]
-            if bi != 0.0:
-                for j in range(Sig.shape[1]):
-                    Sig[i, j] -= bi * u[j]
-    else:
-        for p in range(lo, hi):
-            j = idx[p]
-            x = val[p]
-            D[0, j] = D[0, j] / (1.0 + D[0, j] * x * x)
-    return mistake, mistake
+
+    name: str
+    step: object = None
+    input_scale: object = unit_input_scale
+    move_mean: object = move_mean_plain
+    after_update: object = no_after_update
+    block: object = None
+
+    def __post_init__(self):
+        _RULES[self.name] = self
+
+    def __reduce__(self):  # pickled by reference: (module defining the rule, its name)
+        return rule_named, ((self.block or self.step).py_func.__module__, self.name)
+
+    def loop(self):
+        """The compiled block function of this rule."""
+        if self.block is not None:
+            return self.block
+        return compile_loop(linear_block, step=self.step, input_scale=self.input_scale,
+                            move_mean=self.move_mean, after_update=self.after_update)
+
+    def weights(self, model):
+        """(n_outputs, d): the weight vectors (mean μ)."""
+        return (model.W * model.state.fst[WSCALE]).T.copy()
+
+    def decision(self, model, X):
+        """Scores of the CSR rows X under the model: (n, n_outputs)."""
+        return np.asarray(X @ (model.W * model.state.fst[WSCALE]))

@@ -15,14 +15,13 @@ from collections import namedtuple
 import numpy as np
 import scipy.sparse as sp
 
-from .engine import COV, DIAG_MODE, DIAGONAL, FULL, LIBOL, N_CFG, NO_COV, NORMALISE, RULE, RULE_IDS, linear_block
-from .first_order import AUX, CSCALE, WSCALE
+from ...base import N_COUNTERS
+from .engine import AUX, COV, CSCALE, DIAG_MODE, DIAGONAL, FULL, LIBOL, N_CFG, N_FST, NO_COV, WSCALE
 
 FULL_COVARIANCE_LIMIT_BYTES = 4 * 2**30
 """A full covariance larger than this is refused before anything is allocated (use "diagonal")."""
 
 COVARIANCES = ("full", "diagonal")
-N_COUNTERS = 8
 
 LinearState = namedtuple("LinearState", ["prm", "fst", "cnt"])
 
@@ -36,16 +35,16 @@ class LinearModel:
 
     Parameters
     ----------
-    rule : name of the step rule in :data:`.engine.RULE_IDS`.
+    rule : the algorithm's :class:`.engine.PrimalRule` (its compiled pieces and decision).
     prm : list of the rule's parameters; aux : initial rule-specific scalar (ALMA's k, IELLIP's c).
     n_features, n_outputs : shape of the model (n_outputs = 1 for binary data).
     covariance : None (first-order), "full" or "diagonal"; a : initial covariance a·I.
     diag_mode : diagonal update form (0 inverse form, 1 NHERD "exact", 2 NHERD "drop").
-    libol : count LIBOL's triggered rounds as updates; normalise : run on x/‖x‖ (ALMA).
+    libol : count LIBOL's triggered rounds as updates.
     """
 
     def __init__(self, rule, prm, n_features, n_outputs, covariance=None, a=1.0, aux=0.0, diag_mode=0,
-                 libol=False, normalise=False, algorithm=""):
+                 libol=False, algorithm=""):
         cov = {None: NO_COV, "full": FULL, "diagonal": DIAGONAL}[covariance]
         if cov == FULL:
             need = covariance_bytes(n_outputs, n_features)
@@ -53,19 +52,17 @@ class LinearModel:
                 shape = f"{n_outputs} x {n_features} x {n_features}" if n_outputs > 1 else \
                     f"{n_features} x {n_features}"
                 raise ValueError(
-                    f"covariance='full' for {algorithm or rule} on {n_features} features needs a {shape} "
+                    f"covariance='full' for {algorithm or rule.name} on {n_features} features needs a {shape} "
                     f"matrix ({need / 2**30:.1f} GiB, more than the {FULL_COVARIANCE_LIMIT_BYTES / 2**30:.0f} "
                     f"GiB limit) and O(d²) time per update; use covariance='diagonal' (O(d) memory, O(nnz) "
                     f"per update)")
         self.rule = rule
         self.covariance = covariance
         self.cfg = np.zeros(N_CFG, np.int64)
-        self.cfg[RULE] = RULE_IDS[rule]
         self.cfg[COV] = cov
         self.cfg[DIAG_MODE] = diag_mode
         self.cfg[LIBOL] = int(bool(libol))
-        self.cfg[NORMALISE] = int(bool(normalise))
-        fst = np.zeros(6)
+        fst = np.zeros(N_FST)
         fst[WSCALE] = 1.0
         fst[CSCALE] = 1.0
         fst[AUX] = aux
@@ -77,7 +74,7 @@ class LinearModel:
             for o in range(n_outputs):
                 np.fill_diagonal(self.S[o], a)
         self.D = np.full((n_outputs, n_features), float(a)) if cov == DIAGONAL else np.zeros((0, 0))
-        self.u1 = np.zeros(n_features if cov == FULL or rule == "sop" else 0)
+        self.u1 = np.zeros(n_features if cov == FULL or rule.block is not None else 0)
         self.u2 = np.zeros(n_features if cov == FULL and n_outputs > 1 else 0)
         self.fs = np.zeros(n_outputs)
 
@@ -94,7 +91,7 @@ class LinearModel:
 
     def learn_block(self, X, y_internal, order, start, stop, scores, mistakes):
         st = self.state
-        linear_block(self.cfg, st.prm, st.fst, st.cnt, self.W, self.S, self.D, self.u1, self.u2, self.fs,
+        self.rule.loop()(self.cfg, st.prm, st.fst, st.cnt, self.W, self.S, self.D, self.u1, self.u2, self.fs,
                      X.indptr, X.indices, X.data, y_internal, order, start, stop, scores, mistakes)
 
     def warm_up(self, X, y_internal):
@@ -104,12 +101,7 @@ class LinearModel:
     # ---- the model -----------------------------------------------------------------------------------
     def weights(self):
         """(n_outputs, d): the weight vectors (mean μ); for SOP the current w = A⁻¹v."""
-        W = self.W * self.state.fst[WSCALE]
-        if self.rule == "sop":
-            if self.covariance == "full":
-                return (self.S[0] @ W[:, 0])[None, :]
-            return (self.D[0] * W[:, 0])[None, :]
-        return W.T.copy()
+        return self.rule.weights(self)
 
     def covariance_matrix(self):
         """Full: (n_outputs, d, d); diagonal: (n_outputs, d) — the true Σ (scale applied)."""
@@ -121,22 +113,5 @@ class LinearModel:
 
     def decision(self, X):
         """Scores of the rows of X under the current model: (n,) binary, (n, n_outputs) multiclass."""
-        X = self.engine_input(X)
-        W = self.W * self.state.fst[WSCALE]
-        if self.rule == "sop":
-            return self._sop_decision(X, W[:, 0])
-        scores = np.asarray(X @ W)
-        if self.cfg[NORMALISE]:
-            norms = np.sqrt(np.asarray(X.multiply(X).sum(axis=1)).ravel())
-            scores = scores / np.where(norms > 1e-12, norms, np.inf)[:, None]
-        return scores[:, 0] if scores.shape[1] == 1 else scores
-
-    def _sop_decision(self, X, v):
-        if self.covariance == "full":
-            U = np.asarray(X @ self.S[0])
-            q = np.asarray(X.multiply(U).sum(axis=1)).ravel()
-            return (U @ v) / (1.0 + q)
-        Dx = X.copy()
-        d = self.D[0][Dx.indices]
-        Dx.data = v[Dx.indices] * Dx.data * d / (1.0 + d * Dx.data * Dx.data)
-        return np.asarray(Dx.sum(axis=1)).ravel()
+        scores = self.rule.decision(self, self.engine_input(X))
+        return scores[:, 0] if scores.ndim == 2 and scores.shape[1] == 1 else scores

@@ -1,10 +1,111 @@
 """Second-order Perceptron (Cesa-Bianchi, Conconi, Gentile 2005), ALGORITHMS.md C5."""
-from ...registry import register
-from .base import LinearLearner
+import numpy as np
+
+from ..._compile import njit
+from ...spec import register
+from .base import COVARIANCE_CONSTRAINTS, LinearLearner
+from ...base import MISTAKES, SEEN, UPDATES
+from .engine import COV, FULL, LIBOL, WSCALE, PrimalRule, _full_times_x, _sparse_dot
+
+
+@njit
+def sop_block(cfg, prm, fst, cnt, W, S, D, u1, u2, fs, indptr, idx, val, y, order, start, stop, scores,
+              mistakes):
+    """SOP's block function (the signature of :func:`.engine.linear_block`): SOP predicts with the
+    covariance updated by x_t, so its round has a shape of its own."""
+    n_seen = n_mistakes = n_updates = 0
+    for pos in range(start, stop):
+        t = order[pos]
+        n_seen += 1
+        mistake, updated = _sop_round(cfg, W, S, D, u1, idx, val, y, t, indptr[t], indptr[t + 1], pos, scores,
+                                      mistakes)
+        n_mistakes += mistake
+        n_updates += updated
+    cnt[SEEN] += n_seen
+    cnt[MISTAKES] += n_mistakes
+    cnt[UPDATES] += n_updates
+
+
+@njit
+def _sop_round(cfg, W, S, D, u, idx, val, y, t, lo, hi, pos, scores, mistakes):
+    """SOP (C5): f = vᵀ(A + xxᵀ)⁻¹x with A⁻¹ kept in S (full) or D (diagonal); W holds v = Σ y x.
+    Returns (mistake, counted as an update).
+
+    Full: with u = A⁻¹x and q = xᵀu, f = (v·u)/(1 + q) (Sherman–Morrison). Diagonal: A is kept
+    diagonal and f = Σ_j v_j x_j/(A_jj + x_j²). On a mistake v ← v + y x and A ← A + xxᵀ;
+    compat="libol" commits A ← A + xxᵀ on every round (LIBOL SOP.m, C5 [IMPL-DIFF]).
+    """
+    cov, libol = cfg[COV], cfg[LIBOL]
+    if cov == FULL:
+        _full_times_x(S, 0, idx, val, 1.0, lo, hi, u)
+        q = _sparse_dot(u, idx, val, 1.0, lo, hi)
+        f = 0.0
+        for j in range(W.shape[0]):
+            f += W[j, 0] * u[j]
+        f /= 1.0 + q
+    else:
+        f = 0.0
+        for p in range(lo, hi):
+            j = idx[p]
+            x = val[p]
+            f += W[j, 0] * x * D[0, j] / (1.0 + D[0, j] * x * x)
+    yt = y[t]
+    mistake = (1.0 if f >= 0.0 else -1.0) != yt
+    scores[pos] = f
+    mistakes[pos] = mistake
+    if hi == lo or not (mistake or libol):
+        return mistake, mistake and libol
+    zero = True
+    for p in range(lo, hi):
+        if val[p] != 0.0:
+            zero = False
+    if zero:
+        return mistake, mistake and libol
+    if mistake:
+        for p in range(lo, hi):
+            W[idx[p], 0] += yt * val[p]
+    if cov == FULL:
+        Sig = S[0]
+        b = 1.0 / (1.0 + q)
+        for i in range(Sig.shape[0]):
+            bi = b * u[i]
+            if bi != 0.0:
+                for j in range(Sig.shape[1]):
+                    Sig[i, j] -= bi * u[j]
+    else:
+        for p in range(lo, hi):
+            j = idx[p]
+            x = val[p]
+            D[0, j] = D[0, j] / (1.0 + D[0, j] * x * x)
+    return mistake, mistake
+
+
+class _SOPRule(PrimalRule):
+    def weights(self, model):
+        """The current w = A⁻¹v (without the next instance's term)."""
+        v = model.W[:, 0] * model.state.fst[WSCALE]
+        if model.covariance == "full":
+            return (model.S[0] @ v)[None, :]
+        return (model.D[0] * v)[None, :]
+
+    def decision(self, model, X):
+        """SOP's own prediction vᵀ(A + xxᵀ)⁻¹x for each row."""
+        v = model.W[:, 0] * model.state.fst[WSCALE]
+        if model.covariance == "full":
+            U = np.asarray(X @ model.S[0])
+            q = np.asarray(X.multiply(U).sum(axis=1)).ravel()
+            return ((U @ v) / (1.0 + q))[:, None]
+        Dx = X.copy()
+        d = model.D[0][Dx.indices]
+        Dx.data = v[Dx.indices] * Dx.data * d / (1.0 + d * Dx.data * Dx.data)
+        return np.asarray(Dx.sum(axis=1))
+
+
+SOP_RULE = _SOPRule("sop", block=sop_block)
 
 
 @register("sop", "Second-order Perceptron: perceptron in the metric of the data correlation matrix "
-                 "(Cesa-Bianchi et al. 2005)")
+                 "(Cesa-Bianchi et al. 2005)", sources={"a": "LIBOL default (a = 1); the SCW experiments fix it"})
 class SOP(LinearLearner):
     """Second-order Perceptron (binary).
 
@@ -13,7 +114,7 @@ class SOP(LinearLearner):
 
     Parameters
     ----------
-    a : float, default 1
+    a : float > 0, default 1
         Regulariser, A = aI initially (C5). LIBOL initialises its SOP matrix, which holds A⁻¹, to aI
         instead; the two agree for LIBOL's default a = 1, the only value its experiments use.
     covariance : {"full", "diagonal"}, default "full"
@@ -31,8 +132,9 @@ class SOP(LinearLearner):
     SIAM J. Computing 34(3).
     """
 
-    _rule = "sop"
+    _rule = SOP_RULE
     _multiclass = False
+    _parameter_constraints = COVARIANCE_CONSTRAINTS
 
     def __init__(self, a=1.0, covariance="full", compat="none"):
         self.a = a

@@ -1,11 +1,37 @@
 """Improved ellipsoid method IELLIP (Yang, Jin, Ye ICML 2009) as in LIBOL, ALGORITHMS.md C8."""
-from ...base import check_number
-from ...registry import register
-from .base import LinearLearner
+from ..._compile import njit
+from ...base import EPS
+from ...params import DECAYS, PROBABILITY_OPEN
+from ...spec import register
+from .base import COVARIANCE_CONSTRAINTS, LinearLearner
+from .engine import AUX, NO_STEP, TRIGGERED_NO_STEP, PrimalRule
+
+
+@njit
+def iellip_step(prm, fst, m, v, dn2, mistake):
+    """C8 (LIBOL's IELLIP.m), prm = [b], fst[AUX] = c_t.
+
+    On a mistake with v > 0: μ ← μ + (1 − m)/v · ΣΔ (the new margin is exactly 1) and
+    Σ ← (Σ − c_t ΣggᵀΣ)/(1 − c_t), g = Δ/√v, i.e. β = c_t/v, κ = 1/(1 − c_t) and, for the diagonal
+    inverse form, c = c_t/((1 − c_t) v). After every round c_t ← c_t·b.
+    """
+    b = prm[0]
+    ct = fst[AUX]
+    fst[AUX] = ct * b
+    if not mistake:
+        return NO_STEP
+    if v <= EPS:
+        return TRIGGERED_NO_STEP
+    return (True, (1.0 - m) / v, 1.0, ct / v, ct / ((1.0 - ct) * v), 1.0 / (1.0 - ct))
+
+
+IELLIP_RULE = PrimalRule("iellip", iellip_step)
 
 
 @register("iellip", "IELLIP: improved ellipsoid method, margin-1 step in the ellipsoid metric with decaying "
-                    "shrinkage (Yang et al. 2009)")
+                    "shrinkage (Yang et al. 2009)", data=("binary", "multiclass"), tuning=(("b", DECAYS),),
+          sources={"b": "LIBOL default 0.3 (the SCW experiments select it)", "c": "LIBOL default 0.1",
+                   "a": "LIBOL default"})
 class IELLIP(LinearLearner):
     """Improved Ellipsoid method.
 
@@ -14,7 +40,7 @@ class IELLIP(LinearLearner):
 
     Parameters
     ----------
-    a : float, default 1
+    a : float > 0, default 1
         Σ₁ = aI.
     b : float in (0, 1), default 0.3
         Decay of c (LIBOL default; the SCW experiments select it from 0.1..0.9).
@@ -35,8 +61,9 @@ class IELLIP(LinearLearner):
     Yang, L., Jin, R., Ye, J. (2009). Online learning by ellipsoid method. ICML.
     """
 
-    _rule = "iellip"
+    _rule = IELLIP_RULE
     _poor_score = True  # mistake-driven with a fast-decaying step: one pass fits small toy data poorly
+    _parameter_constraints = {**COVARIANCE_CONSTRAINTS, "b": [PROBABILITY_OPEN], "c": [PROBABILITY_OPEN]}
 
     def __init__(self, a=1.0, b=0.3, c=0.1, covariance="full", compat="none"):
         self.a = a
@@ -44,11 +71,6 @@ class IELLIP(LinearLearner):
         self.c = c
         self.covariance = covariance
         self.compat = compat
-
-    def _check_params(self):
-        super()._check_params()
-        check_number("b", self.b, low=0, high=1, low_open=True, high_open=True)
-        check_number("c", self.c, low=0, high=1, low_open=True, high_open=True)
 
     def _rule_params(self):
         return [float(self.b)]

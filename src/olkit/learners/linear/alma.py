@@ -1,0 +1,64 @@
+"""ALMA_2(α) (Gentile 2001), primal form: ALGORITHMS.md C4 (A4 with κ(u, v) = u·v).
+
+The learner is ``alma`` (:mod:`olkit.learners.kernel.alma`); with ``kernel="linear"`` it keeps an explicit
+weight vector and runs this rule on x̂ = x/‖x‖ (``compat="libol"``: on x, as LIBOL's ALMA.m); the
+projection w ← w'/max(1, ‖w'‖) is a lazy rescaling of the stored weights.
+"""
+import math
+
+import numpy as np
+
+from ..._compile import njit
+from ...base import EPS
+from .engine import AUX, N2, NO_STEP, TRIGGERED_NO_STEP, PrimalRule
+
+
+@njit
+def alma_step(prm, fst, m, v, dn2, mistake):
+    """C4/A4, prm = [α, C, strict]: update iff m ≤ (1 − α) γ_k (LIBOL: <), w' = w + η_k Δ̂,
+    w ← w'/max(1, ‖w'‖), k ← k + 1, with γ_k = B/√k, η_k = C/√k, B = 1/α (p = 2); fst[AUX] holds k.
+    """
+    alpha, C, strict = prm[0], prm[1], prm[2]
+    k = fst[AUX]
+    bound = (1.0 - alpha) * (1.0 / alpha) / math.sqrt(k)
+    triggered = (m < bound) if strict else (m <= bound)
+    if not triggered:
+        return NO_STEP
+    if strict:
+        fst[AUX] = k + 1.0  # LIBOL counts every triggered round, even a zero row
+    if dn2 <= EPS:
+        return TRIGGERED_NO_STEP
+    if not strict:
+        fst[AUX] = k + 1.0
+    eta = C / math.sqrt(k)
+    norm2 = fst[N2] + 2.0 * eta * m + eta * eta * dn2
+    gamma = 1.0 / max(1.0, math.sqrt(max(norm2, 0.0)))
+    return (True, eta * gamma, gamma, 0.0, 0.0, 1.0)
+
+
+@njit
+def alma_input_scale(prm, xn2):
+    """x̂ = x/‖x‖ (Gentile); compat="libol" (prm[2]) works on x itself."""
+    if prm[2] != 0.0:
+        return 1.0
+    return 1.0 / math.sqrt(xn2) if xn2 > EPS else 0.0
+
+
+@njit
+def alma_norm(fst, gamma, alpha, m, dn2):
+    """‖γw + αΔ‖² = γ²‖w‖² + 2γα m + α²‖Δ‖²: ALMA's ‖w‖ ≤ 1 enters only its projection, with no
+    cancellation, so the O(1) recurrence is as accurate as recomputing."""
+    fst[N2] = gamma * gamma * fst[N2] + 2.0 * gamma * alpha * m + alpha * alpha * dn2
+
+
+class _ALMARule(PrimalRule):
+    def decision(self, model, X):
+        """ALMA scores x̂ = x/‖x‖ (not under compat="libol")."""
+        scores = super().decision(model, X)
+        if model.state.prm[2] != 0.0:
+            return scores
+        norms = np.sqrt(np.asarray(X.multiply(X).sum(axis=1)).ravel())
+        return scores / np.where(norms > EPS, norms, np.inf)[:, None]
+
+
+ALMA_PRIMAL = _ALMARule("alma", alma_step, input_scale=alma_input_scale, after_update=alma_norm)

@@ -1,0 +1,64 @@
+"""Confidence-weighted learning, variance form (Dredze, Crammer, Pereira 2008), ALGORITHMS.md C6."""
+import math
+
+from ..._compile import njit
+from ...base import EPS
+from ...params import CONFIDENCES
+from ...spec import register
+from .base import CONFIDENCE, COVARIANCE_CONSTRAINTS, COVARIANCE_DOC, LinearLearner, phi_of
+from .engine import NO_STEP, TRIGGERED_NO_STEP, PrimalRule
+
+
+@njit
+def cw_var_step(prm, fst, m, v, dn2, mistake):
+    """C6, prm = [φ]: update iff m < φv:
+    α = [−(1 + 2φm) + sqrt((1 + 2φm)² − 8φ(m − φv))]/(4φv), Σ⁻¹ += 2αφ ΔΔᵀ
+    (c = 2αφ, β = 2αφ/(1 + 2αφv))."""
+    phi = prm[0]
+    if m >= phi * v:
+        return NO_STEP
+    if v <= EPS:
+        return TRIGGERED_NO_STEP
+    b = 1.0 + 2.0 * phi * m
+    alpha = (-b + math.sqrt(max(b * b - 8.0 * phi * (m - phi * v), 0.0))) / (4.0 * phi * v)
+    if alpha <= 0.0:
+        return TRIGGERED_NO_STEP
+    c = 2.0 * alpha * phi
+    return (True, alpha, 1.0, c / (1.0 + c * v), c, 1.0)
+
+
+CW_VAR_RULE = PrimalRule("cw-var", cw_var_step)
+
+
+@register("cw-var", "CW (variance form): the original confidence-weighted update (Dredze, Crammer, "
+                    "Pereira 2008)", data=("binary", "multiclass"), tuning=(("eta", CONFIDENCES),),
+          sources={"eta": "LIBOL's CW default 0.7 (the SCW experiments select it)", "a": "LIBOL default"})
+class CWVar(LinearLearner):
+    __doc__ = """Confidence-weighted learning, variance form (ICML 2008).
+
+    Constraint m ≥ φv; update iff m < φv:
+    α = [−(1 + 2φm) + sqrt((1 + 2φm)² − 8φ(m − φv))]/(4φv), μ ← μ + αΣΔ, Σ⁻¹ ← Σ⁻¹ + 2αφ ΔΔᵀ.
+
+    Parameters
+    ----------
+    eta : float in (0.5, 1), default 0.7
+""" + COVARIANCE_DOC.format(c="2αφ") + """
+    compat : {"none", "libol"} — LIBOL has no variance-form CW; "libol" only counts rounds with positive
+        loss as updates.
+
+    References
+    ----------
+    Dredze, M., Crammer, K., Pereira, F. (2008). Confidence-weighted linear classification. ICML.
+    """
+
+    _rule = CW_VAR_RULE
+    _parameter_constraints = {**COVARIANCE_CONSTRAINTS, "eta": [CONFIDENCE]}
+
+    def __init__(self, eta=0.7, a=1.0, covariance="full", compat="none"):
+        self.eta = eta
+        self.a = a
+        self.covariance = covariance
+        self.compat = compat
+
+    def _rule_params(self):
+        return [phi_of(self.eta)]

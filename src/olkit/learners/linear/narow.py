@@ -1,0 +1,62 @@
+"""NAROW: AROW with an adaptive regulariser (Orabona & Crammer 2010), as LIBOL's NAROW.m,
+ALGORITHMS.md C11."""
+from ..._compile import njit
+from ...base import EPS
+from ...params import POSITIVE, POWERS_OF_TWO
+from ...spec import register
+from .arow import LIBOL_COMPAT_DOC, arow_step_with
+from .base import COVARIANCE_CONSTRAINTS, COVARIANCE_DOC, LinearLearner
+from .engine import NO_STEP, TRIGGERED_NO_STEP, PrimalRule
+
+
+@njit
+def narow_step(prm, fst, m, v, dn2, mistake):
+    """C11 (LIBOL's NAROW.m), prm = [b]: update iff 1 − m > 0 and v > 1/b: r = v/(bv − 1), then the
+    AROW step with r (β = 1/(v + r), α = (1 − m)β, c = 1/r). v ≤ 1/b means r = ∞: no change (LIBOL
+    still counts the round)."""
+    b = prm[0]
+    loss = 1.0 - m
+    if loss <= 0.0:
+        return NO_STEP
+    if v <= EPS or v <= 1.0 / b:
+        return TRIGGERED_NO_STEP
+    return arow_step_with(v / (b * v - 1.0), loss, v)
+
+
+NAROW_RULE = PrimalRule("narow", narow_step)
+
+
+@register("narow", "NAROW: AROW with an adaptive, data-dependent regulariser r_t (Orabona & Crammer 2010)",
+          data=("binary", "multiclass"), tuning=(("b", POWERS_OF_TWO),),
+          sources={"b": "LIBOL default 1 (the SCW experiments select it)", "a": "LIBOL default"})
+class NAROW(LinearLearner):
+    __doc__ = """NAROW, as LIBOL's NAROW.m.
+
+    Update iff 1 − m > 0 and v > 1/b: r_t = v/(bv − 1), then the AROW step with r_t; v ≤ 1/b means
+    r_t = ∞ (no change).
+
+    Parameters
+    ----------
+    b : float > 0, default 1
+        LIBOL default 1 (LIBOL stores its tuned "C" as b).
+""" + COVARIANCE_DOC.format(c="1/r_t") + LIBOL_COMPAT_DOC.format(libol="including rounds with r_t = ∞") + """
+
+    Settled uncertainty (ALGORITHMS.md C11 [UNCERTAIN]): the rule is LIBOL's; it was not re-verified
+    against the NIPS 2010 text.
+
+    References
+    ----------
+    Orabona, F., Crammer, K. (2010). New adaptive algorithms for online classification. NIPS.
+    """
+
+    _rule = NAROW_RULE
+    _parameter_constraints = {**COVARIANCE_CONSTRAINTS, "b": [POSITIVE]}
+
+    def __init__(self, b=1.0, a=1.0, covariance="full", compat="none"):
+        self.b = b
+        self.a = a
+        self.covariance = covariance
+        self.compat = compat
+
+    def _rule_params(self):
+        return [float(self.b)]

@@ -1,0 +1,71 @@
+"""NHERD: normal herding (Crammer & Lee 2010), ALGORITHMS.md C10."""
+from ..._compile import njit
+from ...base import EPS
+from ...params import POSITIVE, POWERS_OF_TWO, Options
+from ...spec import register
+from .arow import LIBOL_COMPAT_DOC
+from .base import COVARIANCE_CONSTRAINTS, COVARIANCE_DOC, LinearLearner
+from .engine import DIAG_DROP, DIAG_INVERSE, DIAG_SQUARED, NO_STEP, TRIGGERED_NO_STEP, PrimalRule
+
+
+@njit
+def nherd_step(prm, fst, m, v, dn2, mistake):
+    """C10, prm = [C]: update iff 1 − m > 0: α = (1 − m)/(v + 1/C) (with the old Σ);
+    full Σ ← Σ − ΣΔΔᵀΣ (C²v + 2C)/(1 + Cv)²  (β);  diagonal "project": c = C²v + 2C.
+    The diagonal "exact" and "drop" variants are applied by the engine from C (prm[0]) and β."""
+    C = prm[0]
+    loss = 1.0 - m
+    if loss <= 0.0:
+        return NO_STEP
+    if v <= EPS:
+        return TRIGGERED_NO_STEP
+    alpha = loss / (v + 1.0 / C)
+    beta = (C * C * v + 2.0 * C) / ((1.0 + C * v) * (1.0 + C * v))
+    return (True, alpha, 1.0, beta, C * C * v + 2.0 * C, 1.0)
+
+
+NHERD_RULE = PrimalRule("nherd", nherd_step)
+
+NHERD_DIAGONALS = {"project": DIAG_INVERSE, "exact": DIAG_SQUARED, "drop": DIAG_DROP}
+
+
+@register("nherd", "NHERD: normal herding, a Gaussian over weights moved to the loss-minimising "
+                   "position (Crammer & Lee 2010)", data=("binary", "multiclass"), tuning=(("C", POWERS_OF_TWO),),
+          sources={"C": "LIBOL default 1 (the SCW experiments select it)", "a": "LIBOL default"})
+class NHERD(LinearLearner):
+    __doc__ = """Normal Herding (NHERD).
+
+    Update iff 1 − m > 0: α = (1 − m)/(v + 1/C), μ ← μ + αΣΔ (old Σ),
+    Σ ← Σ − ΣΔΔᵀΣ (C²v + 2C)/(1 + Cv)² (LIBOL NHERD.m).
+
+    Parameters
+    ----------
+    C : float > 0, default 1
+        Aggressiveness (γ = 1/C).
+    diagonal : {"project", "exact", "drop"}, default "project"
+        Diagonal form used with covariance="diagonal" (Crammer & Lee's variants): "project" is the
+        inverse form with c = C²v + 2C; "exact" Σ_jj ← Σ_jj/(1 + C x_j² Σ_jj)²; "drop" keeps the
+        diagonal of the full update, Σ_jj − (Σ_jj x_j)²(C²v + 2C)/(1 + Cv)².
+""" + COVARIANCE_DOC.format(c="C²v + 2C") + LIBOL_COMPAT_DOC.format(libol="no other difference") + """
+
+    References
+    ----------
+    Crammer, K., Lee, D. D. (2010). Learning via Gaussian herding. NIPS.
+    """
+
+    _rule = NHERD_RULE
+    _parameter_constraints = {**COVARIANCE_CONSTRAINTS, "C": [POSITIVE],
+                              "diagonal": [Options(tuple(NHERD_DIAGONALS))]}
+
+    def __init__(self, C=1.0, a=1.0, covariance="full", diagonal="project", compat="none"):
+        self.C = C
+        self.a = a
+        self.covariance = covariance
+        self.diagonal = diagonal
+        self.compat = compat
+
+    def _rule_params(self):
+        return [float(self.C)]
+
+    def _diag_mode(self):
+        return NHERD_DIAGONALS[self.diagonal]

@@ -1,0 +1,47 @@
+"""ROMMA and aggressive ROMMA (Li & Long 2002), primal form: ALGORITHMS.md C3 (A2–A3 with κ(u, v) = u·v).
+
+The learners are ``romma`` and ``agg-romma`` (:mod:`olkit.learners.kernel.romma`); with ``kernel="linear"``
+they keep an explicit weight vector and run this rule. w ← c w + d Δ is a lazy rescaling of the stored
+weights plus a sparse step; ROMMA's D = ‖Δ‖²‖w‖² − m² cancels, so ‖w‖² must be that of the stored weights
+to the last bit (LIBOL recomputes norm(w), O(d) per update). The engine's ``move_mean_tracking_norm``
+keeps ‖W‖² in double-double precision in O(nnz) per update (checked against 60-digit arithmetic on an
+ill-conditioned stream of tests/test_linear_reference.py; a recurrence or a plain running sum drifted).
+"""
+from ..._compile import njit
+from ...base import EPS
+from .engine import N2, NO_STEP, NORM_HI, NORM_LO, TRIGGERED_NO_STEP, WSCALE, PrimalRule, move_mean_tracking_norm
+
+
+@njit
+def romma_step(prm, fst, m, v, dn2, mistake):
+    """C3/A2–A3, prm = [aggressive, reset_case, libol_first]: w ← c w + d Δ with c = (A − m)/D,
+    d = N2 (1 − m)/D, A = ‖Δ‖² N2, D = A − m².
+
+    The first update (N2 = 0) is the min-norm w = Δ/‖Δ‖² (LIBOL: w = Δ); D ≤ 1e-12·A skips the round;
+    agg-ROMMA's reset case (m ≥ A, only the margin constraint active) restarts from Δ/‖Δ‖² (γ = 0).
+    """
+    aggressive, reset_case, libol_first = prm[0], prm[1], prm[2]
+    triggered = (m < 1.0) if aggressive else mistake
+    if not triggered:
+        return NO_STEP
+    if dn2 <= EPS:
+        return TRIGGERED_NO_STEP
+    norm2 = fst[N2]
+    if norm2 <= 0.0:
+        return (True, 1.0 if libol_first else 1.0 / dn2, 1.0, 0.0, 0.0, 1.0)
+    A = dn2 * norm2
+    if aggressive and reset_case and m >= A:
+        return (True, 1.0 / dn2, 0.0, 0.0, 0.0, 1.0)
+    D = A - m * m
+    if D <= EPS * A:
+        return TRIGGERED_NO_STEP
+    return (True, norm2 * (1.0 - m) / D, (A - m) / D, 0.0, 0.0, 1.0)
+
+
+@njit
+def romma_norm(fst, gamma, alpha, m, dn2):
+    """‖w‖² = s²‖W‖², from the exactly tracked ‖W‖² of the stored weights."""
+    fst[N2] = (fst[NORM_HI] + fst[NORM_LO]) * fst[WSCALE] * fst[WSCALE]
+
+
+ROMMA_PRIMAL = PrimalRule("romma", romma_step, move_mean=move_mean_tracking_norm, after_update=romma_norm)

@@ -1,0 +1,55 @@
+"""The algorithm spec and the ``register`` decorator (DESIGN.md §1: the registry entry is the spec).
+
+Every learner module registers its class here with :func:`register`. This module imports nothing of
+olkit, so the learners depend on it and not on the lookup functions of :mod:`olkit.registry` (which
+load the learners): the two directions stay apart and there is no import cycle.
+"""
+import inspect
+from dataclasses import dataclass, field
+
+SPECS = {}
+
+DATA_KINDS = ("binary", "multiclass", "multilabel")
+
+
+@dataclass(frozen=True)
+class Spec:
+    """What the registry knows of an algorithm."""
+
+    name: str
+    description: str
+    cls: type
+    data: tuple = ("binary",)
+    """Kinds of data it learns from: "binary", "multiclass", "multilabel"."""
+    tuning: tuple = ()
+    """((parameter, candidates), ...) in tuning order (ALGORITHMS.md E2); empty: nothing is tuned."""
+    sources: dict = field(default_factory=dict)
+    """{parameter: the paper and table its default comes from}."""
+
+    @property
+    def defaults(self):
+        sig = inspect.signature(self.cls.__init__)
+        return {p: sig.parameters[p].default for p in self.cls._get_param_names()}
+
+    @property
+    def constraints(self):
+        return self.cls._all_constraints()
+
+
+def register(name, description, *, data=("binary",), tuning=(), sources=None):
+    """Class decorator: register a learner class under ``name`` (⚑ DESIGN.md §2.2 names)."""
+    unknown = set(data) - set(DATA_KINDS)
+    if unknown:
+        raise RuntimeError(f"{name}: unknown data kinds {sorted(unknown)}")
+
+    def decorate(cls):
+        if name in SPECS:
+            raise RuntimeError(f"algorithm name {name!r} registered twice")
+        spec = Spec(name, description, cls, tuple(data), tuple(tuning), dict(sources or {}))
+        cls.algorithm_name = name
+        cls.description = description
+        cls.spec = spec
+        SPECS[name] = spec
+        return cls
+
+    return decorate
