@@ -13,6 +13,7 @@ import pytest
 import scipy.sparse as sp
 
 import olkit
+from olkit import registry
 from olkit.learners.kernel import base as kernel_base
 from olkit.learners.linear import model as linear_model
 from olkit.learners.linear.base import LinearLearner
@@ -20,7 +21,8 @@ from reference.kernel_binary import DUAL_LINEAR
 
 FIRST_ORDER = [("perceptron", {}), ("pa", {}), ("pa1", {"C": 0.5}), ("pa2", {"C": 0.5}), ("romma", {}),
                ("agg-romma", {}), ("agg-romma", {"romma_reset_case": True}), ("alma", {})]
-SECOND_ORDER = ["sop", "cw", "cw-var", "iellip", "arow", "nherd", "narow", "scw1", "scw2"]
+SECOND_ORDER = [name for name in registry.names() if "covariance" in registry.defaults(name)]
+"""The second-order learners: those with a covariance (read from the registry)."""
 
 
 def stream(seed, n=150, d=6, k=2, sparse=False):

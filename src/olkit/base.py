@@ -218,9 +218,12 @@ class OnlineClassifier:
             return y.astype(np.int8)
         if y.ndim != 1:
             if y.ndim == 2:
+                from .spec import SPECS
+
+                multilabel = ", ".join(name for name, spec in SPECS.items() if "multilabel" in spec.data)
                 raise ValueError(f"y of shape {y.shape} is a label matrix; {self.algorithm_name} learns from "
-                                 "one label per example (multi-label learners: pa, pa1, pa2, duol, duol-appr, "
-                                 "duol-iter with a non-linear kernel)")
+                                 f"one label per example (multi-label learners: {multilabel}, with a non-linear "
+                                 "kernel)")
             raise ValueError(f"y must be one-dimensional, got shape {y.shape}")
         if len(y) != n:
             raise ValueError(f"X and y have mismatched lengths: {n} samples in X, {len(y)} labels in y")

@@ -14,7 +14,7 @@ Conventions (§0 and the settled olkit choices):
 * Binary (2 classes): the smallest raw label → −1, the other → +1. f = w·x, ŷ = +1 iff f ≥ 0 (§0.2),
   margin m = y f, recorded score f.
 * Multiclass (≥ 3 classes, index r in sorted-label order): f_r = w_r·x, ŷ = argmax_r f_r (ties → smallest
-  index), s = argmax_{r≠y} f_r (ties → smallest index), m = f_y − f_s, recorded score m.
+  index), s = argmax_{r≠y} f_r (ties → smallest index), m = f_y − f_s, recorded scores f (one per class).
 * Every rule is written once, in the joint feature space of C16: the model is a matrix W (n_out × d), the
   example enters through Δ (n_out × d) with Δ = [y x] (binary, n_out = 1) or Δ_y = x, Δ_s = −x, other rows 0
   (multiclass). Then m = ⟨W, Δ⟩, ‖Δ‖² = ‖x‖² (binary) or 2‖x‖² (multiclass), and a step is W += α Δ.
@@ -102,11 +102,10 @@ class _Problem:
         g = f.copy()
         g[yt] = -np.inf
         s = int(np.argmax(g))                          # best wrong class, ties → smallest index
-        m = float(f[yt] - f[s])
         D = np.zeros_like(W)
         D[yt] = x                                      # Δ = e_y⊗x − e_s⊗x (C16)
         D[s] = -x
-        return m, y_hat != yt, yt, D, [yt, s]
+        return f, y_hat != yt, yt, D, [yt, s]
 
 
 # ---------------------------------------------------------------------------------------------------------

@@ -60,10 +60,6 @@ class KernelLearner(PrimalHooks, OnlineClassifier):
     """The primal rule (a :class:`olkit.learners.linear.engine.PrimalRule`) run when kernel="linear"."""
     _kernel_compat = ("none",)
 
-    @property
-    def _score_columns_2d(self):
-        return not self._primal()
-
     _parameter_constraints = {
         "kernel": [Options(("gaussian", "linear", "poly"))],
         "sigma": [Interval(0, None, closed="neither")],
@@ -151,7 +147,7 @@ class KernelLearner(PrimalHooks, OnlineClassifier):
         return len(self.classes_)
 
     def _score_columns(self):
-        return 1 if self._primal() else self._n_outputs()
+        return self._n_outputs()
 
     @property
     def n_support_(self):

@@ -31,9 +31,14 @@ class PrimalHooks:
     The host class provides ``_linear_spec()`` (keyword arguments of LinearModel besides the shape).
     """
 
+    _score_columns_2d = True  # the compiled loop writes the K scores of each round as an (n, K) array
+
+    def _primal_outputs(self):
+        """K: one weight vector (and score) per class on multiclass data, one on binary data."""
+        return 1 if len(self.classes_) == 2 else len(self.classes_)
+
     def _new_primal_state(self, X):
-        n_outputs = 1 if len(self.classes_) == 2 else len(self.classes_)
-        self.model_ = LinearModel(n_features=X.shape[1], n_outputs=n_outputs, algorithm=self.algorithm_name,
+        self.model_ = LinearModel(n_features=X.shape[1], n_outputs=self._primal_outputs(), algorithm=self.algorithm_name,
                                   **self._linear_spec())
         self.state_ = self.model_.state
 
@@ -98,6 +103,9 @@ class LinearLearner(PrimalHooks, OnlineClassifier):
                     aux=self._aux(), diag_mode=self._diag_mode(), libol=self.compat == "libol")
 
     # ---- the protocol's hooks ------------------------------------------------------------------------
+    def _score_columns(self):
+        return self._primal_outputs()
+
     def _new_state(self, X):
         self._new_primal_state(X)
 

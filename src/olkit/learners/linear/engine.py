@@ -10,8 +10,8 @@ ones, and a first-order or diagonal update touches only the row's non-zeros. Per
 1. computes the scores f_r = w_r·x (w is stored as W·s with a lazy global scale s, so ROMMA's and ALMA's
    rescaling of w costs O(1) instead of O(d)) and ‖x‖²; the rule's ``input_scale`` may rescale x
    (ALMA runs on x̂ = x/‖x‖);
-2. predicts (binary: ŷ = +1 iff f ≥ 0; multiclass: argmax, ties → smallest class index), counts the
-   mistake, and forms the joint-feature view of the round (ALGORITHMS.md C16): binary Δ = y x on the one
+2. records the K scores (binary: K = 1), predicts (binary: ŷ = +1 iff f ≥ 0; multiclass: argmax,
+   ties → smallest class index), counts the mistake, and forms the joint-feature view of the round (ALGORITHMS.md C16): binary Δ = y x on the one
    output; multiclass Δ = +x on the true class y and −x on the best wrong class s;
 3. computes m = w·Δ and v = ΔᵀΣΔ (first order: Σ = I; diagonal; full, per class = block-diagonal);
 4. asks the rule's ``step`` for (triggered, α, γ, β, c, κ) and applies w ← γ w + α ΣΔ (through the
@@ -256,10 +256,11 @@ def linear_block(cfg, prm, fst, cnt, W, S, D, u1, u2, fs, indptr, idx, val, y, o
             mistake = (1.0 if f >= 0.0 else -1.0) != yt
             o1, g1, o2 = 0, yt, -1
             m = yt * f
-            scores[pos] = f
+            scores[pos, 0] = f
         else:
             for o in range(K):
                 fs[o] *= scale
+                scores[pos, o] = fs[o]
             yc = int(y[t])
             best = 0
             for o in range(1, K):
@@ -272,7 +273,6 @@ def linear_block(cfg, prm, fst, cnt, W, S, D, u1, u2, fs, indptr, idx, val, y, o
                     o2 = o
             o1, g1 = yc, 1.0
             m = fs[yc] - fs[o2]
-            scores[pos] = m
         mistakes[pos] = mistake
         n_mistakes += mistake
         npairs = 1.0 if o2 < 0 else 2.0

@@ -96,7 +96,8 @@ class LinearModel:
 
     def warm_up(self, X, y_internal):
         """Load (or compile) the compiled loop before any timing starts (runs no example)."""
-        self.learn_block(X, y_internal, np.zeros(1, np.int64), 0, 0, np.empty(0), np.empty(0, np.int8))
+        self.learn_block(X, y_internal, np.zeros(1, np.int64), 0, 0, np.empty((0, self.W.shape[1])),
+                         np.empty(0, np.int8))
 
     # ---- the model -----------------------------------------------------------------------------------
     def weights(self):

@@ -51,7 +51,7 @@ def _sop_round(cfg, W, S, D, u, idx, val, y, t, lo, hi, pos, scores, mistakes):
             f += W[j, 0] * x * D[0, j] / (1.0 + D[0, j] * x * x)
     yt = y[t]
     mistake = (1.0 if f >= 0.0 else -1.0) != yt
-    scores[pos] = f
+    scores[pos, 0] = f
     mistakes[pos] = mistake
     if hi == lo or not (mistake or libol):
         return mistake, mistake and libol
