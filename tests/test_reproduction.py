@@ -3,6 +3,7 @@
 The full table (six datasets, nine algorithms, §5.4) is `make reproduce`; here the bundled datasets'
 DUOL and PA-I rows are regenerated and compared with the paper.
 """
+import json
 import os
 
 import pytest
@@ -37,6 +38,46 @@ def test_reproduction_page(tmp_path):
     assert "M_d^w" in text and (tmp_path / "figures" / "page-rho-sweep.png").exists()
     assert (tmp_path / "figures" / "page-sonar-curves.png").exists()
 
+
+def test_section_5_3_page(tmp_path):
+    """JMLR §5.3 on a tiny config: DUOL vs DUOL_rand on the table's orderings, and the C sweep (Figure 3)
+    with its figure, tables and claims; the generic sweep gives §5.4's rows unchanged."""
+    config = load_config(CONFIG)
+    config.update(datasets=["sonar"], algorithms=["perceptron", "pa1", "duol"],
+                  rho_sweep={"algorithm": "duol", "rho": [0.0, 0.5], "datasets": ["sonar"], "repeats": 2})
+    config["rand_comparison"].update(repeats=2)
+    config["c_sweep"].update(values=[0.25, 4.0, 16.0], algorithms=["pa1", "duol", "duol-rand"],
+                             reference=["perceptron", "romma"], repeats=2)
+    page, docs = reproduce_config(config, "test", repeats=2, output=str(tmp_path / "page.md"))
+    with open(page) as fh:
+        text = fh.read()
+    with open(tmp_path / "page.json") as fh:
+        data = json.load(fh)
+    # DUOL vs DUOL_rand: the table's DUOL runs are reused, DUOL_rand is run on the same orderings
+    cmp = data["comparisons"]["rand_comparison"]["sonar"]
+    assert cmp["reused"] == ["duol"] and cmp["orderings"] == 2
+    table_duol = next(r for r in docs[0]["results"] if r["algorithm"] == "duol")
+    assert cmp["rows"]["duol"]["mistake_pct"][0] == pytest.approx(100 * table_duol["mean"]["mistake_rate"])
+    assert cmp["rows"]["duol-rand"]["params"]["seed"] == 0
+    assert cmp["rows"]["duol-rand"]["diagnostics"]["double_updates"][0] > 0
+    assert "§5.3: DUOL vs DUOL_rand" in text and "| sonar | duol-rand |" in text
+    # C sweep: every swept algorithm at every grid value, references flat, figure written
+    sweep = data["sweeps"]["c_sweep"]["sonar"]
+    assert sweep["parameter"] == "C" and sweep["values"] == [0.25, 4.0, 16.0]
+    assert [r["value"] for r in sweep["algorithms"]["duol"]] == [0.25, 4.0, 16.0]
+    assert sweep["reference"]["perceptron"]["reused"] and not sweep["reference"]["romma"]["reused"]
+    assert "Grid (ours): C ∈ {2^-2, 2^2, 2^4}" in text and "not printed in the text" in text
+    assert "| perceptron (no C) |" in text and "DUOL vs DUOL_rand" in text
+    assert (tmp_path / "figures" / "page-sonar-c-sweep.png").exists()
+    # a point of the sweep is the plain run with that C on the same orderings
+    config1 = {**config, "algorithms": ["duol"], "settings": {**config["settings"], "C": 16.0}}
+    plain = run_dataset(config1, "sonar", repeats=2)["results"][0]
+    assert sweep["algorithms"]["duol"][2]["mistake_pct"][0] == pytest.approx(100 * plain["mean"]["mistake_rate"])
+    # §5.4 through the generic sweep: M, M_d^w, M_d^s as before
+    rows = data["rho_sweep"]["sonar"]
+    assert [r["rho"] for r in rows] == [0.0, 0.5] and set(rows[0]) == {"rho", "M", "M_d_weak", "M_d_strong"}
+    assert rows[0]["M_d_weak"] >= rows[1]["M_d_weak"]
+    assert "| sonar | 0.0 |" in text
 
 SCW_CONFIG = os.path.join(ROOT, "experiments", "scw_table3.toml")
 

@@ -5,6 +5,13 @@
 For every dataset the page shows our mean ± std beside the paper's value and the difference, states
 which datasets could not be run and why, and links the online-curve figures. Configs are data, not code
 (as SOL's experiment options): dataset list, algorithms, settings, repeats, analyses.
+
+Analyses beside the table, each a config section run on the datasets whose table ran: ``[<name>_sweep]``
+with ``parameter``/``values``/``algorithms`` (and ``reference``: algorithms without the parameter, shown
+flat) sweeps one parameter, with a figure per dataset (DUOL JMLR Figure 3's C sweep); ``[<name>_comparison]``
+with ``algorithms`` compares them pairwise on the table's orderings (DUOL vs DUOL_rand); ``[rho_sweep]``
+(``algorithm``, ``rho``) is the same sweep rendered as JMLR Figure 4. Runs the table already made on the
+same orderings are reused, not repeated.
 """
 import argparse
 import datetime
@@ -12,6 +19,7 @@ import json
 import os
 import platform
 import sys
+import time
 import tomllib
 from importlib import resources
 
@@ -58,21 +66,129 @@ def run_dataset(config, dataset, repeats, n_jobs=None):
             "n_classes": int(np.unique(y).size), "results": results}
 
 
-def rho_sweep(config, dataset, repeats, n_jobs=None):
-    """JMLR §5.4: M, M_d^w(ρ), M_d^s(ρ) of DUOL, averaged over orderings, for each ρ."""
-    sweep = config["rho_sweep"]
+def sweep_spec(section):
+    """(parameter, values, swept algorithms, reference algorithms) of a sweep section of the config.
+
+    A sweep section has ``parameter``, ``values``, ``algorithms`` (each must have the parameter) and
+    optionally ``reference`` (algorithms without it, run once at their table settings and shown flat),
+    ``datasets`` and ``repeats``. The §5.4 section's form ``algorithm = "duol"``, ``rho = [...]`` is the
+    same sweep with ``parameter = "rho"``.
+    """
+    if "parameter" in section:
+        return (section["parameter"], [float(v) for v in section["values"]], list(section["algorithms"]),
+                list(section.get("reference", [])))
+    return "rho", [float(v) for v in section["rho"]], [section["algorithm"]], []
+
+
+def _runs_of(doc, name, labels):
+    """The runs of ``name`` on the orderings ``labels`` in an already computed table document, or None."""
+    for r in (doc or {}).get("results", []):
+        if r["algorithm"] == name:
+            by_order = {run["order"]: run for run in r["runs"]}
+            if all(label in by_order for label in labels):
+                return [by_order[label] for label in labels], r["params"]
+    return None
+
+
+def summarize_runs(runs):
+    """Mean ± std (over orderings) of mistake %, #SV, #updates; mean mistakes and diagnostics counters."""
+    def mean_std(values):
+        v = np.asarray(values, dtype=float)
+        return [float(v.mean()), float(v.std(ddof=1)) if v.size > 1 else 0.0]
+
+    row = {"mistake_pct": mean_std([100 * r["mistake_rate"] for r in runs]),
+           "n_sv": mean_std([r["n_sv"] for r in runs]), "n_updates": mean_std([r["n_updates"] for r in runs]),
+           "mistakes": float(np.mean([r["mistakes"] for r in runs])), "orderings": len(runs)}
+    keys = [k for k in runs[0].get("diagnostics", {}) if isinstance(runs[0]["diagnostics"][k], (int, float))]
+    if keys:
+        row["diagnostics"] = {k: mean_std([r["diagnostics"][k] for r in runs]) for k in keys}
+    return row
+
+
+def parameter_sweep(config, name, dataset, repeats, n_jobs=None, table_doc=None):
+    """Sweep one parameter (config section ``name``, see :func:`sweep_spec`) on one dataset.
+
+    Every swept algorithm runs with its table settings (``algorithm_settings``) except the parameter, set
+    to each value, on the first ``repeats`` orderings of the table (the same permutations). Reference
+    algorithms are taken from ``table_doc`` (the dataset's table runs on those orderings) when it has
+    them, else run. Returns {"parameter", "values", "orderings", "seconds" (wall clock), "algorithms":
+    {algorithm: [row per value]}, "reference": {algorithm: row}}, rows as :func:`summarize_runs` with
+    "value" (swept) or "params" (reference).
+    """
+    from ..registry import get
+
+    parameter, values, swept, reference = sweep_spec(config[name])
+    start = time.perf_counter()
     X, y = load_dataset(dataset)
     orders = make_orders(X.shape[0], repeats, config.get("seed", 0))
-    base = algorithm_settings(config, sweep["algorithm"])
-    specs = [(sweep["algorithm"], {**base, "rho": float(rho)}) for rho in sweep["rho"]]
-    rows = []
-    for (name, params), res in zip(specs, run_algorithms(specs, X, y, orders, n_jobs=n_jobs)):
-        runs = res["runs"]
-        rows.append({"rho": params["rho"],
-                     "M": float(np.mean([r["mistakes"] for r in runs])),
-                     "M_d_weak": float(np.mean([r["diagnostics"]["weak_double_updates"] for r in runs])),
-                     "M_d_strong": float(np.mean([r["diagnostics"]["strong_double_updates"] for r in runs]))})
-    return rows
+    labels = [label for label, _ in orders]
+    specs = []
+    for algo in swept:
+        if parameter not in get(registry_name(algo))._get_param_names():
+            raise ValueError(f"[{name}]: {algo} has no parameter {parameter!r} (list it under 'reference')")
+        specs += [(algo, {**algorithm_settings(config, algo), parameter: value}) for value in values]
+    ref_rows, todo = {}, []
+    for algo in reference:
+        found = _runs_of(table_doc, algo, labels)
+        if found:
+            ref_rows[algo] = {**summarize_runs(found[0]), "params": found[1], "reused": True}
+        else:
+            todo.append((algo, algorithm_settings(config, algo)))
+    results = run_algorithms(specs + todo, X, y, orders, n_jobs=n_jobs)
+    table = {algo: [] for algo in swept}
+    for (algo, params), res in zip(specs, results):
+        table[algo].append({"value": params[parameter], **summarize_runs(res["runs"]),
+                            "mistake_pct_runs": [100 * r["mistake_rate"] for r in res["runs"]]})
+    for (algo, _), res in zip(todo, results[len(specs):]):
+        ref_rows[algo] = {**summarize_runs(res["runs"]), "params": res["params"], "reused": False}
+    return {"parameter": parameter, "values": values, "orderings": repeats,
+            "seconds": time.perf_counter() - start, "algorithms": table,
+            "reference": {algo: ref_rows[algo] for algo in reference}}
+
+
+def paired_comparison(config, name, dataset, repeats, n_jobs=None, table_doc=None):
+    """Algorithms of config section ``name`` (``algorithms``: the first is the reference) on the same
+    orderings, compared pairwise; the table's runs are reused when ``table_doc`` has them on those
+    orderings. Returns {"orderings", "seconds", "rows": {algorithm: summary + "mistake_pct_runs"},
+    "versus": {algorithm: {"mean_diff", "p_value", "reference_better"}}} (diff = algorithm − reference,
+    points; p of the paired two-sided t-test; reference_better = orderings where the reference errs less).
+    """
+    from scipy.stats import ttest_rel
+
+    algos = list(config[name]["algorithms"])
+    start = time.perf_counter()
+    X, y = load_dataset(dataset)
+    orders = make_orders(X.shape[0], repeats, config.get("seed", 0))
+    labels = [label for label, _ in orders]
+    runs, reused, todo = {}, [], []
+    for algo in algos:
+        found = _runs_of(table_doc, algo, labels)
+        if found:
+            runs[algo] = found[0]
+            reused.append(algo)
+        else:
+            todo.append((algo, algorithm_settings(config, algo)))
+    for (algo, _), res in zip(todo, run_algorithms(todo, X, y, orders, n_jobs=n_jobs)):
+        runs[algo] = res["runs"]
+    rows = {algo: {**summarize_runs(runs[algo]), "params": algorithm_settings(config, algo),
+                   "mistake_pct_runs": [100 * r["mistake_rate"] for r in runs[algo]]} for algo in algos}
+    ref = np.array(rows[algos[0]]["mistake_pct_runs"])
+    versus = {}
+    for algo in algos[1:]:
+        other = np.array(rows[algo]["mistake_pct_runs"])
+        diff = other - ref
+        p = float(ttest_rel(other, ref).pvalue) if len(diff) > 1 and np.any(diff) else float("nan")
+        versus[algo] = {"mean_diff": float(diff.mean()), "p_value": p, "reference_better": int(np.sum(diff > 0)),
+                        "ties": int(np.sum(diff == 0))}
+    return {"orderings": repeats, "seconds": time.perf_counter() - start, "reused": reused, "rows": rows,
+            "versus": versus}
+
+def rho_sweep(config, dataset, repeats, n_jobs=None):
+    """JMLR §5.4: M, M_d^w(ρ), M_d^s(ρ) of DUOL, averaged over orderings, for each ρ."""
+    sweep = parameter_sweep(config, "rho_sweep", dataset, repeats, n_jobs)
+    (rows,) = sweep["algorithms"].values()
+    return [{"rho": r["value"], "M": r["mistakes"], "M_d_weak": r["diagnostics"]["weak_double_updates"][0],
+             "M_d_strong": r["diagnostics"]["strong_double_updates"][0]} for r in rows]
 
 
 def _fmt(mean, std, digits):
@@ -257,15 +373,201 @@ def reproduce_config(config, command, only=None, repeats=None, n_jobs=None, outp
                 sweeps[dataset] = rho_sweep(config, dataset, config["rho_sweep"].get("repeats", repeats), n_jobs)
         if sweeps:
             plot_rho_sweep(sweeps, os.path.join(fig_dir, f"{stem}-rho-sweep.png"))
-    page = render_page(config, docs, skipped, sweeps, paper, repeats, command, stem, output)
+    extra = run_sections(config, docs, repeats, n_jobs, fig_dir, out_dir, stem)
+    page = render_page(config, docs, skipped, sweeps, paper, repeats, command, stem, output, extra)
     with open(output, "w") as fh:
         fh.write(page)
     with open(os.path.splitext(output)[0] + ".json", "w") as fh:
-        json.dump({"config": config, "results": docs, "rho_sweep": sweeps}, fh, indent=1)
+        json.dump({"config": config, "results": docs, "rho_sweep": sweeps, **extra}, fh, indent=1)
     return output, docs
 
 
-def render_page(config, docs, skipped, sweeps, paper, repeats, command, stem, output):
+def section_kind(name, section):
+    """"sweep" for a ``*_sweep`` section with a ``parameter`` (the §5.4 ``rho_sweep`` form is rendered as
+    before), "comparison" for a ``*_comparison`` section, else None."""
+    if not isinstance(section, dict):
+        return None
+    if name.endswith("_sweep") and "parameter" in section:
+        return "sweep"
+    if name.endswith("_comparison") and "algorithms" in section:
+        return "comparison"
+    return None
+
+
+def run_sections(config, docs, repeats, n_jobs, fig_dir, out_dir, stem):
+    """The config's generic analyses, on the datasets whose table ran: {"sweeps": {section: {dataset:
+    parameter_sweep document (+ "figure")}}, "comparisons": {section: {dataset: paired_comparison
+    document}}}, in config order."""
+    from ..report.plots import plot_sweep
+
+    by_name = {d["dataset"]: d for d in docs}
+    out = {"sweeps": {}, "comparisons": {}}
+    for name, section in config.items():
+        kind = section_kind(name, section)
+        if kind is None:
+            continue
+        n = section.get("repeats", repeats)
+        for dataset in section.get("datasets", config["datasets"]):
+            if dataset not in by_name:
+                continue
+            if kind == "comparison":
+                doc = paired_comparison(config, name, dataset, n, n_jobs, by_name[dataset])
+                out["comparisons"].setdefault(name, {})[dataset] = doc
+            else:
+                doc = parameter_sweep(config, name, dataset, n, n_jobs, by_name[dataset])
+                fig = os.path.join(fig_dir, f"{stem}-{dataset}-{name.replace('_', '-')}.png")
+                mark = section.get("mark", config.get("settings", {}).get(doc["parameter"]))  # the table's value
+                plot_sweep(doc, fig, title=f"{dataset}: mistake rate vs {doc['parameter']} ({n} orderings)", mark=mark,
+                           highlight=section.get("highlight", ()))
+                doc["figure"] = os.path.relpath(fig, out_dir)
+                out["sweeps"].setdefault(name, {})[dataset] = doc
+            print(f"[reproduce] {name} {dataset} done ({doc['seconds']:.0f} s)", file=sys.stderr)
+    return out
+
+
+def _fmt_value(v):
+    """A swept value: 2^k for powers of two (the C grids), else as is."""
+    if v > 0 and float(np.log2(v)).is_integer() and v != 1 and (v < 1 or v > 2):
+        return f"2^{int(np.log2(v))}"
+    return f"{v:g}"
+
+
+def comparison_section(name, section, table, paper):
+    algos = list(section["algorithms"])
+    first = next(iter(table.values()))
+    ref = algos[0]
+    lines = [f"## {section.get('title', name)}", ""]
+    if section.get("text"):
+        lines += [section["text"].strip(), ""]
+    lines += [f"{first['orderings']} orderings per dataset (the first {first['orderings']} of the table's); runs of {', '.join(first['reused']) or 'no algorithm'} are the table's own. Settings: "
+              + "; ".join(f"{a} {first['rows'][a]['params']}" for a in algos) + ". Mean ± std over the orderings; "
+              f"Δ = algorithm − {ref} (points); p: paired two-sided t-test over the orderings; "
+              f"'{ref} lower' counts the orderings where {ref} errs less.", ""]
+    head = ["dataset"] + [f"{a} mistake (%)" for a in algos]
+    for a in algos[1:]:
+        head += [f"Δ {a}", "p", f"{ref} lower"]
+    if paper:
+        head.append(f"{ref} paper (Table 2)")
+    lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for dataset, doc in table.items():
+        cells = [dataset] + [_fmt(*doc["rows"][a]["mistake_pct"], 3) for a in algos]
+        for a in algos[1:]:
+            v = doc["versus"][a]
+            cells += [f"{v['mean_diff']:+.3f}", f"{v['p_value']:.2g}", f"{v['reference_better']}/{doc['orderings']}"]
+        if paper:
+            p = paper.get(dataset, {}).get(ref, {}).get("mistake_pct")
+            cells.append(_fmt(*p, 3) if p else "—")
+        lines.append("| " + " | ".join(cells) + " |")
+    diag = [k for k in ("double_updates", "strong_double_updates", "weak_double_updates")
+            if all(k in doc["rows"][a].get("diagnostics", {}) for doc in table.values() for a in algos)]
+    labels = {"double_updates": "double updates", "strong_double_updates": "strong (M_d^s)",
+              "weak_double_updates": "weak (M_d^w)"}
+    cols = [("#SV", lambda r: _fmt(*r["n_sv"], 1)), ("mistakes", lambda r: f"{r['mistakes']:.1f}")]
+    cols += [(labels[k], lambda r, k=k: _fmt(*r["diagnostics"][k], 1)) for k in diag]
+    lines += ["", "| dataset | algorithm | " + " | ".join(c for c, _ in cols) + " |", "|---|---|" + "---|" * len(cols)]
+    for dataset, doc in table.items():
+        for a in algos:
+            lines.append(f"| {dataset} | {a} | " + " | ".join(f(doc["rows"][a]) for _, f in cols) + " |")
+    if diag:
+        lines += ["", "Double updates: margin-error rounds on which an auxiliary SV was updated too; strong and weak "
+                  "(JMLR Theorem 4) are counted on mistake rounds only (ALGORITHMS.md A10)."]
+    return lines + [""]
+
+
+def _versus(a, b, alpha=0.05):
+    """Lower / equal / higher mean of run lists ``a`` vs ``b`` (paired, same orderings), and whether the
+    difference is significant (paired two-sided t-test); equal = identical runs."""
+    from scipy.stats import ttest_rel
+
+    a, b = np.asarray(a), np.asarray(b)
+    if not np.any(a - b):
+        return 0, False
+    sign = -1 if a.mean() < b.mean() else 1
+    return sign, len(a) > 1 and bool(ttest_rel(a, b).pvalue < alpha)
+
+
+def sweep_claims_duol(table):
+    """JMLR §5.3's statements about Figure 3, checked on our C sweep, one row per dataset."""
+    lines = ["| dataset | DUOL vs DUOL_rand | DUOL vs DUOL_iter | DUOL vs DUOL_appr | DUOL lowest of all | "
+             "DUOL's best C (mistake %) | DUOL at the largest C (lowest of all?) | paper: DUOL's best C |",
+             "|---|---|---|---|---|---|---|---|"]
+    for dataset, sw in table.items():
+        algos = sw["algorithms"]
+        if "duol" not in algos:
+            continue
+        duol = [r["mistake_pct"][0] for r in algos["duol"]]
+        n = len(duol)
+
+        def versus(other, algos=algos):
+            if other not in algos:
+                return "—"
+            res = [_versus(d["mistake_pct_runs"], o["mistake_pct_runs"]) for d, o in zip(algos["duol"], algos[other])]
+            count = {s: sum(1 for sign, _ in res if sign == s) for s in (-1, 0, 1)}
+            sig = {s: sum(1 for sign, ok in res if sign == s and ok) for s in (-1, 1)}
+            return f"{count[-1]}–{count[0]}–{count[1]} (sig. {sig[-1]}–{sig[1]})"
+
+        refs = [r["mistake_pct"][0] for r in sw["reference"].values()]
+        lowest = [all(d <= rows[i]["mistake_pct"][0] for rows in algos.values()) and all(d <= x for x in refs)
+                  for i, d in enumerate(duol)]
+        best = int(np.argmin(duol))
+        expect = "smaller C better" if dataset in ("german", "w7a") else "large C (> 10)"
+        lines.append(f"| {dataset} | {versus('duol-rand')} | {versus('duol-iter')} | {versus('duol-appr')} | "
+                     f"{sum(lowest)}/{n} | {_fmt_value(sw['values'][best])} ({duol[best]:.3f}) | "
+                     f"{_fmt_value(sw['values'][-1])}: {duol[-1]:.3f} ({'yes' if lowest[-1] else 'no'}) | {expect} |")
+    return lines + ["", "DUOL vs X: at how many grid values DUOL's mean mistake rate is lower–equal (identical runs)–"
+                    "higher than X's, and in parentheses how many of the lower and higher are significant (paired "
+                    "t-test over the orderings, 95%). Lowest of all: DUOL's mean is at most every swept and "
+                    "reference algorithm's at that C."]
+
+
+def sweep_section(name, section, table):
+    first = next(iter(table.values()))
+    parameter, values = first["parameter"], first["values"]
+    swept = list(first["algorithms"])
+    reference = list(first["reference"])
+    grid = ", ".join(_fmt_value(v) for v in values)
+    lines = [f"## {section.get('title', name)}", ""]
+    if section.get("text"):
+        lines += [section["text"].strip(), ""]
+    lines += [f"Grid (ours): {parameter} ∈ {{{grid}}} ({len(values)} values). "
+              + (f"The paper's grid: {section['paper_grid']}. " if section.get("paper_grid") else "")
+              + f"{first['orderings']} orderings per value: the first {first['orderings']} of the table's, so every "
+              f"point is on the same permutations. Other parameters as in the table. Swept: {', '.join(swept)}. "
+              + (f"Shown as flat reference lines (no parameter {parameter}; table settings, same orderings): "
+                 f"{', '.join(reference)}. " if reference else "")
+              + f"Wall clock ({os.cpu_count()} CPUs, shared): "
+              + ", ".join(f"{d} {doc['seconds']:.0f} s" for d, doc in table.items())
+              + f"; total {sum(doc['seconds'] for doc in table.values()):.0f} s.", ""]
+    if section.get("claims") == "duol_fig3":
+        lines += ["### What §5.3 says about Figure 3, checked", ""] + sweep_claims_duol(table) + [""]
+    lines += [f"### Best {parameter} per algorithm (lowest mean mistake %, ties → smaller {parameter})", "",
+              "| dataset | " + " | ".join(swept) + " |", "|---|" + "---|" * len(swept)]
+    for dataset, sw in table.items():
+        cells = []
+        for a in swept:
+            rows = sw["algorithms"][a]
+            i = int(np.argmin([r["mistake_pct"][0] for r in rows]))
+            cells.append(f"{_fmt_value(rows[i]['value'])} ({rows[i]['mistake_pct'][0]:.2f})")
+        lines.append(f"| {dataset} | " + " | ".join(cells) + " |")
+    lines.append("")
+    for dataset, sw in table.items():
+        lines += [f"### {dataset}", "", f"![mistake rate vs {parameter} on {dataset}]({sw['figure']})", "",
+                  f"Mistake (%), mean ± std over {sw['orderings']} orderings; bold: the algorithm's best {parameter}.", "",
+                  "| algorithm | " + " | ".join(_fmt_value(v) for v in sw["values"]) + " |",
+                  "|---|" + "---|" * len(sw["values"])]
+        for a, rows in sw["algorithms"].items():
+            best = int(np.argmin([r["mistake_pct"][0] for r in rows]))
+            cells = [_fmt(*r["mistake_pct"], 2) for r in rows]
+            cells[best] = f"**{cells[best]}**"
+            lines.append(f"| {a} | " + " | ".join(cells) + " |")
+        for a, row in sw["reference"].items():
+            lines.append(f"| {a} (no {parameter}) | " + " | ".join([_fmt(*row["mistake_pct"], 2)] * len(sw["values"]))
+                         + " |")
+        lines.append("")
+    return lines
+
+
+def render_page(config, docs, skipped, sweeps, paper, repeats, command, stem, output, extra=None):
     notes_path = os.path.splitext(config.get("notes", output))[0] + ".notes.md"
     lines = [f"# {config['title']}", "",
              f"Generated {datetime.date.today().isoformat()} by `{command}` "
@@ -288,6 +590,12 @@ def render_page(config, docs, skipped, sweeps, paper, repeats, command, stem, ou
     lines += ["## Results per dataset", ""]
     for doc in docs:
         lines += dataset_section(doc, paper, doc["figure"], config)
+    extra = extra or {}
+    for name, section in config.items():
+        if name in extra.get("comparisons", {}):
+            lines += comparison_section(name, section, extra["comparisons"][name], paper)
+        elif name in extra.get("sweeps", {}):
+            lines += sweep_section(name, section, extra["sweeps"][name])
     if sweeps:
         lines += ["## §5.4: double updates vs ρ (JMLR Figure 4)", "",
                   f"![M, M_d^w and M_d^s vs rho](figures/{stem}-rho-sweep.png)", "",

@@ -28,3 +28,47 @@ def plot_curves(doc, path, title=None):
     fig.savefig(path, dpi=110)
     plt.close(fig)
     return path
+
+
+def plot_sweep(sweep, path, title=None, mark=None, highlight=()):
+    """Mean mistake rate vs a swept parameter (a ``parameter_sweep`` document of the reproduction): one
+    line per swept algorithm with a ±1 std band over the orderings, one dashed horizontal line per
+    reference algorithm (no such parameter); ``mark`` draws a dotted vertical line at a value (e.g. the
+    table's setting); ``highlight`` algorithms are drawn thicker. A log2 x axis when the values are positive
+    and span a factor of 16 or more, a log y axis when the mean mistake rates span a factor of 10 or more."""
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    colors = plt.get_cmap("tab20").colors
+    markers = "o^sDv<>pPX*h"
+    values = sweep["values"]
+    means = [r["mistake_pct"][0] for rows in sweep["algorithms"].values() for r in rows]
+    means += [row["mistake_pct"][0] for row in sweep.get("reference", {}).values()]
+    logy = min(means) > 0 and max(means) / min(means) >= 10  # e.g. 0.3 % to 35 %: keeps both readable
+    for i, (name, rows) in enumerate(sweep["algorithms"].items()):
+        color = colors[(2 * i) % 20 if i < 10 else (2 * i + 1) % 20]
+        x = [r["value"] for r in rows]
+        m = [r["mistake_pct"][0] for r in rows]
+        s = [r["mistake_pct"][1] for r in rows]
+        ax.plot(x, m, marker=markers[i % len(markers)], markersize=4, color=color, label=name,
+                linewidth=2.5 if name in highlight else 1.2, zorder=3 if name in highlight else 2)
+        low = [max(a - b, 0.5 * a) if logy else a - b for a, b in zip(m, s)]
+        ax.fill_between(x, low, [a + b for a, b in zip(m, s)], color=color, alpha=0.08)
+    n = len(sweep["algorithms"])
+    for j, (name, row) in enumerate(sweep.get("reference", {}).items()):
+        color = colors[(2 * (n + j)) % 20 if n + j < 10 else (2 * (n + j) + 1) % 20]
+        ax.axhline(row["mistake_pct"][0], linestyle="--", linewidth=1, color=color, label=f"{name} (no {sweep['parameter']})")
+    if mark is not None:
+        ax.axvline(mark, linestyle=":", color="grey", linewidth=1)
+    if min(values) > 0 and max(values) / min(values) >= 16:
+        ax.set_xscale("log", base=2)
+    if logy:
+        ax.set_yscale("log")
+    ax.set_xlabel(sweep["parameter"])
+    ax.set_ylabel("Online cumulative mistake rate (%)")
+    ax.set_title(title or "")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7, ncol=2)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
