@@ -179,17 +179,20 @@ def test_multiclass_chunks_equal_one_pass(name):
     assert chunked.n_mistakes_ == one.n_mistakes_
 
 
+def mira_instances(seed, n=2000):
+    """Random MIRA QPs (K, f, y, A = κ_t, C): 2–6 classes, scores of three scales."""
+    rng = np.random.default_rng(seed)
+    for _ in range(n):
+        K = int(rng.integers(2, 7))
+        yield (K, rng.normal(size=K) * rng.choice([0.1, 1, 5]), int(rng.integers(K)),
+               float(rng.uniform(0.1, 2)), float(rng.choice([0.5, 1.0, 3.0])))
+
+
 def test_mira_kkt():
     """MIRA's τ solves its QP: Σ τ = 0, τ_r ≤ C δ_{r,y}, and τ_r = min(Cδ, θ − B_r/A) for one θ."""
     from olkit.learners.kernel.mira import mira_tau
 
-    rng = np.random.default_rng(0)
-    for _ in range(2000):
-        K = int(rng.integers(2, 7))
-        f = rng.normal(size=K) * rng.choice([0.1, 1, 5])
-        y = int(rng.integers(K))
-        A = float(rng.uniform(0.1, 2))
-        C = float(rng.choice([0.5, 1.0, 3.0]))
+    for K, f, y, A, C in mira_instances(seed=0):
         tau = np.zeros(K)
         if not mira_tau(f, y, A, C, tau):
             assert f[y] - 1 >= np.delete(f, y).max()
@@ -210,14 +213,8 @@ def test_mira_tau_matches_bisection():
 
     from olkit.learners.kernel.mira import mira_tau
 
-    rng = np.random.default_rng(1)
     n_solved = 0
-    for _ in range(2000):
-        K = int(rng.integers(2, 7))
-        f = rng.normal(size=K) * rng.choice([0.1, 1, 5])
-        y = int(rng.integers(K))
-        A = float(rng.uniform(0.1, 2))
-        C = float(rng.choice([0.5, 1.0, 3.0]))
+    for K, f, y, A, C in mira_instances(seed=1):
         tau = np.zeros(K)
         ref = mira_tau_bisect(f, y, A, C, tie=0.0)
         assert mira_tau(f, y, A, C, tau) == (ref is not None)

@@ -20,14 +20,7 @@ def plot_curves(doc, path, title=None):
         ax.plot(r["curve"]["x"], [100 * v for v in r["curve"]["mistake_rate"]], marker=markers[i % len(markers)],
                 markersize=3, color=colors[(2 * i) % 20 if i < 10 else (2 * i + 1) % 20], label=r["algorithm"])
     ax.set_xlabel("Number of samples")
-    ax.set_ylabel("Online cumulative mistake rate (%)")
-    ax.set_title(title or doc["dataset"])
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=7, ncol=2)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return _finish(fig, ax, path, title or doc["dataset"])
 
 
 def plot_sweep(sweep, path, title=None, mark=None, highlight=()):
@@ -64,8 +57,14 @@ def plot_sweep(sweep, path, title=None, mark=None, highlight=()):
     if logy:
         ax.set_yscale("log")
     ax.set_xlabel(sweep["parameter"])
+    return _finish(fig, ax, path, title or "")
+
+
+def _finish(fig, ax, path, title):
+    """The common finish of every mistake-rate figure: labels, grid, legend, saved and closed."""
+    plt = _pyplot()
     ax.set_ylabel("Online cumulative mistake rate (%)")
-    ax.set_title(title or "")
+    ax.set_title(title)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=7, ncol=2)
     fig.tight_layout()

@@ -5,7 +5,8 @@ from ..._compile import njit
 from ...base import EPS
 from ...params import CONFIDENCES
 from ...spec import register
-from .base import CONFIDENCE, COVARIANCE_CONSTRAINTS, COVARIANCE_DOC, LinearLearner, phi_of
+from .base import COVARIANCE_DOC
+from .cw import CW
 from .engine import NO_STEP, TRIGGERED_NO_STEP, PrimalRule
 
 
@@ -33,7 +34,7 @@ CW_VAR_RULE = PrimalRule("cw-var", cw_var_step)
 @register("cw-var", "CW (variance form): the original confidence-weighted update (Dredze, Crammer, "
                     "Pereira 2008)", data=("binary", "multiclass"), tuning=(("eta", CONFIDENCES),),
           sources={"eta": "LIBOL's CW default 0.7 (the SCW experiments select it)", "a": "LIBOL default"})
-class CWVar(LinearLearner):
+class CWVar(CW):
     __doc__ = """Confidence-weighted learning, variance form (ICML 2008).
 
     Constraint m ≥ φv; update iff m < φv:
@@ -51,14 +52,4 @@ class CWVar(LinearLearner):
     Dredze, M., Crammer, K., Pereira, F. (2008). Confidence-weighted linear classification. ICML.
     """
 
-    _rule = CW_VAR_RULE
-    _parameter_constraints = {**COVARIANCE_CONSTRAINTS, "eta": [CONFIDENCE]}
-
-    def __init__(self, eta=0.7, a=1.0, covariance="full", compat="none"):
-        self.eta = eta
-        self.a = a
-        self.covariance = covariance
-        self.compat = compat
-
-    def _rule_params(self):
-        return [phi_of(self.eta)]
+    _rule = CW_VAR_RULE  # parameters, constraints and rule parameters [φ] as CW's
