@@ -39,13 +39,14 @@ def kern(a, b):
     return float(np.exp(-np.sum((a - b) ** 2) * GAMMA))
 
 
-def gram(X):
-    """T×T table of :func:`kern` over the stream (one explicit evaluation per pair)."""
+def gram(X, sigma=SIGMA):
+    """T×T table of κ over the stream: exp(−‖x_s − x_t‖²/(2σ²)) from the explicit differences x_s − x_t
+    (for the default σ, row by row the same values as :func:`kern`)."""
     T = len(X)
     G = np.empty((T, T))
+    gamma = 1.0 / (2 * sigma ** 2)
     for i in range(T):
-        for j in range(i, T):
-            G[i, j] = G[j, i] = kern(X[i], X[j])
+        G[i] = np.exp(-np.sum((X - X[i]) ** 2, axis=1) * gamma)
     return G
 
 
@@ -142,7 +143,8 @@ class MultiRef:
     events: dict = field(default_factory=dict)
 
 
-def run_reference(name, X, Y, *, C=None, rho=0.0, mode="max", update="mistake", tol=1e-9, multilabel=False):
+def run_reference(name, X, Y, *, C=None, rho=0.0, mode="max", update="mistake", tol=1e-9, multilabel=False,
+                  sigma=SIGMA):
     """Run learner ``name`` over the stream (X dense, Y an n×K 0/1 indicator matrix).
 
     name: "perceptron" (mode max|uniform|prop, B1), "mira" (update mistake|margin, B2), "pa" | "pa1" |
@@ -153,7 +155,7 @@ def run_reference(name, X, Y, *, C=None, rho=0.0, mode="max", update="mistake", 
     T, K = Y.shape
     if C is None:
         C = 1.0 if name == "mira" else 10.0
-    G = gram(X)
+    G = gram(X, sigma)
     pts = []            # stream position of each stored point
     A = []              # coefficient vector A_i ∈ R^K (every learner but the DUOL forms)
     H, gam, F = [], [], []  # DUOL forms: direction (r_i, s_i), γ_i ≥ 0, cached margin F_i = f(x_i)·H_i
