@@ -138,7 +138,7 @@ def test_list_unknown_algorithm(capsys, args, needle):
 
 @pytest.mark.parametrize("args,needle", [
     (["run", "nope", "--data", "german"], "unknown algorithm 'nope'; valid algorithms: perceptron"),
-    (["run", "pa1", "--data", "german", "--set", "bogus=1"], "bogus belong to none of pa1"),
+    (["run", "pa1", "--data", "german", "--set", "bogus=1"], "'bogus' belong to none of pa1; valid parameters: C, coef0, compat, degree, kernel, sigma"),
     (["run", "pa1", "--data", "german", "--set", "C=-1"], "C must be a number > 0"),
     (["run", "duol", "--data", "german", "--set", "sigma=-2"], "sigma=-2 is not valid; sigma must be a number > 0"),
     (["run", "duol", "--data", "german", "--set", "rho=1.5"], "rho must be a number"),

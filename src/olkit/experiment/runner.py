@@ -24,15 +24,22 @@ def split_params(algorithms, settings):
     """Apply ``settings`` to every algorithm that has the parameter; a key none has is an error."""
     used = set()
     specs = []
+    known = set()
     for name in algorithms:
         valid = set(get(registry_name(name))._get_param_names())
+        known |= valid
         params = {k: v for k, v in settings.items() if k in valid}
         used.update(params)
         make(registry_name(name), **params)  # validate now, before anything runs
         specs.append((name, params))
     unused = sorted(set(settings) - used)
     if unused:
-        raise ValueError(f"parameter(s) {', '.join(unused)} belong to none of {', '.join(algorithms)}")
+        import difflib
+
+        hints = [f"{k!r} (did you mean {close[0]!r}?)" if (close := difflib.get_close_matches(k, known, 1)) else
+                 repr(k) for k in unused]
+        raise ValueError(f"parameter(s) {', '.join(hints)} belong to none of {', '.join(algorithms)}; valid "
+                         f"parameters: {', '.join(sorted(known))}")
     return specs
 
 
