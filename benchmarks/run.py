@@ -19,7 +19,8 @@ Benchmarks (see benchmarks/README.md for what each number means):
   ordering): examples/s, ratio to the floor vs the targets, mistakes, updates, peak RSS; plus Vowpal Wabbit
   (if installed) on the same streams. --quick: a9a only.
 * ``startup``: wall time of the process ``olkit run pa1 --data german`` (first run, then 7 warm
-  runs) and of ``python -c "import olkit"``.
+  runs) and of ``python -c "import olkit"``; and of ``olkit run duol --data german --repeats 1`` cold
+  (an empty compile cache each run) and warm (``cli_duol``).
 
 Each benchmark writes ``benchmarks/results/<name>.json`` (``<name>_quick.json`` with --quick) with the
 machine, the date, the command and the results, and prints a table.
@@ -257,7 +258,8 @@ def _summarise_runs(runs, n):
 def _bound_summary(details):
     """Best of several single-repetition bound measurements (taken in different rounds)."""
     best = min(details, key=lambda d: d["seconds"])
-    keep = ("seconds", "dot_seconds", "kernel_seconds", "entries", "computed_entries", "sparse", "transform")
+    keep = ("seconds", "dot_seconds", "kernel_seconds", "entries", "computed_entries", "sparse", "transform",
+            "seconds_by_transform")
     out = {k: best[k] for k in keep if k in best}
     out["repeats"] = len(details)
     out["all_seconds"] = [d["seconds"] for d in details]
@@ -776,10 +778,11 @@ def linear_line(r):
 
 # ---- start-up ---------------------------------------------------------------------------------------
 
-def _time_process(cmd, timeout=900):
+def _time_process(cmd, timeout=900, env=None):
     t0 = time.perf_counter()
     try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=child_env(), cwd=str(REPO))
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env or child_env(),
+                              cwd=str(REPO))
     except subprocess.TimeoutExpired:
         return time.perf_counter() - t0, None, "", f"timed out after {timeout} s"
     except OSError as exc:
@@ -831,6 +834,7 @@ def bench_startup(quick):
             cli = series
             break
         print(f"    failed (status {series['returncode']}): {series['stderr_tail'][-300:]}", flush=True)
+    duol = _startup_duol(candidates)
     print("  [startup] python -c 'import olkit' ...", flush=True)
     imp = _series([sys.executable, "-c", "import olkit"], STARTUP_WARM_RUNS)
     imp["command"] = f"{display_path(sys.executable)} -c 'import olkit'"
@@ -841,6 +845,7 @@ def bench_startup(quick):
                      "first_run": "the first run of the series (cold-ish: OS file cache and numba cache as found)"},
         "cli": cli if cli else {"ok": False, "failure": "every way of running the CLI failed; see attempts"},
         "cli_attempts": attempts,
+        "cli_duol": duol,
         "import_olkit": imp,
         "python_baseline": base,
     }
@@ -853,7 +858,54 @@ def bench_startup(quick):
         else:
             rows.append([label, "FAILED", "-", "-"])
     print(text_table(["process", "first s", "warm median s", "warm min s"], rows))
+    if duol.get("ok"):
+        print(text_table(["process", "cold min s", "cold median s", "warm min s", "warm median s"],
+                         [[duol["command"], fmt(duol["cold_min_seconds"]), fmt(duol["cold_median_seconds"]),
+                           fmt(duol["warm_min_seconds"]), fmt(duol["warm_median_seconds"])]]))
+    else:
+        print(f"olkit run duol: FAILED ({duol.get('failure')})")
     return path, payload
+
+
+STARTUP_DUOL_ARGS = ["run", "duol", "--data", "german", "--repeats", "1"]
+STARTUP_COLD_RUNS = 3
+
+
+def _startup_duol(candidates):
+    """``olkit run duol --data german --repeats 1``: cold (each run with its own empty compile cache,
+    OLKIT_NUMBA_CACHE = a fresh directory: everything DUOL's run needs is compiled) and warm (a fixed
+    cache directory, filled by one run that is not counted)."""
+    import tempfile
+
+    exe = next((cmd[: -len(["run", "pa1", "--data", "german"])] for label, cmd, shown in candidates
+                if label != "python -m olkit.cli"), None) or [sys.executable, "-m", "olkit.cli"]
+    shown = ("olkit " if exe[0] != sys.executable else "python -m olkit.cli ") + " ".join(STARTUP_DUOL_ARGS)
+    cmd = [*exe, *STARTUP_DUOL_ARGS]
+    out = {"command": shown, "cold_runs": STARTUP_COLD_RUNS, "warm_runs": STARTUP_WARM_RUNS,
+           "cold": "each run with its own empty OLKIT_NUMBA_CACHE directory (the whole compile)",
+           "warm": "one fixed OLKIT_NUMBA_CACHE directory, filled by a first run that is not counted"}
+    with tempfile.TemporaryDirectory(prefix="olkit-startup-") as root:
+        cold = []
+        for k in range(STARTUP_COLD_RUNS):
+            env = child_env()
+            env["OLKIT_NUMBA_CACHE"] = os.path.join(root, f"cold{k}")
+            env.pop("NUMBA_CACHE_DIR", None)
+            print(f"  [startup] {shown} (cold {k + 1}/{STARTUP_COLD_RUNS}) ...", flush=True)
+            t, rc, o, e = _time_process(cmd, env=env)
+            if rc != 0:
+                return {**out, "ok": False, "failure": f"status {rc}", "stderr_tail": sanitize(e[-2000:])}
+            cold.append(t)
+        env = child_env()
+        env["OLKIT_NUMBA_CACHE"] = os.path.join(root, "warm")
+        env.pop("NUMBA_CACHE_DIR", None)
+        _time_process(cmd, env=env)
+        print(f"  [startup] {shown} (warm x{STARTUP_WARM_RUNS}) ...", flush=True)
+        warm = [t for t, rc, _o, _e in (_time_process(cmd, env=env) for _ in range(STARTUP_WARM_RUNS)) if rc == 0]
+    out.update(ok=True, cold_seconds=cold, cold_min_seconds=min(cold), cold_median_seconds=statistics.median(cold),
+               warm_seconds=warm, warm_min_seconds=min(warm) if warm else None,
+               warm_median_seconds=statistics.median(warm) if warm else None,
+               warm_failures=STARTUP_WARM_RUNS - len(warm))
+    return out
 
 
 # ---- main -------------------------------------------------------------------------------------------

@@ -8,12 +8,13 @@ engine compute a whole block of kernel rows with one BLAS matrix product:
 * linear    κ(x, z) = x·z
 * polynomial κ(x, z) = (x·z + coef0)^degree
 """
+import math
 from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
 
-from ._compile import njit
+from ._compile import bits_float, float_bits, fma, max2, njit, njit_helper, njit_inline
 
 GAUSSIAN, LINEAR, POLY = 0, 1, 2
 KERNEL_CODES = {"gaussian": GAUSSIAN, "linear": LINEAR, "poly": POLY}
@@ -45,15 +46,76 @@ class KernelSpec:
         return np.array([KERNEL_CODES[self.kind], gamma, float(self.degree), float(self.coef0)])
 
 
-@njit
+# exp for the Gaussian kernel. ``math.exp`` compiles to a scalar library call (numba has no vector math
+# library here), ~6 ns an entry, most of a low-dimensional kernel row; this one is plain arithmetic that
+# LLVM vectorises (~1.2 ns an entry with AVX-512). It is the table method of glibc's exp (2^(j/128) in
+# double-double, a degree-5 polynomial on |r| ≤ ln2/256): nearly correctly rounded, it equals glibc's exp
+# on 99.9% of arguments (on 2·10^6 random x ∈ [−30, 0]; numpy's own SIMD exp differs from glibc on 4.7%).
+# Every Gaussian value in olkit goes through it (block transform, single entries, Gram rows, prediction),
+# so all code paths agree bit for bit.
+_EXP_N = 128
+
+
+def _exp_tables():
+    import decimal
+
+    ctx = decimal.Context(prec=50)
+    hi, lo = np.empty(_EXP_N), np.empty(_EXP_N)
+    ratio = ctx.power(decimal.Decimal(2), ctx.divide(decimal.Decimal(1), decimal.Decimal(_EXP_N)))
+    v = decimal.Decimal(1)
+    for j in range(_EXP_N):  # 2^(j/N) by repeated multiplication: 50 digits, far beyond the 32 kept
+        hi[j] = float(v)
+        lo[j] = float(ctx.subtract(v, decimal.Decimal(hi[j])))
+        v = ctx.multiply(v, ratio)
+    step = ctx.divide(decimal.Decimal(2).ln(ctx), _EXP_N)  # ln2/N split so that k·step_hi is exact
+    bits = np.array([float(step)]).view(np.int64) & ~np.int64((1 << 22) - 1)
+    step_hi = float(bits.view(np.float64)[0])
+    step_lo = float(ctx.subtract(step, decimal.Decimal(step_hi)))
+    return hi, lo, step_hi, step_lo
+
+
+_EXP_HI, _EXP_LO, _STEP_HI, _STEP_LO = _exp_tables()
+_INV_STEP = _EXP_N / math.log(2.0)
+_SHIFT = 6755399441055744.0  # 1.5·2^52: x/step + SHIFT rounds x/step to an integer in the low mantissa bits
+_SHIFT_BITS = 0x4338000000000000
+_TWO_M1000 = 9.332636185032189e-302  # 2^-1000
+
+
+@njit_inline
+def exp_nonpositive(x):
+    """exp(x) for x ≤ 0 (0 below −746); vectorisable (no library call, no branch).
+
+    x = (128 e + j) ln2/128 + r with |r| ≤ ln2/256: exp(x) = 2^e · 2^(j/128) · exp(r), exp(r) − 1 by its
+    degree-5 Taylor polynomial, 2^(j/128) from a double-double table, 2^e from the exponent bits (as
+    2^(e+1000)·2^-1000 so that subnormal results round once).
+    """
+    x = max2(x, -746.0)
+    t = x * _INV_STEP + _SHIFT
+    kd = t - _SHIFT
+    k = float_bits(t) - _SHIFT_BITS
+    r = fma(kd, -_STEP_HI, x)
+    r = fma(kd, -_STEP_LO, r)
+    j = k & (_EXP_N - 1)
+    e = k >> 7
+    p = r + r * r * (0.5 + r * (1.0 / 6.0 + r * (1.0 / 24.0 + r * (1.0 / 120.0 + r * (1.0 / 720.0)))))
+    th = _EXP_HI[j]
+    v = th + fma(th, p, _EXP_LO[j])
+    return v * bits_float((e + 2023) << 52) * _TWO_M1000
+
+
+@njit_inline
+def gaussian_from_dot(dot, norm2_x, norm2_z, gamma):
+    """exp(−γ max(‖x‖² + ‖z‖² − 2 x·z, 0)): the one formula of every Gaussian value (κ(x, x) = 1
+    exactly)."""
+    return exp_nonpositive(-max2(norm2_x + norm2_z - 2.0 * dot, 0.0) * gamma)
+
+
+@njit_inline
 def kernel_from_dot(kp, dot, norm2_x, norm2_z):
     """κ(x, z) from x·z, ‖x‖² and ‖z‖² for the kernel packed in ``kp`` (see KernelSpec.params)."""
     kind = kp[0]
     if kind == GAUSSIAN:
-        dist2 = norm2_x + norm2_z - 2.0 * dot
-        if dist2 < 0.0:  # rounding residue for (near-)identical points
-            dist2 = 0.0
-        return np.exp(-dist2 * kp[1])
+        return gaussian_from_dot(dot, norm2_x, norm2_z, kp[1])
     if kind == LINEAR:
         return dot
     return (dot + kp[3]) ** kp[2]
@@ -68,12 +130,26 @@ def kernel_diagonal(kp, norm2):
     return out
 
 
+@njit_helper
+def kernel_row_from_dots(kp, g, norm2_x, norm2_cols, n):
+    """In place: g[j] ← κ(x, z_j) for j < n from the dot products g[j] = x·z_j (a vectorised loop)."""
+    if kp[0] == GAUSSIAN:
+        gamma = kp[1]
+        for j in range(n):
+            g[j] = gaussian_from_dot(g[j], norm2_x, norm2_cols[j], gamma)
+    elif kp[0] == LINEAR:
+        return
+    else:
+        c0, deg = kp[3], kp[2]
+        for j in range(n):
+            g[j] = (g[j] + c0) ** deg
+
+
 @njit
 def kernel_from_gram(kp, G, norm2_rows, norm2_cols):
     """Turn a block of dot products G (in place) into kernel values."""
     for i in range(G.shape[0]):
-        for j in range(G.shape[1]):
-            G[i, j] = kernel_from_dot(kp, G[i, j], norm2_rows[i], norm2_cols[j])
+        kernel_row_from_dots(kp, G[i], norm2_rows[i], norm2_cols, G.shape[1])
     return G
 
 

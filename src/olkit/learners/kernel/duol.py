@@ -41,7 +41,7 @@ C ≥ γ̂_b + ρ), the M_d^s and M_d^w of JMLR Theorem 4 and Figure 4.
 """
 import math
 
-from ..._compile import njit
+from ..._compile import max2, min2, njit_helper, njit_helper_nonan, njit_inline
 from ..._rng import next_index
 from ...params import NON_NEGATIVE, POSITIVE, POWERS_OF_TWO, SEED, Interval, Options
 from ...spec import register
@@ -58,17 +58,17 @@ VARIANTS = {"jmlr": JMLR, "nips2009": NIPS2009}
 D_DOUBLE, D_STRONG, D_WEAK, D_FALLBACK = DIAG, DIAG + 1, DIAG + 2, DIAG + 3
 
 
-@njit
+@njit_inline
 def qp_objective(la, lb, qa, qb, w, ga, d):
     return la * ga + lb * d - 0.5 * qa * ga * ga - 0.5 * qb * d * d - w * ga * d
 
 
-@njit
+@njit_inline
 def _clip(v, lo, hi):
-    return min(max(v, lo), hi)
+    return min2(max2(v, lo), hi)
 
 
-@njit
+@njit_inline
 def _best_on_line(l_free, q_free, cross, fixed, lo, hi):
     """argmax over the free variable z ∈ [lo, hi] of l_free z − ½ q_free z² − cross·fixed·z."""
     slope = l_free - cross * fixed
@@ -77,7 +77,7 @@ def _best_on_line(l_free, q_free, cross, fixed, lo, hi):
     return _clip(slope / q_free, lo, hi)
 
 
-@njit
+@njit_helper
 def solve_box_qp(la, lb, qa, qb, w, ga_lo, ga_hi, d_lo, d_hi):
     """Exact maximiser of the concave 2-variable QP on a box (ALGORITHMS.md A6, generic solver).
 
@@ -106,7 +106,7 @@ def solve_box_qp(la, lb, qa, qb, w, ga_lo, ga_hi, d_lo, d_hi):
     return best_ga, best_d
 
 
-@njit
+@njit_helper
 def duol_closed_form(la, lb, qa, qb, w, C, gb_hat):
     """Proposition 2 (binary: qa = k_a, qb = k_b) / Proposition 5 (M-DUOL: qa = 2k_a, qb = 2k_b).
 
@@ -131,7 +131,7 @@ def duol_closed_form(la, lb, qa, qb, w, C, gb_hat):
     return 0.0, 0.0, 0
 
 
-@njit
+@njit_inline
 def tied_pick(values, F, F_max, n, w_min, tol, last):
     """The auxiliary example among the tied minimisers (ALGORITHMS.md A6, updated tie rule): every
     candidate i (F_i ≤ F_max) with values[i] ≤ w_min + tol·|w_min| is tied; pick the last (JMLR binary, Algorithm 1's
@@ -139,22 +139,25 @@ def tied_pick(values, F, F_max, n, w_min, tol, last):
     differ in its last bit between code paths (block product, single dot, Gram cache), while on data with
     large raw values distinct w_i of order 1e-12 must stay distinct."""
     bound = w_min + tol * abs(w_min)
-    b = -1
+    # branch-free index reductions (vectorised; an early exit is slower)
+    if last:
+        b = -1
+        for i in range(n):
+            b = max2(b, i if F[i] <= F_max and values[i] <= bound else -1)
+        return b
+    b = n
     for i in range(n):
-        if F[i] <= F_max and values[i] <= bound:
-            b = i
-            if not last:
-                break
-    return b
+        b = min2(b, i if F[i] <= F_max and values[i] <= bound else n)
+    return b if b < n else -1
 
 
-@njit
+@njit_helper
 def solve_double(solver, variant, la, lb, qa, qb, w, C, gb_hat, rho, unit, st):
     """(γ_a, d) of the double update: problem (1) (binary, unit = 1) or (5) (M-DUOL, unit = ½) written as
     max la γ + lb d − ½ qa γ² − ½ qb d² − w γ d (qa = k_a/unit, qb = k_b/unit)."""
     if variant == NIPS2009 or solver == APPR:
         step = unit / (1.0 - rho)  # Theorem 1 (binary) / Theorem 5 (M-DUOL) optimum, clipped to C
-        return min(C, step), min(C, gb_hat + step) - gb_hat
+        return min2(C, step), min2(C, gb_hat + step) - gb_hat
     if solver == ITER:
         ga = _clip(la / qa, 0.0, C)
         d = _clip((lb - w * ga) / qb, -gb_hat, C - gb_hat) if qb > EPS else 0.0
@@ -167,7 +170,7 @@ def solve_double(solver, variant, la, lb, qa, qb, w, C, gb_hat, rho, unit, st):
     return solve_box_qp(la, lb, qa, qb, w, 0.0, C, -gb_hat, C - gb_hat)
 
 
-@njit
+@njit_helper
 def duol_update(sv, st, s, t, kself, y, f, mistake):
     """Binary DUOL (JMLR Algorithm 1, NIPS 2009 Algorithm 1), DUOL_appr, DUOL_iter, DUOL_rand."""
     C, rho, tol = st.prm[0], st.prm[1], st.prm[2]
@@ -187,11 +190,7 @@ def duol_update(sv, st, s, t, kself, y, f, mistake):
     else:
         # JMLR: candidates F_i ≤ 1; NIPS: F_i ≤ 0 and only w_i < 0 qualify (w_min starts at 0)
         F_max = 1.0 + tol if variant == JMLR else tol
-        w_min = math.inf if variant == JMLR else 0.0
-        for i in range(n):
-            w_i[i] = sv.y[i] * y * krow[i]
-            if sv.F[i] <= F_max and w_i[i] < w_min:
-                w_min = w_i[i]
+        w_min = _label_weights(y, sv.y, krow, sv.F, F_max, math.inf if variant == JMLR else 0.0, w_i, n)
         if w_min < (math.inf if variant == JMLR else 0.0):
             b = tied_pick(w_i, sv.F, F_max, n, w_min, tol, variant == JMLR)
     double = b >= 0 and w_min <= -rho
@@ -208,7 +207,7 @@ def duol_update(sv, st, s, t, kself, y, f, mistake):
     j = sv_append(sv, s, t, kself, y)
     sv.F[j] = y * f
     if not double:
-        gamma = min(C, 1.0) if variant == NIPS2009 else min(C, loss / kself)  # PA-I step
+        gamma = min2(C, 1.0) if variant == NIPS2009 else min2(C, loss / kself)  # PA-I step
         sv.coef[j, 0] = gamma * y
         for i in range(j + 1):
             sv.F[i] += sv.y[i] * y * gamma * krow[i]
@@ -223,7 +222,7 @@ def duol_update(sv, st, s, t, kself, y, f, mistake):
     return True
 
 
-@njit
+@njit_helper
 def mduol_update(sv, st, s, t, kself, y, f, mistake):
     """M-DUOL (JMLR §4.2, Algorithm 2, Prop. 5; ALGORITHMS.md B4), multiclass and multi-label.
 
@@ -238,17 +237,13 @@ def mduol_update(sv, st, s, t, kself, y, f, mistake):
     if loss <= tol or kself <= EPS:
         return False
     n = sv.meta[N]
-    krow, hh, w_i = sv.krow, sv.h, sv.grow  # w_i: scratch
+    krow, hr, hs, w_i = sv.krow, sv.hr, sv.hs, sv.grow  # w_i: scratch
     # -- auxiliary example: argmin (H_t·H_i) κ(x_t, x_i) over the SVs with F_i ≤ 1 (Algorithm 2)
-    w_min = math.inf
-    for i in range(n):
-        w_i[i] = h_dot(r, w, hh[i, 0], hh[i, 1]) * krow[i]
-        if sv.F[i] <= 1.0 + tol and w_i[i] < w_min:
-            w_min = w_i[i]
+    w_min = _direction_weights(r, w, hr, hs, krow, sv.F, 1.0 + tol, w_i, n)
     b = tied_pick(w_i, sv.F, 1.0 + tol, n, w_min, tol, False) if w_min < math.inf else -1
     double = b >= 0 and w_min <= -2.0 * rho
     if double:
-        rb, sb = hh[b, 0], hh[b, 1]
+        rb, sb = hr[b], hs[b]
         w_ab = h_dot(r, w, rb, sb) * krow[b]
         gb_hat = sv.coef[b, rb]
         Fb = sv.F[b]
@@ -260,10 +255,9 @@ def mduol_update(sv, st, s, t, kself, y, f, mistake):
     j = sv_append(sv, s, t, kself, float(r))
     sv.F[j] = margin
     if not double:
-        gamma = min(C, loss / (2.0 * kself))
+        gamma = min2(C, loss / (2.0 * kself))
         set_direction(sv, j, r, w, gamma)
-        for i in range(j + 1):
-            sv.F[i] += gamma * h_dot(r, w, hh[i, 0], hh[i, 1]) * krow[i]
+        _single_margins(sv.F, hr, hs, krow, r, w, gamma, j + 1)
         return True
     st.cnt[D_DOUBLE] += 1
     ga, d = solve_double(solver, JMLR, loss, 1.0 - Fb, 2.0 * kself, 2.0 * sv.kself[b], w_ab, C, gb_hat, rho,
@@ -271,9 +265,49 @@ def mduol_update(sv, st, s, t, kself, y, f, mistake):
     set_direction(sv, j, r, w, ga)
     set_direction(sv, b, rb, sb, gb_hat + d)
     load_gram_row(sv, b, s)
-    for i in range(j + 1):
-        sv.F[i] += ga * h_dot(r, w, hh[i, 0], hh[i, 1]) * krow[i] + d * h_dot(rb, sb, hh[i, 0], hh[i, 1]) * sv.grow[i]
+    _double_margins(sv.F, hr, hs, krow, sv.grow, r, w, ga, rb, sb, d, j + 1)
     return True
+
+
+# The O(#SV) passes of DUOL and M-DUOL, as loops over plain arrays that LLVM vectorises.
+
+@njit_helper_nonan
+def _label_weights(y, sv_y, krow, F, F_max, w_start, out, n):
+    """out[i] = y_i y_t κ(x_i, x_t) for every SV; returns min(w_start, their minimum over the candidates
+    F_i ≤ F_max)."""
+    for i in range(n):
+        out[i] = sv_y[i] * y * krow[i]
+    w_min = w_start
+    for i in range(n):
+        w_min = min2(w_min, out[i] if F[i] <= F_max else math.inf)
+    return w_min
+
+
+@njit_helper_nonan
+def _direction_weights(r, w, hr, hs, krow, F, F_max, out, n):
+    """out[i] = (H_t·H_i) κ(x_t, x_i) for every SV; returns their minimum over the candidates F_i ≤ F_max
+    (+inf if none)."""
+    for i in range(n):  # two loops: each vectorises (one loop does not; 0.9 instead of 2.3 ns an SV)
+        out[i] = h_dot(r, w, hr[i], hs[i]) * krow[i]
+    w_min = math.inf
+    for i in range(n):
+        w_min = min2(w_min, out[i] if F[i] <= F_max else math.inf)
+    return w_min
+
+
+@njit_helper
+def _single_margins(F, hr, hs, krow, r, w, gamma, n):
+    """F_i += γ (H_t·H_i) κ(x_t, x_i)."""
+    for i in range(n):
+        F[i] += gamma * h_dot(r, w, hr[i], hs[i]) * krow[i]
+
+
+@njit_helper
+def _double_margins(F, hr, hs, krow, grow, r, w, ga, rb, sb, d, n):
+    """F_i += γ_a (H_t·H_i) κ(x_t, x_i) + d (H_b·H_i) κ(x_b, x_i)."""
+    for i in range(n):
+        ri, si = hr[i], hs[i]
+        F[i] += ga * h_dot(r, w, ri, si) * krow[i] + d * h_dot(rb, sb, ri, si) * grow[i]
 
 
 class _DUOLBase(KernelLearner):

@@ -18,17 +18,25 @@ Mistakes (ALGORITHMS.md §0.2, B0): binary ŷ = +1 iff f ≥ 0; multiclass ŷ = 
 smallest class index; multi-label: a mistake iff some irrelevant class scores at least as high as the
 worst relevant one (Γ_t ≤ 0); a row whose label set is empty or complete cannot be wrong.
 """
-from ..._compile import compile_loop, njit
+from ..._compile import compile_loop, loop_compile_options, njit_helper, njit_inline
 from ...base import MISTAKES, SEEN, UPDATES
-from .support_set import BINARY, CLOCK, MULTICLASS, begin_block, expansion_scores, fill_kernel_row
+from .support_set import (
+    BINARY,
+    CLOCK,
+    MULTICLASS,
+    MULTILABEL,
+    begin_block,
+    expansion_scores,
+    fill_kernel_row,
+)
 
 
-@njit
+@njit_inline
 def no_score_hook(sv, st, kself, f):
     """Default: the scores are the kernel expansion itself."""
 
 
-@njit
+@njit_inline
 def argmax_first(f):
     """argmax with ties to the smallest index."""
     best = 0
@@ -38,7 +46,7 @@ def argmax_first(f):
     return best
 
 
-@njit
+@njit_helper
 def relevant_pair(Y, t, f):
     """(r_t, s_t) of ALGORITHMS.md B0: the worst-scoring relevant and the best-scoring irrelevant class
     (ties to the smallest index); −1 where the set is empty."""
@@ -53,15 +61,25 @@ def relevant_pair(Y, t, f):
     return r, s
 
 
-@njit
-def is_mistake(s, t, f):
-    kind = s.info[0]
-    if kind == BINARY:
-        return (1.0 if f[0] >= 0.0 else -1.0) != s.y[t]  # tie rule: f = 0 predicts +1
-    if kind == MULTICLASS:
-        return argmax_first(f) != int(s.y[t])
+# The mistake test of each data kind (a piece of the loop, chosen in Python: a run compiles only its own).
+
+@njit_inline
+def binary_mistake(s, t, f):
+    return (1.0 if f[0] >= 0.0 else -1.0) != s.y[t]  # tie rule: f = 0 predicts +1
+
+
+@njit_inline
+def multiclass_mistake(s, t, f):
+    return argmax_first(f) != int(s.y[t])
+
+
+@njit_helper
+def multilabel_mistake(s, t, f):
     r, w = relevant_pair(s.Y, t, f)
     return r >= 0 and w >= 0 and f[r] <= f[w]
+
+
+MISTAKE_TESTS = {BINARY: binary_mistake, MULTICLASS: multiclass_mistake, MULTILABEL: multilabel_mistake}
 
 
 def kernel_block(sv, st, s, G, order, start, stop, scores, mistakes):
@@ -73,7 +91,7 @@ def kernel_block(sv, st, s, G, order, start, stop, scores, mistakes):
         f = scores[pos]
         expansion_scores(sv, f)
         score_hook(sv, st, kself, f)  # noqa: F821  (bound by block_loop)
-        mistake = is_mistake(s, t, f)
+        mistake = is_mistake(s, t, f)  # noqa: F821  (bound by block_loop)
         mistakes[pos] = mistake
         sv.meta[CLOCK] = st.cnt[SEEN]
         st.cnt[SEEN] += 1
@@ -82,6 +100,27 @@ def kernel_block(sv, st, s, G, order, start, stop, scores, mistakes):
             st.cnt[UPDATES] += 1
 
 
+_BLOCK_LOOPS = {}
+
+
 def block_loop(update, score_hook=no_score_hook):
-    """``kernel_block`` compiled for one algorithm's update rule and score hook."""
-    return compile_loop(kernel_block, update=update, score_hook=score_hook)
+    """``kernel_block`` for one algorithm's update rule and score hook: a callable with the loop's
+    arguments that runs the loop compiled for the stream's data kind (``Stream.info[0]``), compiling it
+    on first use."""
+    key = (update, score_hook)
+    run = _BLOCK_LOOPS.get(key)
+    if run is None:
+        loops = {}
+
+        def run(sv, st, s, G, order, start, stop, scores, mistakes):
+            kind = int(s.info[0])
+            loop = loops.get(kind)
+            if loop is None:
+                loop = compile_loop(kernel_block, update=update, score_hook=score_hook, is_mistake=MISTAKE_TESTS[kind])
+                with loop_compile_options():  # compile (or load from the disk cache) on an empty block
+                    loop(sv, st, s, G[:0], order, start, start, scores, mistakes)
+                loops[kind] = loop
+            return loop(sv, st, s, G, order, start, stop, scores, mistakes)
+
+        _BLOCK_LOOPS[key] = run
+    return run

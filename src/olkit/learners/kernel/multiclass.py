@@ -2,21 +2,25 @@
 
 A multiclass round has a worst relevant class r_t and a best irrelevant class s_t (see
 :func:`olkit.learners.kernel.engine.relevant_pair`); an update along H_t = e_r − e_s stores the pair
-(r_t, s_t) with the new SV (``sv.h``), so that H_a·H_b can be computed without storing H.
+(r_t, s_t) with the new SV (``sv.hr``, ``sv.hs``), so that H_a·H_b can be computed without storing H.
 """
-from ..._compile import njit
+from ..._compile import njit_inline
 
 
-@njit
+@njit_inline
 def h_dot(r1, s1, r2, s2):
     """H_1·H_2 for H = e_r − e_s: in {−2, …, 2}, negative iff r_1 = s_2 or s_1 = r_2 (JMLR Prop. 3)."""
     return float((r1 == r2) + (s1 == s2) - (r1 == s2) - (s1 == r2))
 
 
-@njit
+@njit_inline
 def set_direction(sv, j, r, s, gamma):
-    """Coefficient vector of SV j ← γ H with H = e_r − e_s (and remember (r, s))."""
-    sv.h[j, 0] = r
-    sv.h[j, 1] = s
+    """Coefficient vector of SV j ← γ H with H = e_r − e_s (and remember (r, s)).
+
+    The SV's other coefficients must be 0 (a new SV, or the same (r, s) again): the kernel expansion
+    (``support_set.expansion_scores``) then adds only these two entries."""
+    sv.hr[j] = r
+    sv.hs[j] = s
+    sv.hw[j] = gamma
     sv.coef[j, r] = gamma
     sv.coef[j, s] = -gamma

@@ -15,7 +15,7 @@ for s_t, where κ_t is replaced by 2κ_t = ‖H_t‖²κ_t (PA-II: ℓ/(2κ_t + 
 
 A zero-norm example (κ(x_t, x_t) ≤ 1e-12, possible with the linear kernel) cannot change f and is skipped.
 """
-from ..._compile import njit
+from ..._compile import min2, njit_helper, njit_inline
 from ...params import POSITIVE, POWERS_OF_TWO
 from ...spec import register
 from ..linear.pa import PA_PRIMAL
@@ -27,17 +27,17 @@ from .support_set import sv_append
 PA_PLAIN, PA_I, PA_II = 0, 1, 2
 
 
-@njit
+@njit_inline
 def pa_step(variant, C, loss, q):
     """τ of PA / PA-I / PA-II for loss ℓ and squared norm q of the update direction."""
     if variant == PA_PLAIN:
         return loss / q
     if variant == PA_I:
-        return min(C, loss / q)
+        return min2(C, loss / q)
     return loss / (q + 1.0 / (2.0 * C))
 
 
-@njit
+@njit_helper
 def pa_update(sv, st, s, t, kself, y, f, mistake):
     variant, C = st.prm[0], st.prm[1]
     if kself <= EPS:

@@ -6,9 +6,11 @@ A kernel model is f(·) = Σ_i a_i κ(x_i, ·) over stored support vectors (SVs)
   and κ(x_i, x_i);
 * a coefficient *vector* per SV (``coef[i, :]``: K outputs; binary learners K = 1, multiclass and
   multi-label learners one column per class);
-* per-SV labels ``y`` (binary ±1, or the class index), the multiclass direction ``h[i] = (r_i, s_i)``
-  (H_i = e_r − e_s, ALGORITHMS.md B0) and cached scores ``F`` (e.g. DUOL's margins F_i = y_i f(x_i))
-  where an algorithm needs them;
+* per-SV labels ``y`` (binary ±1, or the class index), the multiclass direction
+  ``(hr[i], hs[i]) = (r_i, s_i)`` (H_i = e_r − e_s, ALGORITHMS.md B0) with its weight ``hw[i]``
+  (coef[i] = hw[i] H_i; hr = hs = −1 for an SV whose coefficient vector is not a direction; separate
+  contiguous arrays, so the O(#SV) loops over them vectorise) and cached scores ``F`` (e.g. DUOL's
+  margins F_i = y_i f(x_i)) where an algorithm needs them;
 * an optional SV Gram cache ``gram[i, j] = κ(x_i, x_j)``, filled for free when an SV is added (its kernel
   row against the current SVs was just computed to predict) and used by algorithms that need SV–SV
   kernel values (DUOL, Online-SVM, later Projectron, Ahpatron, kernel SCW). Rows are written when an SV
@@ -41,14 +43,18 @@ Points that are not stream rows (merged or projected SVs) are added by :func:`sv
 The Python class owns the arrays (with spare capacity, grown between blocks); the compiled code sees
 them as the :data:`SVArrays` named tuple and updates them in place.
 """
-import math
 from collections import namedtuple
 
 import numpy as np
 import scipy.sparse as sp
 
-from ..._compile import njit, njit_reassoc
-from ...kernels import GAUSSIAN, dot_block, kernel_from_dot, kernel_from_gram
+from ..._compile import max2, min2, njit_helper, njit_helper_reassoc, njit_inline
+from ...kernels import (
+    dot_block,
+    kernel_from_dot,
+    kernel_from_gram,
+    kernel_row_from_dots,
+)
 
 # meta slots: #SVs, #SVs covered by the block product (slots 0..NPRE-1), sparse flag, Gram flag, examples
 # seen (clock), #SVs whose Gram column is filled (see sync_gram), block columns permuted by removals,
@@ -56,8 +62,8 @@ from ...kernels import GAUSSIAN, dot_block, kernel_from_dot, kernel_from_gram
 N, NPRE, SPARSE, HAS_GRAM, CLOCK, GSYNC, PERMUTED, POOL, HOLES = 0, 1, 2, 3, 4, 5, 6, 7, 8
 
 SVArrays = namedtuple(
-    "SVArrays", ["X", "start", "stop", "indices", "data", "norm2", "kself", "y", "h", "coef", "F", "gram", "krow",
-                 "grow", "added", "gcol", "meta", "mats"]
+    "SVArrays", ["X", "start", "stop", "indices", "data", "norm2", "kself", "y", "hr", "hs", "hw", "coef", "F",
+                 "gram", "krow", "grow", "added", "gcol", "meta", "mats"]
 )
 """Arrays of a support set as the compiled code sees them (full capacity; ``meta[N]`` are in use)."""
 
@@ -122,11 +128,21 @@ class SupportSet:
     GRAM_LIMIT_BYTES = 1 << 30
     """Default limit of an optional Gram cache: 1 GiB, i.e. about 11,000 SVs."""
 
+    LOW_DIM_FEATURES = 64
+    LOW_DIM_GRAM_LIMIT_BYTES = 64 << 20
+    """Limit of an optional Gram cache for dense SVs of at most LOW_DIM_FEATURES features (64 MiB, about
+    2,900 SVs): there a row computed on demand (d multiply-adds and a vectorised exp an entry) costs
+    about as much as reading it from a large cache, and a large cache costs its upkeep (the kernel zeroing
+    fresh pages, copies when it grows). Measured on letter (d = 16, 13,152 SVs), M-DUOL, same loaded
+    machine: 1 GiB 3.7 s, 64 MiB 2.4 s, no cache 2.1–2.5 s."""
+
     def __init__(self, n_features, sparse, n_outputs=1, gram=False, gram_limit_bytes=None, matrices=()):
         self.n_features = int(n_features)
         self.sparse = bool(sparse)
         self.n_outputs = int(n_outputs)
         self.use_gram = bool(gram)
+        if gram and gram_limit_bytes is not None and not self.sparse and self.n_features <= self.LOW_DIM_FEATURES:
+            gram_limit_bytes = min(gram_limit_bytes, self.LOW_DIM_GRAM_LIMIT_BYTES)
         self.gram_limit_bytes = gram_limit_bytes
         self.matrix_names = tuple(matrices)
         self.meta = np.zeros(9, np.int64)
@@ -146,7 +162,9 @@ class SupportSet:
         self.norm2 = np.empty(cap)
         self.kself = np.empty(cap)
         self.y = np.empty(cap)
-        self.h = np.empty((cap, 2), np.int64)
+        self.hr = np.empty(cap, np.int64)
+        self.hs = np.empty(cap, np.int64)
+        self.hw = np.empty(cap)
         self.coef = np.empty((cap, self.n_outputs))
         self.F = np.empty(cap)
         self.added = np.empty(cap, np.int64)
@@ -209,11 +227,21 @@ class SupportSet:
         for name in self._PER_SV:
             getattr(self, name)[:n] = old[name][:n]
         if self.use_gram:
-            sync_gram(self.arrays_of(old["gram"]))
+            self._sync_gram(old["gram"])
             self.gram[:n, :n] = old["gram"][:n, :n]
         self.mats[:, :n, :n] = old["mats"][:, :n, :n]
 
-    _PER_SV = ("start", "stop", "norm2", "kself", "y", "h", "coef", "F", "added", "gcol")
+    def _sync_gram(self, gram):
+        """:func:`sync_gram` in numpy, for Python callers (no compiled twin to build on a cold start)."""
+        n, done = int(self.meta[N]), int(self.meta[GSYNC])
+        if done < n:
+            gram[:done, done:n] = gram[done:n, :done].T
+            iu = np.triu_indices(n - done, 1)
+            new = gram[done:n, done:n]
+            new[iu] = new.T[iu]
+        self.meta[GSYNC] = n
+
+    _PER_SV = ("start", "stop", "norm2", "kself", "y", "hr", "hs", "hw", "coef", "F", "added", "gcol")
 
     def arrays(self):
         """The :data:`SVArrays` view handed to compiled code."""
@@ -221,8 +249,8 @@ class SupportSet:
 
     def arrays_of(self, gram):
         return SVArrays(self.X, self.start, self.stop, self.indices, self.data, self.norm2, self.kself, self.y,
-                        self.h, self.coef, self.F, gram, self.krow, self.grow, self.added, self.gcol, self.meta,
-                        self.mats)
+                        self.hr, self.hs, self.hw, self.coef, self.F, gram, self.krow, self.grow, self.added, self.gcol,
+                        self.meta, self.mats)
 
     # -- read access -----------------------------------------------------------------------------
     def vectors(self, n=None):
@@ -240,7 +268,7 @@ class SupportSet:
         """The SV Gram matrix κ(x_i, x_j) (n × n, symmetric); needs the cache (``gram=True``)."""
         if not self.use_gram:
             raise ValueError("this support set keeps no Gram cache (not requested, or dropped beyond gram_limit_bytes)")
-        sync_gram(self.arrays())
+        self._sync_gram(self.gram)
         return self.gram[: self.n, : self.n]
 
     def dots(self, rows):
@@ -262,7 +290,7 @@ class SupportSet:
         state["indices"] = self.indices[:pool].copy()
         state["data"] = self.data[:pool].copy()
         if self.use_gram:
-            sync_gram(self.arrays())
+            self._sync_gram(self.gram)
             state["gram"] = self.gram[:n, :n].copy()
         state["mats"] = self.mats[:, :n, :n].copy()
         state["capacity"] = n
@@ -270,34 +298,42 @@ class SupportSet:
 
     def __setstate__(self, state):
         self.__dict__.update(state)
+        if "hw" not in state:  # saved before the direction weights existed: coef[i] = hw[i] H_i
+            h = state["h"]
+            del self.h
+            self.hr, self.hs = h[:, 0].copy(), h[:, 1].copy()
+            self.hw = np.where(self.hr >= 0, self.coef[np.arange(len(self.hr)), np.maximum(self.hr, 0)], 0.0)
         self.krow = np.zeros(self.capacity + 1)
         self.grow = np.zeros(self.capacity + 1)
 
 
 # ---- compiled helpers ----------------------------------------------------------------------------
 
-@njit
+@njit_inline
 def scatter(s, t):
     """Write CSR row t of the stream into the dense buffer ``s.work`` (for sparse SV dot products)."""
     for q in range(s.indptr[t], s.indptr[t + 1]):
         s.work[s.indices[q]] = s.data[q]
 
 
-@njit
+@njit_inline
 def unscatter(s, t):
     for q in range(s.indptr[t], s.indptr[t + 1]):
         s.work[s.indices[q]] = 0.0
 
 
-@njit_reassoc
-def _dense_dot(a, b):
-    acc = 0.0
-    for k in range(a.shape[0]):
-        acc += a[k] * b[k]
-    return acc
+@njit_helper_reassoc
+def _dense_dots(X, x, out, lo, hi):
+    """out[i] = X[i]·x for lo ≤ i < hi (one loop nest: no array view per row)."""
+    d = x.shape[0]
+    for i in range(lo, hi):
+        acc = 0.0
+        for k in range(d):
+            acc += X[i, k] * x[k]
+        out[i] = acc
 
 
-@njit
+@njit_inline
 def _sparse_dot(start, stop, indices, data, j, work):
     acc = 0.0
     for q in range(start[j], stop[j]):
@@ -305,10 +341,10 @@ def _sparse_dot(start, stop, indices, data, j, work):
     return acc
 
 
-@njit
+@njit_inline
 def begin_block(sv, n_block_columns):
     """Set up a block: the first ``n_block_columns`` slots are covered by the block product, in order."""
-    sv.meta[NPRE] = min(n_block_columns, sv.meta[N])
+    sv.meta[NPRE] = min2(n_block_columns, sv.meta[N])
     sv.meta[PERMUTED] = 0
     for j in range(sv.meta[NPRE]):
         sv.gcol[j] = j
@@ -316,47 +352,51 @@ def begin_block(sv, n_block_columns):
         sync_gram(sv)
 
 
-@njit
+@njit_helper
 def fill_kernel_row(sv, s, t, G, p):
     """Fill ``sv.krow[:n]`` with κ(x_i, x_t) for all SVs and return κ(x_t, x_t).
 
     Entries of the covered slots (the first ``meta[NPRE]``) come from row p of the block of dot products
-    G (column ``gcol[j]``); the rest (SVs added since the block started) are computed here. (Hot loops
-    take plain arrays: passing the named tuples to a helper per entry costs reference counting on every
-    array, ~0.5 µs a call.)
+    G (column ``gcol[j]``); the rest (SVs added since the block started) are computed here. The dot
+    products are copied first and turned into kernel values by one vectorised pass over the row
+    (:func:`olkit.kernels.kernel_row_from_dots`: a row in the L2 cache, measured faster than one pass
+    over the whole block). (Hot loops take plain arrays: passing the named tuples to a helper per entry
+    costs reference counting on every array, ~0.5 µs a call.)
     """
     n = sv.meta[N]
-    npre = min(sv.meta[NPRE], n)
+    npre = min2(sv.meta[NPRE], n)
     xn = s.norm2[t]
     krow, sv_norm2, kp = sv.krow, sv.norm2, s.kp
     if sv.meta[PERMUTED]:
         gcol = sv.gcol
         for j in range(npre):
-            krow[j] = kernel_from_dot(kp, G[p, gcol[j]], xn, sv_norm2[j])
-    elif kp[0] == GAUSSIAN:  # the hot loop, kept free of the kernel switch
-        gamma = kp[1]
-        for j in range(npre):
-            krow[j] = math.exp(-max(xn + sv_norm2[j] - 2.0 * G[p, j], 0.0) * gamma)
+            krow[j] = G[p, gcol[j]]
     else:
         for j in range(npre):
-            krow[j] = kernel_from_dot(kp, G[p, j], xn, sv_norm2[j])
+            krow[j] = G[p, j]
+    kernel_row_from_dots(kp, krow, xn, sv_norm2, npre)
     if npre < n:
         if sv.meta[SPARSE]:
             start, stop, indices, data, work = sv.start, sv.stop, sv.indices, sv.data, s.work
             scatter(s, t)
             for j in range(npre, n):
-                krow[j] = kernel_from_dot(kp, _sparse_dot(start, stop, indices, data, j, work), xn, sv_norm2[j])
+                krow[j] = _sparse_dot(start, stop, indices, data, j, work)
             unscatter(s, t)
         else:
-            svX, x = sv.X, s.X[t]
-            for j in range(npre, n):
-                krow[j] = kernel_from_dot(kp, _dense_dot(svX[j], x), xn, sv_norm2[j])
+            _dense_dots(sv.X, s.X[t], krow, npre, n)
+        kernel_row_from_dots(kp, krow[npre:], xn, sv_norm2[npre:], n - npre)
     return kernel_from_dot(kp, xn, xn, xn)
 
 
-@njit
+@njit_helper
 def expansion_scores(sv, fv):
-    """f_c(x_t) = Σ_i coef[i, c] κ(x_i, x_t) for every output c, from the current kernel row."""
+    """f_c(x_t) = Σ_i coef[i, c] κ(x_i, x_t) for every output c, from the current kernel row.
+
+    An SV whose coefficient vector is a direction γ(e_r − e_s) (``(hr[i], hs[i]) = (r, s)``, set by
+    :func:`olkit.learners.kernel.multiclass.set_direction`; every other entry is 0) adds its two
+    non-zero terms only: the same additions, bit for bit, as the full K-vector (adding 0 changes no sum),
+    at 2 instead of K operations per SV.
+    """
     coef, krow, n = sv.coef, sv.krow, sv.meta[N]
     K = fv.shape[0]
     if K == 1:
@@ -367,14 +407,20 @@ def expansion_scores(sv, fv):
         return
     for c in range(K):
         fv[c] = 0.0
+    hr, hs, hw = sv.hr, sv.hs, sv.hw
     for j in range(n):
         kj = krow[j]
-        if kj != 0.0:
+        r = hr[j]
+        if r >= 0:
+            g = hw[j] * kj  # hw[j] = coef[j, r], contiguous: a 4x faster loop than reading coef's rows
+            fv[r] += g
+            fv[hs[j]] -= g
+        elif kj != 0.0:
             for c in range(K):
                 fv[c] += coef[j, c] * kj
 
 
-@njit
+@njit_inline
 def _fill(a, value):
     """a[:] = value as a loop: slice assignment would compile numba's broadcast-error formatting (seconds
     of a cold start)."""
@@ -382,21 +428,22 @@ def _fill(a, value):
         a[k] = value
 
 
-@njit
+@njit_inline
 def _copy(src, dst):
     for k in range(src.shape[0]):
         dst[k] = src[k]
 
 
-@njit
+@njit_helper
 def _new_slot(sv, norm2, kself, label):
     """Initialise slot n for a new SV (everything but its input) and return n."""
     n = sv.meta[N]
     sv.norm2[n] = norm2
     sv.kself[n] = kself
     sv.y[n] = label
-    sv.h[n, 0] = -1
-    sv.h[n, 1] = -1
+    sv.hr[n] = -1
+    sv.hs[n] = -1
+    sv.hw[n] = 0.0
     _fill(sv.coef[n], 0.0)
     sv.F[n] = 0.0
     sv.added[n] = sv.meta[CLOCK]
@@ -413,7 +460,7 @@ def _new_slot(sv, norm2, kself, label):
     return n
 
 
-@njit
+@njit_helper
 def sv_append(sv, s, t, kself, label):
     """Store stream row t as a new SV with zero coefficients and return its slot.
 
@@ -436,7 +483,7 @@ def sv_append(sv, s, t, kself, label):
     return _new_slot(sv, s.norm2[t], kself, label)
 
 
-@njit
+@njit_helper
 def sv_append_point(sv, idx, val, kself, label):
     """Store a point that is not a stream row (a merged or projected SV): non-zeros ``val`` at features
     ``idx``. ``sv.krow`` must hold its kernel row against the current SVs (as for :func:`sv_append`).
@@ -460,15 +507,16 @@ def sv_append_point(sv, idx, val, kself, label):
     return _new_slot(sv, norm2, kself, label)
 
 
-@njit
+@njit_helper
 def sv_scale(sv, factor):
     """Multiply every coefficient by ``factor`` (ROMMA, ALMA, BOGD shrinkage)."""
     for j in range(sv.meta[N]):
         for c in range(sv.coef.shape[1]):
             sv.coef[j, c] *= factor
+        sv.hw[j] *= factor
 
 
-@njit
+@njit_helper
 def sv_clear(sv):
     """Remove every SV (agg-ROMMA's reset case)."""
     sv.meta[N] = 0
@@ -478,7 +526,7 @@ def sv_clear(sv):
     sv.meta[HOLES] = 0
 
 
-@njit
+@njit_helper
 def sync_gram(sv):
     """Mirror the rows of SVs added since the last call into their Gram columns.
 
@@ -487,12 +535,12 @@ def sync_gram(sv):
     """
     n, done = sv.meta[N], sv.meta[GSYNC]
     for j in range(n):
-        for i in range(max(done, j + 1), n):
+        for i in range(max2(done, j + 1), n):
             sv.gram[j, i] = sv.gram[i, j]
     sv.meta[GSYNC] = n
 
 
-@njit
+@njit_helper
 def load_gram_row(sv, b, s):
     """Fill ``sv.grow[:n]`` with κ(x_b, x_i) for every SV i.
 
@@ -500,8 +548,8 @@ def load_gram_row(sv, b, s):
     """
     n = sv.meta[N]
     if sv.meta[HAS_GRAM]:
-        split = max(sv.meta[GSYNC], b + 1)
-        for i in range(min(split, n)):
+        split = max2(sv.meta[GSYNC], b + 1)
+        for i in range(min2(split, n)):
             sv.grow[i] = sv.gram[b, i]
         for i in range(split, n):  # columns not mirrored yet: read the (complete) rows of the new SVs
             sv.grow[i] = sv.gram[i, b]
@@ -511,16 +559,15 @@ def load_gram_row(sv, b, s):
         for q in range(start[b], stop[b]):
             work[indices[q]] = data[q]
         for i in range(n):
-            grow[i] = kernel_from_dot(s.kp, _sparse_dot(start, stop, indices, data, i, work), norm2[i], norm2[b])
+            grow[i] = _sparse_dot(start, stop, indices, data, i, work)
         for q in range(start[b], stop[b]):
             work[indices[q]] = 0.0
     else:
-        svX = sv.X
-        for i in range(n):
-            grow[i] = kernel_from_dot(s.kp, _dense_dot(svX[i], svX[b]), norm2[i], norm2[b])
+        _dense_dots(sv.X, sv.X[b], grow, 0, n)
+    kernel_row_from_dots(s.kp, grow, norm2[b], norm2, n)
 
 
-@njit
+@njit_helper
 def _move_sv(sv, src, dst):
     """Copy SV ``src`` into slot ``dst`` (its input, per-SV values, and its row and column of every SV×SV
     matrix); the Gram cache must be fully mirrored."""
@@ -532,8 +579,9 @@ def _move_sv(sv, src, dst):
     sv.norm2[dst] = sv.norm2[src]
     sv.kself[dst] = sv.kself[src]
     sv.y[dst] = sv.y[src]
-    sv.h[dst, 0] = sv.h[src, 0]
-    sv.h[dst, 1] = sv.h[src, 1]
+    sv.hr[dst] = sv.hr[src]
+    sv.hs[dst] = sv.hs[src]
+    sv.hw[dst] = sv.hw[src]
     _copy(sv.coef[src], sv.coef[dst])
     sv.F[dst] = sv.F[src]
     sv.added[dst] = sv.added[src]
@@ -546,7 +594,7 @@ def _move_sv(sv, src, dst):
         _move_row_and_column(sv.mats[m], src, dst, n)
 
 
-@njit
+@njit_helper
 def _move_row_and_column(M, src, dst, n):
     """Row and column ``dst`` of the leading n × n block of a symmetric-layout SV×SV matrix ← ``src``'s."""
     for j in range(n):
@@ -556,7 +604,7 @@ def _move_row_and_column(M, src, dst, n):
     M[dst, dst] = M[src, src]
 
 
-@njit
+@njit_helper
 def sv_remove(sv, r):
     """Remove SV r in O(1) moves (each move O(d + #SV)); the other SVs keep their values but not their
     slots: the last SV (and, if r is covered by the block product, the last covered one) change slot.
@@ -569,7 +617,7 @@ def sv_remove(sv, r):
         sync_gram(sv)
     if sv.meta[SPARSE] and sv.stop[r] > sv.start[r]:
         sv.meta[HOLES] += 1
-    npre = min(sv.meta[NPRE], n)
+    npre = min2(sv.meta[NPRE], n)
     last = n - 1
     if r < npre:
         # keep the covered slots a prefix: the last covered SV fills r, the last SV fills its slot
