@@ -1,5 +1,6 @@
 """M-DUOL, M-DUOL_appr, M-DUOL_iter and multiclass PA-I against the literal reference on real multiclass
-datasets in fixed orderings (issue 7's acceptance: σ = 8, C = 10, ρ = 0, tol = 1e-9).
+datasets in fixed orderings (issue 7's acceptance: σ = 8, C = 10, ρ = 0, tol = 1e-9), and binary DUOL
+(JMLR and NIPS 2009) on tie-heavy real binary data.
 
 The reference (tests/reference/kernel_multiclass.py) evaluates every kernel value explicitly from the
 differences x_s − x_t; olkit computes them from BLAS dot products. The values differ in the last bits, so
@@ -41,3 +42,27 @@ def test_real_multiclass_matches_reference(dataset, n, seed):
         np.testing.assert_array_equal(res.mistake_flags, ref.flags, err_msg=name)
         assert res.n_sv == ref.n_sv, (name, res.n_sv, ref.n_sv)
         np.testing.assert_allclose(res.scores, ref.scores, rtol=1e-9, atol=1e-9, err_msg=name)
+
+
+TIE_HEAVY = [("mushrooms", None), ("splice", None), ("german", None)]  # duplicate rows; integer-coded features
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("dataset,n", TIE_HEAVY, ids=[d for d, _ in TIE_HEAVY])
+@pytest.mark.parametrize("variant", ["jmlr", "nips2009"])
+def test_real_binary_duol_matches_reference(dataset, n, variant):
+    """Binary DUOL (JMLR and NIPS 2009) against the literal binary reference on tie-heavy real data in a
+    fixed ordering, σ = 8, C = 5, tol = 1e-9 (ρ: the variant's default)."""
+    from reference.kernel_binary import run_reference as run_binary_reference
+
+    X, y = olkit.load_dataset(dataset)
+    order = make_orders(X.shape[0], 1, 0)[0][1][:n]
+    params = {"sigma": 8.0, "C": 5.0, "tol": 1e-9, "variant": variant}
+    res = olkit.evaluate_online(olkit.make("duol", **params), X[order], y[order])
+    ref = run_binary_reference("duol", X[order], y[order], **params)
+    ref_flags = np.where(ref.scores >= 0, 1.0, -1.0) != ref.y_pm  # §0.2: f = 0 predicts +1
+    assert res.mistakes == ref.mistakes == int(ref_flags.sum()), (res.mistakes, ref.mistakes)
+    np.testing.assert_array_equal(res.mistake_flags, ref_flags)
+    assert res.n_sv == ref.n_sv, (res.n_sv, ref.n_sv)
+    np.testing.assert_allclose(res.scores, ref.scores, rtol=1e-9, atol=1e-9)
+    assert res.diagnostics["double_updates"] > 0
