@@ -138,6 +138,8 @@ def test_list_unknown_algorithm(capsys, args, needle):
 
 @pytest.mark.parametrize("args,needle", [
     (["run", "nope", "--data", "german"], "unknown algorithm 'nope'; valid algorithms: perceptron"),
+    (["run", "SCW1", "--data", "german"], "unknown algorithm 'SCW1'; did you mean 'scw1'? (valid algorithms: "),
+    (["run", "duoll", "pa1", "--data", "german"], "unknown algorithm 'duoll'; did you mean 'duol'?"),
     (["run", "pa1", "--data", "german", "--set", "bogus=1"], "'bogus' belong to none of pa1; valid parameters: C, coef0, compat, degree, kernel, sigma"),
     (["run", "pa1", "--data", "german", "--set", "C=-1"], "C must be a number > 0"),
     (["run", "duol", "--data", "german", "--set", "sigma=-2"], "sigma=-2 is not valid; sigma must be a number > 0"),

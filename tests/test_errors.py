@@ -66,6 +66,8 @@ def test_bad_parameters(name, params, needle):
 def test_unknown_algorithm_and_parameter():
     with pytest.raises(ValueError, match="unknown algorithm 'svm'; valid algorithms: perceptron"):
         olkit.make("svm")
+    with pytest.raises(ValueError, match="unknown algorithm 'Duol-Appr'; did you mean 'duol-appr'"):
+        olkit.make("Duol-Appr")
     with pytest.raises(ValueError, match=r"duol: unknown parameter\(s\) gamma; valid parameters: C"):
         olkit.make("duol", gamma=1)
 

@@ -24,22 +24,9 @@ class UsageError(Exception):
     pass
 
 
-def parse_value(text):
-    """--set values: int, float, true/false, none, or a string."""
-    low = text.lower()
-    if low in ("true", "false"):
-        return low == "true"
-    if low in ("none", "null"):
-        return None
-    for cast in (int, float):
-        try:
-            return cast(text)
-        except ValueError:
-            pass
-    return text
-
-
 def parse_settings(items):
+    from .params import parse_value
+
     settings = {}
     for item in items or []:
         key, sep, value = item.partition("=")
@@ -154,17 +141,6 @@ def write_outputs(doc, out_dir, fmt):
     plot_curves(doc, stem + "-curves.png")
 
 
-def _known_algorithm(name, valid):
-    """``name`` if registered, else a UsageError naming the nearest valid name."""
-    if name in valid:
-        return name
-    import difflib
-
-    near = difflib.get_close_matches(name, valid, n=1, cutoff=0.5)
-    hint = f"did you mean {near[0]!r}?" if near else f"valid algorithms: {', '.join(valid)}"
-    raise UsageError(f"unknown algorithm {name!r}; {hint} (see `olkit list`)")
-
-
 def _resolved_defaults(spec):
     """{data kind: resolved_params() of a default learner on that kind of data} — the values the defaults
     stand for where they depend on the data (DUOL's C=None: 5 binary, 10 multiclass)."""
@@ -257,10 +233,9 @@ def cmd_list(args):
     ``--verbose``: the full spec (parameters, defaults and their sources, constraints, tuning grid)."""
     from .registry import names, spec
 
-    valid = names()
-    chosen = [_known_algorithm(name, valid) for name in args.algorithms]
+    chosen = [spec(name) for name in args.algorithms]  # an unknown name: ValueError with the nearest name
     full = bool(chosen) or args.verbose
-    specs = [spec(name) for name in (chosen or valid)]
+    specs = chosen or [spec(name) for name in names()]
     if args.format == "json":
         records = [_spec_record(s) if full else {"name": s.name, "description": s.description, "data": list(s.data)}
                    for s in specs]

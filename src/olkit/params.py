@@ -118,7 +118,7 @@ def parse_value(text):
     low = text.strip().lower()
     if low in ("true", "false"):
         return low == "true"
-    if low == "none":
+    if low in ("none", "null"):
         return None
     for kind in (int, float):
         try:

@@ -27,8 +27,14 @@ def spec(name):
     _load_learners()
     try:
         return SPECS[name]
-    except KeyError:
-        raise ValueError(f"unknown algorithm {name!r}; valid algorithms: {', '.join(SPECS)}") from None
+    except (KeyError, TypeError):
+        import difflib
+
+        valid = list(SPECS)
+        near = [v for v in valid if v == str(name).lower()] or difflib.get_close_matches(str(name), valid, 1, 0.6)
+        listing = f"valid algorithms: {', '.join(valid)}"
+        hint = f"did you mean {near[0]!r}? ({listing})" if near else listing
+        raise ValueError(f"unknown algorithm {name!r}; {hint}") from None
 
 
 def get(name):
