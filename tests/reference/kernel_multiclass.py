@@ -31,17 +31,12 @@ import numpy as np
 from .kernel_binary import box_qp_enumerate
 
 SIGMA = 1.5
-GAMMA = 1.0 / (2 * SIGMA ** 2)
-
-
-def kern(a, b):
-    """Gaussian κ(a, b) = exp(−‖a − b‖²/(2σ²)) (§0.4); integer features make ‖a − b‖² exact."""
-    return float(np.exp(-np.sum((a - b) ** 2) * GAMMA))
+"""σ of the random test streams (tests/test_kernel_multiclass_quick.py)."""
 
 
 def gram(X, sigma=SIGMA):
-    """T×T table of κ over the stream: exp(−‖x_s − x_t‖²/(2σ²)) from the explicit differences x_s − x_t
-    (for the default σ, row by row the same values as :func:`kern`)."""
+    """T×T table of the Gaussian κ over the stream (§0.4): exp(−‖x_s − x_t‖²/(2σ²)) from the explicit
+    differences x_s − x_t (integer features make ‖x_s − x_t‖² exact)."""
     T = len(X)
     G = np.empty((T, T))
     gamma = 1.0 / (2 * sigma ** 2)

@@ -74,6 +74,7 @@ class LinearModel:
             for o in range(n_outputs):
                 np.fill_diagonal(self.S[o], a)
         self.D = np.full((n_outputs, n_features), float(a)) if cov == DIAGONAL else np.zeros((0, 0))
+        # work vectors: u = Σx for a full covariance, and SOP's A⁻¹x (a rule with a block of its own)
         self.u1 = np.zeros(n_features if cov == FULL or rule.block is not None else 0)
         self.u2 = np.zeros(n_features if cov == FULL and n_outputs > 1 else 0)
         self.fs = np.zeros(n_outputs)
