@@ -7,6 +7,7 @@ import sys
 import numpy as np
 import pytest
 
+from olkit import cli
 from olkit.cli import main
 
 
@@ -118,7 +119,7 @@ def test_list_reads_the_registry_json(capsys):
         assert record["description"] == spec.description and record["data"] == list(spec.data)
         assert list(record["parameters"]) == list(spec.defaults)
         for param, info in record["parameters"].items():
-            assert info["default"] == spec.defaults[param]
+            assert info["default"] == cli._plain(spec.defaults[param])  # inf is "inf" (not valid JSON)
             assert info["source"] == spec.sources.get(param)
         assert [(t["parameter"], tuple(t["candidates"])) for t in record["tuning"]] == list(spec.tuning)
     pa1 = next(r for r in json.loads(out)["algorithms"] if r["name"] == "pa1")

@@ -105,6 +105,10 @@ def test_random_add_remove_replace_keeps_caches_exact(storage, seed):
         np.testing.assert_allclose(s.gram_matrix(), Kfull, rtol=1e-12, atol=1e-12)
         P = s.matrix("pair")
         np.testing.assert_array_equal(P, P.T)
+        # the arrival order lists every slot once, oldest first, whatever the moves
+        arrival = s.arrival[:nsv]
+        assert sorted(arrival) == list(range(nsv))
+        assert np.all(np.diff(s.added[arrival]) > 0)
     assert s.n > 20
 
 

@@ -114,6 +114,11 @@ class KernelLearner(PrimalHooks, OnlineClassifier):
     def _rule_params(self):
         return []
 
+    def _max_support(self):
+        """The most SVs the rule ever holds at once (a budget), or None (no bound): the support set, its
+        Gram cache and SV×SV matrices are never allocated beyond it."""
+        return None
+
     def _initial_fst(self):
         return [0.0]
 
@@ -188,7 +193,11 @@ class KernelLearner(PrimalHooks, OnlineClassifier):
         if self._primal():
             return self._primal_learn_block(stream, X, order, start, stop, scores, mistakes)
         rows = X[order[start:stop]]
-        self.support_.reserve(stop - start, rows.nnz if sp.issparse(rows) else 0)
+        more = stop - start
+        cap = self._max_support()
+        if cap is not None:  # a budget: room for at most cap SVs, whatever the block size
+            more = max(0, min(more, cap - self.support_.n))
+        self.support_.reserve(more, rows.nnz if sp.issparse(rows) else 0)
         G = self.support_.dots(rows)
         self._loop()(self.support_.arrays(), self.state_, stream, G, order, start, stop, scores, mistakes)
 

@@ -23,7 +23,10 @@ A kernel model is f(·) = Σ_i a_i κ(x_i, ·) over stored support vectors (SVs)
   SCW's π of ALGORITHMS.md C14, an inverse Gram matrix); new SVs enter with a zero row and column, and
   ``SupportSet.matrix(name)`` returns one by name;
 * a scratch kernel row ``krow`` of the current example against all SVs;
-* ``added[i]``, the number of examples the learner had seen when SV i was added (its arrival time).
+* ``added[i]``, the number of examples the learner had seen when SV i was added (its arrival time), and
+  ``arrival[0..n−1]``, the slots in the order their SVs were added (oldest first; a removal keeps the
+  others' order). Budgeted rules that remove "the oldest" or "the k-th SV" read it, so their choices do
+  not depend on slots, which removals permute depending on block boundaries.
 
 Kernel rows are computed in blocks (see :mod:`olkit.protocol`): for an in-memory stream the dot products
 of the next block of examples with the SVs present at the start of the block come from one BLAS product
@@ -63,7 +66,7 @@ N, NPRE, SPARSE, HAS_GRAM, CLOCK, GSYNC, PERMUTED, POOL, HOLES = 0, 1, 2, 3, 4, 
 
 SVArrays = namedtuple(
     "SVArrays", ["X", "start", "stop", "indices", "data", "norm2", "kself", "y", "hr", "hs", "hw", "coef", "F",
-                 "gram", "krow", "grow", "added", "gcol", "meta", "mats"]
+                 "gram", "krow", "grow", "added", "gcol", "meta", "mats", "arrival"]
 )
 """Arrays of a support set as the compiled code sees them (full capacity; ``meta[N]`` are in use)."""
 
@@ -169,6 +172,7 @@ class SupportSet:
         self.F = np.empty(cap)
         self.added = np.empty(cap, np.int64)
         self.gcol = np.empty(cap, np.int64)
+        self.arrival = np.empty(cap, np.int64)
         self.gram = np.empty((cap, cap) if self.use_gram else (0, 0))
         self.mats = np.empty((len(self.matrix_names), cap, cap))
         self.krow = np.empty(cap + 1)
@@ -241,7 +245,7 @@ class SupportSet:
             new[iu] = new.T[iu]
         self.meta[GSYNC] = n
 
-    _PER_SV = ("start", "stop", "norm2", "kself", "y", "hr", "hs", "hw", "coef", "F", "added", "gcol")
+    _PER_SV = ("start", "stop", "norm2", "kself", "y", "hr", "hs", "hw", "coef", "F", "added", "gcol", "arrival")
 
     def arrays(self):
         """The :data:`SVArrays` view handed to compiled code."""
@@ -250,7 +254,7 @@ class SupportSet:
     def arrays_of(self, gram):
         return SVArrays(self.X, self.start, self.stop, self.indices, self.data, self.norm2, self.kself, self.y,
                         self.hr, self.hs, self.hw, self.coef, self.F, gram, self.krow, self.grow, self.added, self.gcol,
-                        self.meta, self.mats)
+                        self.meta, self.mats, self.arrival)
 
     # -- read access -----------------------------------------------------------------------------
     def vectors(self, n=None):
@@ -303,6 +307,8 @@ class SupportSet:
             del self.h
             self.hr, self.hs = h[:, 0].copy(), h[:, 1].copy()
             self.hw = np.where(self.hr >= 0, self.coef[np.arange(len(self.hr)), np.maximum(self.hr, 0)], 0.0)
+        if "arrival" not in state:  # saved before the arrival order was kept
+            self.arrival = np.argsort(self.added, kind="stable").astype(np.int64)
         self.krow = np.zeros(self.capacity + 1)
         self.grow = np.zeros(self.capacity + 1)
 
@@ -456,6 +462,7 @@ def _new_slot(sv, norm2, kself, label):
             sv.mats[m, n, j] = 0.0
             sv.mats[m, j, n] = 0.0
     sv.krow[n] = kself
+    sv.arrival[n] = n
     sv.meta[N] = n + 1
     return n
 
@@ -588,6 +595,9 @@ def _move_sv(sv, src, dst):
     sv.gcol[dst] = sv.gcol[src]
     sv.krow[dst] = sv.krow[src]
     n = sv.meta[N]
+    for p in range(n):  # the moved SV keeps its place in the arrival order
+        if sv.arrival[p] == src:
+            sv.arrival[p] = dst
     if sv.meta[HAS_GRAM]:
         _move_row_and_column(sv.gram, src, dst, n)
     for m in range(sv.mats.shape[0]):
@@ -609,10 +619,15 @@ def sv_remove(sv, r):
     """Remove SV r in O(1) moves (each move O(d + #SV)); the other SVs keep their values but not their
     slots: the last SV (and, if r is covered by the block product, the last covered one) change slot.
 
-    Budgeted rules that need an order (FIFO) use ``added``. The block product stays valid: covered slots
+    The others keep their order in ``arrival`` (O(#SV)). The block product stays valid: covered slots
     remain the prefix 0..NPRE−1 and ``gcol`` maps them to their block-product columns.
     """
     n = sv.meta[N]
+    p = 0
+    while sv.arrival[p] != r:
+        p += 1
+    for q in range(p, n - 1):
+        sv.arrival[q] = sv.arrival[q + 1]
     if sv.meta[HAS_GRAM]:
         sync_gram(sv)
     if sv.meta[SPARSE] and sv.stop[r] > sv.start[r]:

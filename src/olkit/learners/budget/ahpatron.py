@@ -1,0 +1,209 @@
+"""Ahpatron (Liao, Li et al., AAAI 2024, Algorithm 2, eqs (6)–(9); ALGORITHMS.md D2, D13.2).
+
+AVP with a budget B (even) kept by *halving and projection*. On a margin error m_t < 1 − ε:
+
+* |S| < B: add x_t with the row λD_t, ‖f‖² += 2λm_t + c_Dλ²κ_t, project onto ‖f‖ ≤ U;
+* |S| = B: split S by ‖A_i‖₂ (binary |α_i|): the B/2 largest are kept (S₂), the other B/2 (S₁) removed,
+  ties broken by arrival order. The removed part f₁ is projected onto span(S₂) with a ridge η (eq. (6)):
+
+      Θ* = (K₂ + ηI)⁻¹ K₂₁ A₁                                   (eq. (9); one factorisation, K' columns)
+
+  A₂' = A₂ + Θ*, and f̄ is rescaled onto the sphere of radius c_t U (eq. (7)), c_t = ‖f_t‖/U as in the
+  experiments and AHP Theorem 6: A₂'' = (‖f_t‖/N)A₂', N² = tr(A₂'ᵀK₂A₂') (N = 0: left as is). Then
+  f_{t+1} = Proj_U(f̄ + λD_tκ(x_t, ·)) (eq. (8)) with f̄(x_t) from the new coefficients; |S| = B/2 + 1.
+
+η is a ridge, not a step size. Reading of Algorithm 2's line 8: its λ_t is the constant λ. A halving costs
+O(B³) once every B/2 additions (O(B²) amortised); every other round is O(dB) (the kernel row).
+
+Defaults are the AHP experiments' (eq. numbers of the paper): η = 0.0005, U = √B/2, λ = U/(2√B) (= ¼),
+ε = 0.5 (the low end of the grid {0.5, …, 0.9} the paper selects from in hindsight), B = 600 (the R
+script's; Table 2: 400 phishing/SUSY, 600 ijcnn1/cod-rna, 300 w8a, 150 a9a), σ = 1. On multiclass data
+the defaults are their image under D13.0's K = 2 map, U = √(B/8) and λ = U/(2√(2B)) (= ⅛).
+
+Diagnostics: ``n_T``, the rounds with 0 < m_t < 1 − ε (|N_T| of AHP Table 3), and ``halvings``.
+"""
+import math
+
+import numpy as np
+
+from ..._compile import njit_helper
+from ...params import PROBABILITY_OPEN, Interval
+from ...spec import register
+from ..kernel.base import EPS
+from ..kernel.support_set import N, expansion_scores, sv_remove, sv_scale, sync_gram
+from .common import D0, RADIUS, BudgetLearner, append_direction, margin_direction, row_norm
+
+N_T, HALVINGS = 0, 1  # diagnostic slots
+
+
+@njit_helper
+def halve(sv, ridge, target_norm):
+    """Keep the B/2 SVs of largest ‖A_i‖ (ties: arrival order), project the others onto them with the ridge
+    (eq. (9)), rescale to ‖f̄‖ = target_norm (eq. (7)); returns ‖f̄‖²."""
+    sync_gram(sv)
+    n = sv.meta[N]
+    h = n // 2
+    # rank in arrival order: a stable sort by −‖A_i‖ keeps the older of tied SVs first
+    order = sv.arrival[:n].copy()
+    key = np.empty(n)
+    for p in range(n):
+        key[p] = -row_norm(sv, order[p])
+    rank = np.argsort(key, kind="mergesort")
+    keep_pos = np.sort(rank[:h])  # positions in arrival order
+    drop_pos = np.sort(rank[h:])
+    keep = order[keep_pos]
+    drop = order[drop_pos]
+    K = sv.coef.shape[1]
+    gram = sv.gram
+    K2 = np.empty((h, h))
+    K21 = np.empty((h, n - h))
+    for a in range(h):
+        for b in range(h):
+            K2[a, b] = gram[keep[a], keep[b]]
+        K2[a, a] += ridge
+        for b in range(n - h):
+            K21[a, b] = gram[keep[a], drop[b]]
+    A1 = np.empty((n - h, K))
+    for b in range(n - h):
+        for q in range(K):
+            A1[b, q] = sv.coef[drop[b], q]
+    theta = np.linalg.solve(K2, K21 @ A1)  # (K₂ + ηI)⁻¹K₂₁A₁
+    for a in range(h):
+        i = keep[a]
+        for q in range(K):
+            sv.coef[i, q] += theta[a, q]
+        if K > 1:
+            sv.hr[i] = -1  # a general row now
+    # N² = tr(A₂'ᵀK₂A₂') (K₂ without the ridge)
+    norm2 = 0.0
+    for a in range(h):
+        for b in range(h):
+            g = gram[keep[a], keep[b]]
+            acc = 0.0
+            for q in range(K):
+                acc += sv.coef[keep[a], q] * sv.coef[keep[b], q]
+            norm2 += g * acc
+    # remove S₁: mark them in F (unused by this rule; moved with the SVs) and sweep
+    for i in range(n):
+        sv.F[i] = 0.0
+    for b in range(n - h):
+        sv.F[drop[b]] = 1.0
+    i = 0
+    while i < sv.meta[N]:
+        if sv.F[i] == 1.0:
+            sv_remove(sv, i)  # moves come from higher slots: slot i is examined again
+        else:
+            i += 1
+    if norm2 > 0.0:
+        sv_scale(sv, target_norm / math.sqrt(norm2))
+        return target_norm * target_norm
+    return norm2
+
+
+@njit_helper
+def ahpatron_update(sv, st, s, t, kself, y, f, mistake):
+    lam, eps, U, ridge, B = st.prm[0], st.prm[1], st.prm[2], st.prm[3], int(st.prm[4])
+    r, c, m, cD = margin_direction(s, t, y, f)
+    if m >= 1.0 - eps or kself <= EPS:
+        return False
+    if m > 0.0:
+        st.cnt[D0 + N_T] += 1
+    norm2 = st.fst[0]
+    if sv.meta[N] >= B:  # halving and projection
+        norm2 = halve(sv, ridge, math.sqrt(norm2))
+        st.cnt[D0 + HALVINGS] += 1
+        fbar = np.empty(f.shape[0])
+        expansion_scores(sv, fbar)  # f̄(x_t): the kernel row follows the SVs through removals
+        m = y * fbar[0] if c < 0 else fbar[r] - fbar[c]
+    append_direction(sv, s, t, kself, y, r, c, lam)
+    norm2 += 2.0 * lam * m + cD * lam * lam * kself
+    if norm2 > U * U:  # Proj_U (eq. (8))
+        sv_scale(sv, U / math.sqrt(norm2))
+        norm2 = U * U
+    st.fst[0] = norm2
+    return True
+
+
+@register("ahpatron", "Ahpatron: budgeted AVP, halving the SV set and projecting the removed half onto the kept "
+                      "one (Ahpatron AAAI 2024 Alg. 2)", data=("binary", "multiclass"),
+          tuning=(("epsilon", (0.5, 0.6, 0.7, 0.8, 0.9)),),
+          sources={"B": "AHP R script (600); Table 2 per dataset", "U": "AHP Experiments (U = √B/2)",
+                   "lam": "AHP Experiments (λ = U/(2√B))", "epsilon": "AHP Experiments (grid {0.5..0.9})",
+                   "eta": "AHP Experiments (η = 0.0005)", "sigma": "AHP Experiments (σ = 1)"})
+class Ahpatron(BudgetLearner):
+    """Ahpatron (AAAI 2024, Algorithm 2): budgeted online kernel learning by halving and projection.
+
+    Parameters
+    ----------
+    B : even int ≥ 2, default 600
+        Budget (the halving keeps B/2 SVs).
+    U : float > 0, math.inf or None, default None
+        Radius of the ball ‖f‖ ≤ U. None: √B/2 (AHP experiments); multiclass √(B/8) (D13.2).
+    lam : float > 0 or None, default None
+        Step λ. None: U/(2√B) (AHP experiments, = ¼ with the default U); multiclass U/(2√(2B)). With
+        U = inf, the default U's value (¼, multiclass ⅛).
+    epsilon : float in (0, 1), default 0.5
+        Update on m_t < 1 − ε (the experiments select ε from {0.5, …, 0.9} in hindsight; the tuning grid).
+    eta : float > 0, default 0.0005
+        Ridge of the projection, eq. (9).
+    kernel, sigma, degree, coef0 : the kernel (σ = 1 as in the AHP experiments).
+    compat : "none"
+
+    Diagnostics: ``n_T`` (AHP Table 3's |N_T|), ``halvings``, ``norm`` (‖f‖).
+
+    Examples
+    --------
+    >>> import olkit
+    >>> X, y = olkit.load_dataset("german")
+    >>> clf = olkit.make("ahpatron", B=100)
+    >>> olkit.evaluate_online(clf, X, y).n_sv <= 100
+    True
+
+    References
+    ----------
+    Liao, S., Li, J. et al. (2024). Ahpatron: A new budgeted online kernel learning machine with tighter
+    mistake bound. AAAI 2024.
+    """
+
+    _update = staticmethod(ahpatron_update)
+    _gram = "cache"
+    _parameter_constraints = {"B": [Interval(2, None, integer=True)], "U": RADIUS,
+                              "lam": [Interval(0, None, closed="neither"), None],
+                              "epsilon": [PROBABILITY_OPEN], "eta": [Interval(0, None, closed="neither")]}
+
+    def __init__(self, B=600, U=None, lam=None, epsilon=0.5, eta=0.0005, kernel="gaussian", sigma=1.0, degree=3,
+                 coef0=1.0, compat="none"):
+        self.B = B
+        self.U = U
+        self.lam = lam
+        self.epsilon = epsilon
+        self.eta = eta
+        self._set_kernel_params(kernel, sigma, degree, coef0, compat)
+
+    def _check_params(self):
+        super()._check_params()
+        if int(self.B) % 2:
+            raise ValueError(f"ahpatron: B={self.B!r} is odd; the halving keeps B/2 SVs, so B must be an even "
+                             "integer >= 2")
+
+    def _paper_U(self):
+        return math.sqrt(self.B / 8.0) if self._multiclass_model() else math.sqrt(self.B) / 2.0
+
+    def _U(self):
+        return self._paper_U() if self.U is None else float(self.U)
+
+    def _lam(self):
+        if self.lam is not None:
+            return float(self.lam)
+        U = self._U() if math.isfinite(self._U()) else self._paper_U()
+        return U / (2.0 * math.sqrt(2.0 * self.B)) if self._multiclass_model() else U / (2.0 * math.sqrt(self.B))
+
+    def _rule_params(self):
+        return [self._lam(), float(self.epsilon), self._U(), float(self.eta), float(self.B)]
+
+    def resolved_params(self):
+        return {**self.get_params(), "U": self._U(), "lam": self._lam()}
+
+    def diagnostics(self):
+        return {"n_T": self._counter(N_T), "halvings": self._counter(HALVINGS),
+                "norm": math.sqrt(self.state_.fst[0])}

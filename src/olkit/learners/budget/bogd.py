@@ -1,0 +1,178 @@
+"""BOGD and BOGD++: Budgeted Online Gradient Descent (Zhao, Wang, Wu, Jin, Hoi, ICML 2012; ALGORITHMS.md D7,
+D8, D13.7, D13.8).
+
+Kernel OGD on ½λ‖f‖² + hinge loss with a budget B. Every round, after predicting, A ← (1 − ηλ)A. On a
+margin error m_t < 1: while |S| < B, x_t is added with the row ηD_t; with a full budget one SV is removed
+first and the others are rescaled so that the kept part is an unbiased estimate of f:
+
+* BOGD: j uniform; A ← A·B/(B − 1);
+* BOGD++: j drawn with p_i = 1 − s w_i, w_i = ‖A_i‖₂√κ_ii, s = (B − 1)/Σ_j w_j (Σ p_i = 1: large
+  coefficients are rarely removed); each kept row A_i ← (1 − ηλ)A_i/(1 − p_i) (per SV, the unbiased form;
+  this replaces the round's decay). If some p_i < 0 (one SV holds more than 1/(B − 1) of Σw) they are
+  clamped to 0 and p renormalised; if Σw = 0, p is uniform.
+
+then x_t is added with ηD_t and every entry is clipped to |A_i[r]| ≤ ηγ (sign kept; the per-coefficient
+bound of JSAT and the AHP R code, D7's default). Draws are indices into the arrival order (BOGD) or a
+uniform u walked along the arrival order's cumulative p (BOGD++), from olkit's seeded generator.
+
+The paper selects η (AHP: {10⁻³..10³}/√T) and λ ∈ 2^{−3..3}/T², which need the stream length T; the
+defaults here are fixed numbers (η = 0.5, λ = 10⁻⁵: LSOKL's ``Experiment.m``; γ = 1: the AHP R script).
+Diagnostics: ``removals``, ``clipped`` (entries clipped).
+"""
+import math
+
+from ..._compile import njit_helper
+from ..._rng import next_index, next_uniform
+from ...params import POSITIVE, NON_NEGATIVE, POWERS_OF_TWO
+from ...spec import register
+from ..kernel.base import EPS
+from ..kernel.support_set import N, sv_remove, sv_scale
+from .common import (
+    D0,
+    BudgetLearner,
+    append_direction,
+    clip_entries,
+    margin_direction,
+    remove_by_age,
+    row_norm,
+    scale_row,
+)
+
+REMOVALS, CLIPPED = 0, 1  # diagnostic slots
+
+
+@njit_helper
+def remove_weighted(sv, st, decay):
+    """BOGD++'s removal: draw j ~ p over the arrival order, rescale every kept row by decay/(1 − p_i)."""
+    n = sv.meta[N]
+    p = sv.grow  # p_i by slot (scratch)
+    total = 0.0
+    for i in range(n):
+        p[i] = row_norm(sv, i) * math.sqrt(sv.kself[i])
+        total += p[i]
+    if total > 0.0:
+        scale = (n - 1.0) / total
+        mass = 0.0
+        for i in range(n):
+            p[i] = max(1.0 - scale * p[i], 0.0)
+            mass += p[i]
+        for i in range(n):
+            p[i] = p[i] / mass
+    else:
+        for i in range(n):
+            p[i] = 1.0 / n
+    u = next_uniform(st.rng)
+    j = sv.arrival[n - 1]
+    acc = 0.0
+    for q in range(n):
+        acc += p[sv.arrival[q]]
+        if acc > u:
+            j = sv.arrival[q]
+            break
+    for i in range(n):
+        if i != j:
+            scale_row(sv, i, decay / (1.0 - p[i]))
+    sv_remove(sv, j)
+
+
+@njit_helper
+def bogd_update(sv, st, s, t, kself, y, f, mistake):
+    """BOGD (prm[4] = 0) and BOGD++ (prm[4] = 1)."""
+    eta, lam, gamma, B, weighted = st.prm[0], st.prm[1], st.prm[2], int(st.prm[3]), st.prm[4] > 0
+    decay = 1.0 - eta * lam
+    r, c, m, cD = margin_direction(s, t, y, f)
+    update = m < 1.0 and kself > EPS
+    full = sv.meta[N] >= B
+    if update and full and weighted:
+        remove_weighted(sv, st, decay)  # the round's decay is in its per-SV rescale
+    elif decay != 1.0:
+        sv_scale(sv, decay)
+    if not update:
+        return False
+    if full:
+        if not weighted:
+            remove_by_age(sv, next_index(st.rng, sv.meta[N]))
+            sv_scale(sv, B / (B - 1.0))
+        st.cnt[D0 + REMOVALS] += 1
+    append_direction(sv, s, t, kself, y, r, c, eta)
+    if full:
+        st.cnt[D0 + CLIPPED] += clip_entries(sv, eta * gamma)
+    return True
+
+
+_DOC = """{title}
+
+    Parameters
+    ----------
+    B : int >= 2, default 600
+        Budget.
+    eta : float > 0, default 0.5
+        Step size (LSOKL ``Experiment.m``; the papers select it from a grid that needs the stream length).
+    lam : float >= 0, default 1e-5
+        Regulariser λ of ½λ‖f‖² (LSOKL ``Experiment.m``).
+    gamma : float > 0, default 1
+        Coefficient bound |A_i[r]| ≤ ηγ (AHP R script).
+    seed : int >= 0, default 0
+        Seed of the removals' draws.
+    kernel, sigma, degree, coef0 : the kernel (σ = 1 as in the AHP experiments).
+    compat : "none"
+
+    Diagnostics: ``removals``, ``clipped``.
+
+    Examples
+    --------
+    >>> import olkit
+    >>> X, y = olkit.load_dataset("german")
+    >>> olkit.evaluate_online(olkit.make("{name}", B=50, sigma=8), X, y).n_sv <= 50
+    True
+
+    References
+    ----------
+    Zhao, P., Wang, J., Wu, P., Jin, R., Hoi, S. C. H. (2012). Fast bounded online gradient descent
+    algorithms for scalable kernel-based online learning. ICML.
+    """
+_SOURCES = {"B": "AHP R scripts' budget (600)", "eta": "LSOKL Experiment.m (0.5)", "lam": "LSOKL Experiment.m (1e-5)",
+            "gamma": "AHP R BOGD++.R (1)", "sigma": "AHP Experiments (σ = 1)"}
+_ETA_GRID = tuple(10.0 ** k for k in range(-3, 4))
+
+
+class _BOGDBase(BudgetLearner):
+    _update = staticmethod(bogd_update)
+    _weighted = False
+    _parameter_constraints = {"eta": [POSITIVE], "lam": [NON_NEGATIVE], "gamma": [POSITIVE]}
+
+    def __init__(self, B=600, eta=0.5, lam=1e-5, gamma=1.0, seed=0, kernel="gaussian", sigma=1.0, degree=3,
+                 coef0=1.0, compat="none"):
+        self.B = B
+        self.eta = eta
+        self.lam = lam
+        self.gamma = gamma
+        self.seed = seed
+        self._set_kernel_params(kernel, sigma, degree, coef0, compat)
+
+    def _check_params(self):
+        super()._check_params()
+        if self.eta * self.lam >= 1.0:
+            raise ValueError(f"{self.algorithm_name}: eta*lam = {self.eta * self.lam:g} must be < 1 (the decay "
+                             "1 - eta*lam of every round must stay positive)")
+
+    def _rule_params(self):
+        return [float(self.eta), float(self.lam), float(self.gamma), float(self.B), float(self._weighted)]
+
+    def diagnostics(self):
+        return {"removals": self._counter(REMOVALS), "clipped": self._counter(CLIPPED)}
+
+
+@register("bogd", "BOGD: budgeted kernel OGD, uniform removal with unbiased rescaling (Zhao et al. 2012)",
+          data=("binary", "multiclass"), tuning=(("eta", _ETA_GRID), ("lam", POWERS_OF_TWO)), sources=_SOURCES)
+class BOGD(_BOGDBase):
+    __doc__ = _DOC.format(title="BOGD (Zhao et al. 2012): budgeted OGD with uniform removal.", name="bogd")
+
+
+@register("bogd++", "BOGD++: budgeted kernel OGD, removal by coefficient size with unbiased rescaling "
+                    "(Zhao et al. 2012)", data=("binary", "multiclass"), tuning=(("eta", _ETA_GRID),),
+          sources=_SOURCES)
+class BOGDPP(_BOGDBase):
+    __doc__ = _DOC.format(title="BOGD++ (Zhao et al. 2012): budgeted OGD, small coefficients removed first.",
+                          name="bogd++")
+    _weighted = True

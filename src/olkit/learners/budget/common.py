@@ -1,0 +1,146 @@
+"""What the budgeted learners share: the multi-prototype lift of ALGORITHMS.md D13.0, row operations on
+the support set, removal in arrival order, and the base class with the parameters every one of them has.
+
+One code path for binary and multiclass data (D13.0). The model is a coefficient matrix A (one row A_i
+per SV, scores F(x) = Σ_i A_i κ(x_i, x)); on binary data A has K' = 1 column and the direction of an
+update is D_t = y_t; on data with K ≥ 3 classes A has K columns and D_t = H_t = e_{y_t} − e_{s_t}, with
+s_t the best-scoring other class (ties to the smallest index). The margin is m_t = D_t·F(x_t)
+(= y_t f(x_t), or Γ_t = f_{y_t} − f_{s_t}) and c_D = ‖D_t‖² (1 or 2). Every Part D formula reads with
+y_t → D_t, y_t f → m_t, |α_i| → ‖A_i‖₂ and λ²κ_t → c_D λ²κ_t. The norm is ‖f‖² = tr(AᵀK_S A).
+
+Choices that remove "the oldest" or "the k-th SV" use the support set's arrival order
+(``sv.arrival``), so they do not depend on where block boundaries fell.
+"""
+import math
+
+import numpy as np
+
+from ..._compile import njit_helper
+from ...params import Interval, Options, SEED
+from ..kernel.base import DIAG, KernelLearner
+from ..kernel.engine import relevant_pair
+from ..kernel.multiclass import set_direction
+from ..kernel.support_set import N, sv_append, sv_remove
+
+BUDGET = Interval(2, None, integer=True)
+"""A budget B ≥ 2 (removal rules need B − 1 ≥ 1 other SVs)."""
+
+POSITIVE_OR_INF = Interval(0, None, closed="neither")
+"""A radius U > 0; ``math.inf`` (no projection) is accepted separately."""
+
+RADIUS = [POSITIVE_OR_INF, Options((math.inf,)), None]
+"""U > 0, ``math.inf`` (no ball), or None (the learner's paper setting)."""
+
+D0 = DIAG
+"""First diagnostic counter slot of the budgeted rules."""
+
+
+@njit_helper
+def margin_direction(s, t, y, f):
+    """(r, c, m_t, c_D): binary (0, −1, y_t f(x_t), 1); multiclass (y_t, s_t, Γ_t, 2) (D13.0)."""
+    if f.shape[0] == 1:
+        return 0, -1, y * f[0], 1.0
+    r, c = relevant_pair(s.Y, t, f)
+    return r, c, f[r] - f[c], 2.0
+
+
+@njit_helper
+def append_direction(sv, s, t, kself, y, r, c, v):
+    """Store x_t as a new SV with the row v·D_t and return its slot (``sv.krow`` holds its kernel row)."""
+    if c < 0:
+        j = sv_append(sv, s, t, kself, y)
+        sv.coef[j, 0] = v * y
+        return j
+    j = sv_append(sv, s, t, kself, float(r))
+    set_direction(sv, j, r, c, v)
+    return j
+
+
+@njit_helper
+def add_along(sv, d, y, r, c, v):
+    """A_i += v d_i D_t for every SV i (a projected step, d = K_S⁻¹k_t); multiclass rows lose their
+    two-entry form (the scores then read the whole row)."""
+    n = sv.meta[N]
+    if c < 0:
+        g = v * y
+        for i in range(n):
+            sv.coef[i, 0] += g * d[i]
+        return
+    for i in range(n):
+        sv.coef[i, r] += v * d[i]
+        sv.coef[i, c] -= v * d[i]
+        sv.hr[i] = -1
+
+
+@njit_helper
+def scale_row(sv, i, factor):
+    """A_i ← factor·A_i."""
+    for q in range(sv.coef.shape[1]):
+        sv.coef[i, q] *= factor
+    sv.hw[i] *= factor
+
+
+@njit_helper
+def row_norm(sv, i):
+    """‖A_i‖₂ (binary |α_i|)."""
+    acc = 0.0
+    for q in range(sv.coef.shape[1]):
+        acc += sv.coef[i, q] * sv.coef[i, q]
+    return math.sqrt(acc)
+
+
+@njit_helper
+def clip_entries(sv, bound):
+    """|A_i[r]| ≤ bound for every entry, sign kept (BOGD's coefficient bound ηγ). Returns the number of
+    entries clipped."""
+    clipped = 0
+    for i in range(sv.meta[N]):
+        for q in range(sv.coef.shape[1]):
+            a = sv.coef[i, q]
+            if a > bound:
+                sv.coef[i, q] = bound
+                clipped += 1
+            elif a < -bound:
+                sv.coef[i, q] = -bound
+                clipped += 1
+        if sv.hr[i] >= 0:
+            sv.hw[i] = sv.coef[i, sv.hr[i]]
+    return clipped
+
+
+@njit_helper
+def remove_by_age(sv, k):
+    """Remove the k-th oldest SV (k = 0: the oldest)."""
+    sv_remove(sv, sv.arrival[k])
+
+
+def model_norm2(support):
+    """tr(AᵀK_S A), ‖f‖² recomputed from scratch (tests and diagnostics; O(#SV²) kernel values)."""
+    n = support.n
+    if n == 0:
+        return 0.0
+    A = support.coef[:n]
+    return float(np.sum(A * (support.gram_matrix() @ A)))
+
+
+class BudgetLearner(KernelLearner):
+    """Base of the budgeted kernel learners (binary and multiclass by the lift of ALGORITHMS.md D13.0).
+
+    Defaults are the Ahpatron experiments' settings: the Gaussian kernel with σ = 1 (AHP "Experiments"; σ = 2
+    for w8a and a9a).
+    """
+
+    _kernel_data = ("binary", "multiclass")
+    _parameter_constraints = {"B": [BUDGET], "seed": [SEED]}
+
+    def _multiclass_model(self):
+        return self._n_outputs() > 1
+
+    def _max_support(self):
+        return int(self.B) + 1 if getattr(self, "B", None) is not None else None
+
+    def _seed(self):
+        return int(getattr(self, "seed", 0))
+
+    def _counter(self, slot):
+        return int(self.state_.cnt[D0 + slot])

@@ -1,0 +1,69 @@
+"""RBP, the Random Budget Perceptron (Cesa-Bianchi & Gentile, COLT 2006; ALGORITHMS.md D6, D13.6).
+
+On every mistake ŷ_t ≠ y_t: if |S| = B, a uniformly drawn SV is removed; then x_t is added with the unit
+row D_t (binary y_t; multiclass H_t = e_{y_t} − e_{s_t}). O(B) per round. The draw is an index into the
+arrival order from olkit's seeded generator (:mod:`olkit._rng`), so results depend on ``seed`` only.
+
+Diagnostics: ``removals``.
+"""
+from ..._compile import njit_helper
+from ..._rng import next_index
+from ...spec import register
+from ..kernel.support_set import N
+from .common import D0, BudgetLearner, append_direction, margin_direction, remove_by_age
+
+REMOVALS = 0  # diagnostic slot
+
+
+@njit_helper
+def rbp_update(sv, st, s, t, kself, y, f, mistake):
+    if not mistake:
+        return False
+    B = int(st.prm[0])
+    r, c, m, cD = margin_direction(s, t, y, f)
+    if sv.meta[N] >= B:
+        remove_by_age(sv, next_index(st.rng, sv.meta[N]))
+        st.cnt[D0 + REMOVALS] += 1
+    append_direction(sv, s, t, kself, y, r, c, 1.0)
+    return True
+
+
+@register("rbp", "Random Budget Perceptron: on a mistake with a full budget remove a random SV, then add x_t "
+                 "(Cesa-Bianchi & Gentile 2006)", data=("binary", "multiclass"),
+          sources={"B": "AHP R scripts' budget (600)", "sigma": "AHP Experiments (σ = 1)"})
+class RBP(BudgetLearner):
+    """Random Budget Perceptron (Cesa-Bianchi & Gentile 2006).
+
+    Parameters
+    ----------
+    B : int >= 2, default 600
+        Budget.
+    seed : int >= 0, default 0
+        Seed of the removals' draws.
+    kernel, sigma, degree, coef0 : the kernel (σ = 1 as in the AHP experiments).
+    compat : "none"
+
+    Examples
+    --------
+    >>> import olkit
+    >>> X, y = olkit.load_dataset("german")
+    >>> olkit.evaluate_online(olkit.make("rbp", B=50, sigma=8), X, y).n_sv
+    50
+
+    References
+    ----------
+    Cesa-Bianchi, N., Gentile, C. (2006). Tracking the best hyperplane with a simple budget Perceptron. COLT.
+    """
+
+    _update = staticmethod(rbp_update)
+
+    def __init__(self, B=600, seed=0, kernel="gaussian", sigma=1.0, degree=3, coef0=1.0, compat="none"):
+        self.B = B
+        self.seed = seed
+        self._set_kernel_params(kernel, sigma, degree, coef0, compat)
+
+    def _rule_params(self):
+        return [float(self.B)]
+
+    def diagnostics(self):
+        return {"removals": self._counter(REMOVALS)}
