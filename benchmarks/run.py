@@ -18,6 +18,9 @@ Benchmarks (see benchmarks/README.md for what each number means):
   configuration in its own subprocess next to a compiled PA-I floor (same process, same CSR arrays and
   ordering): examples/s, ratio to the floor vs the targets, mistakes, updates, peak RSS; plus Vowpal Wabbit
   (if installed) on the same streams. --quick: a9a only.
+* ``budget_learners`` (benchmarks/budget.py): every budgeted learner on ijcnn1 (B = 600, σ = 1): learning
+  seconds, per-segment time (10 segments), RSS growth, ratio to the budget's kernel-row bound; ijcnn1 x10
+  (1.4 M examples) for ahpatron, bogd, fogd, nogd (memory flat in T).
 * ``startup``: wall time of the process ``olkit run pa1 --data german`` (first run, then 7 warm
   runs) and of ``python -c "import olkit"``; and of ``olkit run duol --data german --repeats 1`` cold
   (an empty compile cache each run) and warm (``cli_duol``).
@@ -42,7 +45,7 @@ REPO = HERE.parent
 RESULTS = HERE / "results"
 MARKER = "@@OLKIT-BENCH-RESULT@@ "
 
-BENCHMARKS = ("kernel_learners", "multiclass_kernel", "dorothea", "linear_learners", "startup")
+BENCHMARKS = ("kernel_learners", "multiclass_kernel", "dorothea", "linear_learners", "budget_learners", "startup")
 QUICK_BENCHMARKS = ("kernel_learners", "linear_learners", "startup")
 
 REPEATS = 3                     # best of 3 for every timing (learner runs and lower bounds)
@@ -423,6 +426,10 @@ def worker_main(kind, spec_json):
         import linear
 
         result = linear.main_worker(kind, spec)
+    elif kind == "budget":
+        import budget
+
+        result = budget.main_worker(kind, spec)
     else:
         raise SystemExit(f"unknown worker kind {kind!r}")
     sys.stdout.write(MARKER + json.dumps(result) + "\n")
@@ -705,6 +712,34 @@ def kernel_table(results):
     return text
 
 
+# ---- budgeted learners (benchmarks/budget.py) -------------------------------------------------------
+
+def bench_budget_learners(quick):
+    sys.path.insert(0, str(HERE))
+    import budget
+
+    started = now_iso()
+    results = []
+    for spec in budget.jobs(quick):
+        print(f"  [budget_learners] {spec['name']} ...", flush=True)
+        r = run_worker(spec, "budget")
+        results.append(r)
+        print("    " + budget.line(r), flush=True)
+    payload = {
+        "settings": {"dataset": "ijcnn1 (141,691 x 22), one ordering (seed 0); ijcnn1x10: 10 copies, shuffled",
+                     "B": budget.B, "D_fogd": budget.D, "sigma": budget.SIGMA, "segments": budget.SEGMENTS,
+                     "bound": "T x B Gaussian kernel entries by blocked BLAS against B fixed rows, exp included "
+                              "(benchmarks/kernel_bound.py), same process",
+                     "targets": {"flatness_after_fill": 1.3, "ratio_to_bound": 2.0, "ratio_to_kol": 1 / 3,
+                                 "rss_growth_difference_mb": 50}},
+        "summary": budget.summary(results),
+        "results": results,
+    }
+    path = write_json("budget_learners", quick, started, payload)
+    print(json.dumps(payload["summary"], indent=1))
+    return path, results
+
+
 # ---- linear learners (benchmarks/linear.py) ---------------------------------------------------------
 
 def bench_linear_learners(quick):
@@ -947,7 +982,8 @@ def main(argv=None):
     written = []
     runners = {"kernel_learners": bench_kernel_learners, "multiclass_kernel": bench_multiclass_kernel,
                "dorothea": bench_dorothea,
-               "linear_learners": bench_linear_learners, "startup": bench_startup}
+               "linear_learners": bench_linear_learners, "budget_learners": bench_budget_learners,
+               "startup": bench_startup}
     for name in selected:
         print(f"\n== {name} ==", flush=True)
         path, _ = runners[name](args.quick)

@@ -29,6 +29,11 @@ N_COUNTERS = 8
 EPS = 1e-12
 """Library-wide guard: a denominator ≤ EPS (relative to its scale) counts as zero (ALGORITHMS.md §0.7)."""
 
+MARGIN_TIE = 1e-9
+"""A margin loss within this (relative to the scores) of 0 is no margin error: when a margin is exactly 1
+in exact arithmetic (e.g. a point just updated returns), rounding must not decide whether a step of ~1e-16
+is taken (MIRA, Projectron++)."""
+
 
 class OnlineClassifier:
     """Base class: parameters, labels, input validation and the scikit-learn API.

@@ -11,8 +11,10 @@ first and the others are rescaled so that the kept part is an unbiased estimate 
   this replaces the round's decay). If some p_i < 0 (one SV holds more than 1/(B − 1) of Σw) they are
   clamped to 0 and p renormalised; if Σw = 0, p is uniform.
 
-then x_t is added with ηD_t and every entry is clipped to |A_i[r]| ≤ ηγ (sign kept; the per-coefficient
-bound of JSAT and the AHP R code, D7's default). Draws are indices into the arrival order (BOGD) or a
+then every entry is clipped to |A_i[r]| ≤ ηγ (sign kept; the per-coefficient bound of JSAT and the AHP R
+code, D7's default) — BOGD clips after adding x_t with ηD_t (D7: "append η y_t, then enforce the bound"),
+BOGD++ before (D8: "rescale, then clip; append η y_t"), so its new row is never clipped; the two orders
+differ only when γ < 1. Rows added while |S| < B are never clipped (D7 bounds the budget rounds). Draws are indices into the arrival order (BOGD) or a
 uniform u walked along the arrival order's cumulative p (BOGD++), from olkit's seeded generator.
 
 The paper selects η (AHP: {10⁻³..10³}/√T) and λ ∈ 2^{−3..3}/T², which need the stream length T; the
@@ -94,8 +96,10 @@ def bogd_update(sv, st, s, t, kself, y, f, mistake):
             remove_by_age(sv, next_index(st.rng, sv.meta[N]))
             sv_scale(sv, B / (B - 1.0))
         st.cnt[D0 + REMOVALS] += 1
+    if full and weighted:  # D8: rescale the kept rows, clip, then append
+        st.cnt[D0 + CLIPPED] += clip_entries(sv, eta * gamma)
     append_direction(sv, s, t, kself, y, r, c, eta)
-    if full:
+    if full and not weighted:  # D7: append, then clip every row
         st.cnt[D0 + CLIPPED] += clip_entries(sv, eta * gamma)
     return True
 

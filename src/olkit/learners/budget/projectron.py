@@ -14,7 +14,9 @@ without adding SVs: ℓ = 1 − m_t, N = c_D k_tᵀd* (the squared norm of the p
 * ``margin_rule="dogma"`` (default; the author's code): update iff ℓ − δ²/η > 0, τ = min(ℓ/N, 1, 2(ℓ − δ²/η)/N);
 * ``margin_rule="paper"``: τ = min(ℓ/N, 1), update iff τ(2ℓ − τN − 2δ/η) ≥ 0;
 
-then A ← A + τ d* D_tᵀ. Multiclass (D13.3): one shared dictionary (one K_S⁻¹, one row per SV); δ is the
+then A ← A + τ d* D_tᵀ. A loss within 1e-9 (relative to the scores) of 0 is no margin error: after a
+margin step onto a duplicate the margin is exactly 1 in exact arithmetic, and rounding must not decide a
+step of ~1e-16 (MIRA's ``MARGIN_TIE``). Multiclass (D13.3): one shared dictionary (one K_S⁻¹, one row per SV); δ is the
 per-class residual. ``B`` gives LSOKL's fixed-budget variant: once |S| = B every update projects.
 
 Per addition O(|S|²) (d* and the rank-one update of K_S⁻¹), memory O(|S|²): the Projectrons are not
@@ -24,9 +26,9 @@ Diagnostics: ``projections``, ``additions`` and (Projectron++) ``margin_updates`
 import math
 
 from ..._compile import njit_helper
-from ...params import BOOLEAN, NON_NEGATIVE, Interval, Options
+from ...params import BOOLEAN, NON_NEGATIVE, POSITIVE, Interval, Options
 from ...spec import register
-from ..kernel.base import EPS
+from ..kernel.base import EPS, MARGIN_TIE
 from ..kernel.support_set import N
 from .common import D0, BudgetLearner, add_along, append_direction, margin_direction
 
@@ -37,9 +39,20 @@ MARGIN_RULES = {"dogma": DOGMA, "paper": PAPER}
 
 @njit_helper
 def project(sv, kself):
-    """d* = K_S⁻¹k_t into ``sv.grow``; returns (δ², k_tᵀd*)."""
+    """d* = K_S⁻¹k_t into ``sv.grow``; returns (δ², k_tᵀd*).
+
+    When x_t is an SV's input in the kernel's feature space (κ(x_j, x_t) = κ_t = κ_jj: equality in
+    Cauchy–Schwarz), k_t is column j of K_S and exactly d* = e_j, δ² = 0: taken as such, so that a
+    projection onto a duplicate cancels coefficients exactly instead of leaving ~1e-16 (an SV that exact
+    arithmetic removes)."""
     n = sv.meta[N]
     kinv, k, d = sv.mats[0], sv.krow, sv.grow
+    for j in range(n):
+        if k[j] == kself and sv.kself[j] == kself:
+            for a in range(n):
+                d[a] = 0.0
+            d[j] = 1.0
+            return 0.0, kself
     for a in range(n):
         acc = 0.0
         for b in range(n):
@@ -91,9 +104,10 @@ def projectron_update(sv, st, s, t, kself, y, f, mistake):
             add_with_inverse(sv, s, t, kself, y, r, c, delta2)
             st.cnt[D0 + ADDITIONS] += 1
         return True
-    if not plus or m >= 1.0 or n == 0:
-        return False
     loss = 1.0 - m
+    scale = abs(f[0]) if c < 0 else abs(f[r]) + abs(f[c])
+    if not plus or loss <= MARGIN_TIE * max(1.0, scale) or n == 0:
+        return False  # a loss of rounding size is a tie (MIRA's rule): no step of ~1e-16
     delta2, kd = project(sv, kself)
     norm2 = cD * max(kd, 0.0)  # ‖P(D_tκ(x_t,·))‖²
     if norm2 <= EPS * kself:
@@ -116,7 +130,7 @@ _DOC = """{title}
 
     Parameters
     ----------
-    eta : float >= 0, default 0.9
+    eta : float >= 0 (Projectron++: > 0), default 0.9
         Projection threshold: project when δ ≤ η (the AHP experiments select η from {{0.1, 0.9}}; 0.9 is the
         AHP authors' script).
     threshold_on_squared : bool, default False
@@ -194,6 +208,7 @@ class ProjectronPP(_ProjectronBase):
     __doc__ = _DOC.format(title="Projectron++ (Orabona, Keshet, Caputo 2009): Projectron with margin updates.",
                           extra=_MARGIN_DOC, diag=", ``margin_updates``", name="projectron++")
     _plus = True
+    _parameter_constraints = {"eta": [POSITIVE]}  # the margin rules divide by η
 
     def __init__(self, eta=0.9, threshold_on_squared=False, margin_rule="dogma", B=None, kernel="gaussian",
                  sigma=1.0, degree=3, coef0=1.0, compat="none"):

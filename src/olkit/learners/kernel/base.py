@@ -4,7 +4,7 @@ from collections import namedtuple
 import numpy as np
 import scipy.sparse as sp
 
-from ...base import EPS, MISTAKES, N_COUNTERS, SEEN, UPDATES, OnlineClassifier  # noqa: F401  (re-exported for the rules)
+from ...base import EPS, MARGIN_TIE, MISTAKES, N_COUNTERS, SEEN, UPDATES, OnlineClassifier  # noqa: F401  (re-exported for the rules)
 from ...kernels import KernelSpec, row_norms2
 from ..linear.base import LINEAR_BLOCK_SIZE, PrimalHooks
 from ..linear.model import LinearModel

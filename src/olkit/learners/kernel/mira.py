@@ -35,13 +35,8 @@ import numpy as np
 from ..._compile import njit
 from ...params import POSITIVE, Options
 from ...spec import register
-from .base import EPS, KernelLearner
+from .base import EPS, MARGIN_TIE, KernelLearner
 from .support_set import sv_append
-
-
-MARGIN_TIE = 1e-9
-"""A margin loss within this (relative to the scores) of 0 is no margin error: when f_y − 1 = max f_r in
-exact arithmetic, rounding must not decide whether a point with ~1e-16 coefficients is stored."""
 
 
 @njit
