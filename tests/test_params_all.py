@@ -69,9 +69,11 @@ def bad_values(constraint):
         out.append(above(c.high))
         if c.closed in ("left", "neither"):
             out.append(c.high)
-    if c.integer:
+    if c.integer or c.even:
         inside = (c.low if c.low is not None else (c.high if c.high is not None else 0)) + 0.5
         out.append(inside if c.low is not None or c.high is None else c.high - 0.5)
+    if c.even:
+        out.append((c.low if c.low is not None else 0) + 1)  # an odd integer inside the range
     return out
 
 

@@ -27,13 +27,17 @@ class Interval:
     high: float = None
     closed: str = "both"
     integer: bool = False
+    even: bool = False
+    """An even integer (Ahpatron's budget: the halving keeps B/2 SVs)."""
 
     def accepts(self, value):
         if not isinstance(value, numbers.Real) or isinstance(value, (bool, np.bool_)):
             return False
         if not np.isfinite(value):
             return False
-        if self.integer and not float(value).is_integer():
+        if (self.integer or self.even) and not float(value).is_integer():
+            return False
+        if self.even and int(value) % 2:
             return False
         if self.low is not None:
             if value < self.low or (value == self.low and self.closed in ("right", "neither")):
@@ -44,7 +48,7 @@ class Interval:
         return True
 
     def __str__(self):
-        kind = "an integer" if self.integer else "a number"
+        kind = "an even integer" if self.even else "an integer" if self.integer else "a number"
         parts = []
         if self.low is not None:
             parts.append(f"{'>=' if self.closed in ('both', 'left') else '>'} {self.low:g}")

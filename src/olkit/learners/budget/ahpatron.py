@@ -167,7 +167,7 @@ class Ahpatron(BudgetLearner):
 
     _update = staticmethod(ahpatron_update)
     _gram = "cache"
-    _parameter_constraints = {"B": [Interval(2, None, integer=True)], "U": RADIUS,
+    _parameter_constraints = {"B": [Interval(2, None, even=True)], "U": RADIUS,
                               "lam": [Interval(0, None, closed="neither"), None],
                               "epsilon": [PROBABILITY_OPEN], "eta": [Interval(0, None, closed="neither")]}
 
@@ -179,12 +179,6 @@ class Ahpatron(BudgetLearner):
         self.epsilon = epsilon
         self.eta = eta
         self._set_kernel_params(kernel, sigma, degree, coef0, compat)
-
-    def _check_params(self):
-        super()._check_params()
-        if int(self.B) % 2:
-            raise ValueError(f"ahpatron: B={self.B!r} is odd; the halving keeps B/2 SVs, so B must be an even "
-                             "integer >= 2")
 
     def _paper_U(self):
         return math.sqrt(self.B / 8.0) if self._multiclass_model() else math.sqrt(self.B) / 2.0

@@ -65,11 +65,11 @@ def project(sv, kself):
 
 
 @njit_helper
-def add_with_inverse(sv, s, t, kself, y, r, c, delta2):
-    """Add x_t with the row D_t and extend K_S⁻¹ by the block formula (d* in ``sv.grow``)."""
+def add_with_inverse(sv, s, t, kself, y, r, c, delta2, v):
+    """Add x_t with the row v·D_t and extend K_S⁻¹ by the block formula (d* in ``sv.grow``)."""
     n = sv.meta[N]
     d = sv.grow
-    j = append_direction(sv, s, t, kself, y, r, c, 1.0)
+    j = append_direction(sv, s, t, kself, y, r, c, v)
     kinv = sv.mats[0]
     inv = 1.0 / delta2
     for a in range(n):
@@ -101,7 +101,7 @@ def projectron_update(sv, st, s, t, kself, y, f, mistake):
             add_along(sv, sv.grow, y, r, c, 1.0)
             st.cnt[D0 + PROJECTIONS] += 1
         else:
-            add_with_inverse(sv, s, t, kself, y, r, c, delta2)
+            add_with_inverse(sv, s, t, kself, y, r, c, delta2, 1.0)
             st.cnt[D0 + ADDITIONS] += 1
         return True
     loss = 1.0 - m

@@ -51,7 +51,7 @@ def alma_update(sv, st, s, t, kself, y, fv, mistake):
 
 
 @njit
-def alma_score(sv, st, kself, fv):
+def alma_score(sv, st, s, t, kself, fv):
     """ALMA predicts with the normalised kernel: w(x̂_t) = Σ_i coef_i κ(x_i, x_t)/sqrt(κ_t)."""
     fv[0] = fv[0] / math.sqrt(kself) if kself > EPS else 0.0
 

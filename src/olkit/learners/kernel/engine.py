@@ -12,7 +12,9 @@ the rule it uses. Every rule has the signature
 
 with ``sv`` the support set arrays (``sv.krow`` holds κ(x_i, x_t)), ``st`` the rule state, ``s`` the
 stream, ``t`` the example's row, ``y`` its label (binary ±1, or the class index), ``f`` the vector of its
-K scores (binary: K = 1) and ``mistake`` whether the prediction was wrong.
+K scores (binary: K = 1) and ``mistake`` whether the prediction was wrong. A score hook has the signature
+``score_hook(sv, st, s, t, kself, f)`` and may change f in place before the mistake is decided (ALMA's
+normalisation, NOGD's feature map, POMDR's optimistic hint).
 
 Mistakes (ALGORITHMS.md §0.2, B0): binary ŷ = +1 iff f ≥ 0; multiclass ŷ = argmax_c f_c with ties to the
 smallest class index; multi-label: a mistake iff some irrelevant class scores at least as high as the
@@ -32,7 +34,7 @@ from .support_set import (
 
 
 @njit_inline
-def no_score_hook(sv, st, kself, f):
+def no_score_hook(sv, st, s, t, kself, f):
     """Default: the scores are the kernel expansion itself."""
 
 
@@ -90,7 +92,7 @@ def kernel_block(sv, st, s, G, order, start, stop, scores, mistakes):
         kself = fill_kernel_row(sv, s, t, G, pos - start)
         f = scores[pos]
         expansion_scores(sv, f)
-        score_hook(sv, st, kself, f)  # noqa: F821  (bound by block_loop)
+        score_hook(sv, st, s, t, kself, f)  # noqa: F821  (bound by block_loop)
         mistake = is_mistake(s, t, f)  # noqa: F821  (bound by block_loop)
         mistakes[pos] = mistake
         sv.meta[CLOCK] = st.cnt[SEEN]
@@ -103,20 +105,27 @@ def kernel_block(sv, st, s, G, order, start, stop, scores, mistakes):
 _BLOCK_LOOPS = {}
 
 
-def block_loop(update, score_hook=no_score_hook):
+def block_loop(update, score_hook=no_score_hook, mistake_tests=None):
     """``kernel_block`` for one algorithm's update rule and score hook: a callable with the loop's
     arguments that runs the loop compiled for the stream's data kind (``Stream.info[0]``), compiling it
-    on first use."""
-    key = (update, score_hook)
+    on first use.
+
+    ``mistake_tests`` ({data kind: test}, each ``test(s, t, f) -> bool``) replaces the mistake test of
+    §0.2 for the kinds it names: a learner reproducing a reference code that counts mistakes differently
+    (e.g. DOGMA's sign(0) = 0, ALGORITHMS.md D12) supplies its own, and only a run that uses it compiles
+    it; every other run compiles exactly the loop it compiled before."""
+    extra = tuple(sorted((mistake_tests or {}).items(), key=lambda kv: kv[0]))
+    key = (update, score_hook, extra)
     run = _BLOCK_LOOPS.get(key)
     if run is None:
         loops = {}
+        tests = {**MISTAKE_TESTS, **dict(extra)}
 
         def run(sv, st, s, G, order, start, stop, scores, mistakes):
             kind = int(s.info[0])
             loop = loops.get(kind)
             if loop is None:
-                loop = compile_loop(kernel_block, update=update, score_hook=score_hook, is_mistake=MISTAKE_TESTS[kind])
+                loop = compile_loop(kernel_block, update=update, score_hook=score_hook, is_mistake=tests[kind])
                 with loop_compile_options():  # compile (or load from the disk cache) on an empty block
                     loop(sv, st, s, G[:0], order, start, start, scores, mistakes)
                 loops[kind] = loop
