@@ -1,0 +1,416 @@
+"""FOGD — Fourier Online Gradient Descent (Lu, Hoi, Wang, Zhao & Liu, JMLR 2016), ALGORITHMS.md D10 and,
+on data with three or more classes, its multi-prototype form D13.10.
+
+The Gaussian kernel κ(x, x') = exp(−‖x − x'‖²/(2σ²)) is replaced by D random Fourier directions (Rahimi &
+Recht 2007): u_1..u_D ~ N(0, σ⁻² I_d), drawn once when the model is created, and
+
+    z(x) = [cos(u_1·x), …, cos(u_D·x), sin(u_1·x), …, sin(u_D·x)] / √D  ∈ R^{2D},
+
+so that z(x)·z(x') = (1/D) Σ_j cos(u_j·(x − x')) → κ(x, x') as D grows. The learner is then plain online
+gradient descent on the hinge loss in that feature space, no regularisation and no projection (D10):
+
+* binary: f = w·z(x_t), ŷ_t = +1 iff f ≥ 0; if y_t f < 1: w ← w + η y_t z(x_t);
+* K ≥ 3 classes (D13.10): F = W z(x_t) ∈ R^K, ŷ_t = argmax F (ties → smallest index),
+  s_t = argmax_{s ≠ y_t} F_s (ties → smallest index), Γ_t = F_{y_t} − F_{s_t};
+  if Γ_t < 1: W_{y_t} ← W_{y_t} + η z(x_t), W_{s_t} ← W_{s_t} − η z(x_t).
+
+A mistake is ŷ_t ≠ y_t; the update test is the margin (independent of the mistake). With K = 2 the
+multiclass rule with step η equals the binary rule with 2η (D13.12, +1 ↔ class index 0).
+
+Implementation notes
+--------------------
+* The directions are ``U = numpy.random.default_rng(seed).standard_normal((d, D)) / sigma`` (column j is
+  u_j), drawn in ``fit`` / the first ``partial_fit`` from the number of features. They are part of the
+  model state, so a pickled learner continues the same stream identically.
+* z(x_t) is computed inside the compiled loop, one row at a time: the projection u_j·x_t as a sum over the
+  row's non-zeros in index order (dense rows skip their zeros, so a dense row and its CSR form give the same
+  bits; a sparse stream is never densified), then cos and sin. Not with BLAS: a gemm's result for one row
+  depends on where the row falls in the block (measured with OpenBLAS: 2% of the entries of X_block @ U
+  differ in the last bits between block sizes), and ``partial_fit`` in chunks must give exactly the one-pass
+  result. numpy's float64 cos/sin are scalar library calls (~25 ns a value: 14 s for ijcnn1 with D = 2000), so
+  cos and sin come from :func:`sincos`, a branch-free, vectorised evaluation (Cody–Waite reduction by π/2
+  with fused multiply-adds, fdlibm's polynomials on [−π/4, π/4]; within 1 ulp of the C library, ~1.4 ns a
+  pair). Arguments beyond ±1e9 (never from scaled data) fall back to ``math.cos``/``math.sin``.
+* The per-example round (:func:`hinge_ogd_round`) works on any explicit feature vector, so NOGD's second
+  stage (a linear model on Nyström features) uses it too.
+
+Parameters are ALGORITHMS.md's: ``D`` (random directions; the feature vector has 2D entries), ``eta`` (step),
+``sigma`` (Gaussian width), ``seed``. ``compat="lsokl"`` reproduces LSOKL's ``FouGD.m`` (Lu et al.'s MATLAB
+code), which omits the 1/√D (D12): the scores are those of the default rule run with step η·D.
+"""
+import math
+from collections import namedtuple
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..._compile import (
+    float_bits,
+    fma,
+    max2,
+    njit,
+    njit_helper,
+    njit_helper_nonan,
+    njit_helper_reassoc,
+    njit_inline,
+)
+from ...base import MISTAKES, N_COUNTERS, SEEN, UPDATES, OnlineClassifier
+from ...params import POSITIVE, SEED, Interval, Options
+from ...spec import register
+
+FEATURE_BLOCK_SIZE = 1 << 14
+"""Examples per call of the compiled loop: one round costs microseconds (the 2D features), so the per-call
+overhead (~20 µs) is negligible at this size."""
+
+MODEL_LIMIT_BYTES = 4 * 2**30
+"""The directions (d × D) and weights (K × 2D) together may not exceed this (checked before allocating)."""
+
+# ---- sin and cos, vectorised ------------------------------------------------------------------------
+# x = k·π/2 + r with k = round(2x/π) and |r| ≤ π/4; π/2 in three parts (each the rounded remainder of the
+# previous) and fused multiply-adds keep r accurate to ~1e-16 absolute for |x| ≤ SINCOS_LIMIT. The polynomials
+# are fdlibm's __kernel_sin / __kernel_cos minimax coefficients on [−π/4, π/4]. The quadrant k mod 4 picks
+# (±sin r, ±cos r) with selects, so the loop over a row has no branch and LLVM vectorises it.
+_PIO2_1 = 1.5707963267948966
+_PIO2_2 = 6.123233995736766e-17
+_PIO2_3 = -1.4973849048591698e-33
+_TWO_OVER_PI = 0.6366197723675814
+_SHIFT = 6755399441055744.0  # 1.5·2^52: x·2/π + SHIFT rounds to an integer held in the low mantissa bits
+_SHIFT_BITS = 0x4338000000000000
+_S1, _S2, _S3 = -1.66666666666666324348e-01, 8.33333333332248946124e-03, -1.98412698298579493134e-04
+_S4, _S5, _S6 = 2.75573137070700676789e-06, -2.50507602534068634195e-08, 1.58969099521155010221e-10
+_C1, _C2, _C3 = 4.16666666666666019037e-02, -1.38888888888741095749e-03, 2.48015872894767294178e-05
+_C4, _C5, _C6 = -2.75573143513906633035e-07, 2.08757232129817482790e-09, -1.13596475577881948265e-11
+SINCOS_LIMIT = 1e9
+"""Beyond |x| = SINCOS_LIMIT the library's scalar sin/cos are used (the fast reduction needs |2x/π| < 2^51)."""
+
+
+@njit_inline
+def sincos(x):
+    """(sin x, cos x) for |x| ≤ SINCOS_LIMIT, within 1 ulp (see the comment above); no branch."""
+    t = fma(x, _TWO_OVER_PI, _SHIFT)
+    k = t - _SHIFT
+    quadrant = float_bits(t) - _SHIFT_BITS
+    r = fma(k, -_PIO2_1, x)
+    r = fma(k, -_PIO2_2, r)
+    r = fma(k, -_PIO2_3, r)
+    z = r * r
+    s = r + r * z * (_S1 + z * (_S2 + z * (_S3 + z * (_S4 + z * (_S5 + z * _S6)))))
+    hz = 0.5 * z
+    w = 1.0 - hz
+    c = w + (((1.0 - w) - hz) + z * z * (_C1 + z * (_C2 + z * (_C3 + z * (_C4 + z * (_C5 + z * _C6))))))
+    swap = (quadrant & 1) != 0
+    sn = c if swap else s
+    cs = s if swap else c
+    sn = -sn if (quadrant & 2) != 0 else sn
+    cs = -cs if ((quadrant + 1) & 2) != 0 else cs
+    return sn, cs
+
+
+# ---- the feature map ---------------------------------------------------------------------------------
+@njit_helper
+def project_row(U, dense, Xd, indptr, idx, val, t, p):
+    """p = x_tᵀU (p_j = u_j·x_t), summed over the row's non-zeros in index order. Returns ‖x_t‖₁ (so that
+    max_j |p_j| ≤ ‖x_t‖₁·max|U|)."""
+    D = p.shape[0]
+    for j in range(D):  # (a loop: slice assignment compiles numba's broadcast checks, seconds of a cold start)
+        p[j] = 0.0
+    norm1 = 0.0
+    if dense:
+        for k in range(Xd.shape[1]):
+            xk = Xd[t, k]
+            if xk != 0.0:
+                norm1 += abs(xk)
+                for j in range(D):
+                    p[j] = fma(xk, U[k, j], p[j])
+    else:
+        for q in range(indptr[t], indptr[t + 1]):
+            xk = val[q]
+            k = idx[q]
+            norm1 += abs(xk)
+            for j in range(D):
+                p[j] = fma(xk, U[k, j], p[j])
+    return norm1
+
+
+@njit_helper_nonan
+def largest_magnitude(p):
+    """max_j |p_j| (a vectorised reduction: the values are finite)."""
+    largest = 0.0
+    for j in range(p.shape[0]):
+        largest = max2(largest, abs(p[j]))
+    return largest
+
+
+@njit_helper
+def fourier_map(p, scale, z, bound):
+    """z = scale·[cos p, sin p] (z has 2·len(p) entries); ``bound`` ≥ max_j |p_j|."""
+    D = p.shape[0]
+    zc, zs = z[:D], z[D:]  # two views: writes to z[j] and z[D + j] in one loop defeat vectorisation (7x slower)
+    for j in range(D):  # (a max reduction in this loop would defeat it too)
+        sn, cs = sincos(p[j])
+        zc[j] = cs * scale
+        zs[j] = sn * scale
+    if bound > SINCOS_LIMIT and largest_magnitude(p) > SINCOS_LIMIT:  # never for scaled data
+        for j in range(D):
+            if abs(p[j]) > SINCOS_LIMIT:
+                zc[j] = math.cos(p[j]) * scale
+                zs[j] = math.sin(p[j]) * scale
+
+
+# ---- the round: hinge-loss OGD on an explicit feature vector (FOGD, NOGD stage 2) ---------------------
+@njit_helper_reassoc
+def dot(a, b):
+    acc = 0.0
+    for j in range(a.shape[0]):
+        acc += a[j] * b[j]
+    return acc
+
+
+@njit_helper
+def add_scaled(w, a, z):
+    """w ← w + a·z."""
+    for j in range(w.shape[0]):
+        w[j] += a * z[j]
+
+
+@njit_helper
+def hinge_ogd_round(W, z, yt, eta, F):
+    """Score z with W (one row per output), predict, and take the hinge OGD step (D10 / D13.10, D9 stage 2).
+
+    ``F`` receives the K scores (binary: K = 1, f = w·z). Returns (mistake, updated)."""
+    K = W.shape[0]
+    for o in range(K):
+        F[o] = dot(W[o], z)
+    if K == 1:  # D10: ŷ = +1 iff f ≥ 0; if y f < 1: w += η y z
+        f = F[0]
+        mistake = (1.0 if f >= 0.0 else -1.0) != yt
+        if yt * f < 1.0:
+            add_scaled(W[0], eta * yt, z)
+            return mistake, True
+        return mistake, False
+    # D13.10: ŷ = argmax F and s = argmax_{s≠y} F (ties → smallest index); if Γ = F_y − F_s < 1: W_y += ηz, W_s −= ηz
+    y = int(yt)
+    best = 0
+    for o in range(1, K):
+        if F[o] > F[best]:
+            best = o
+    s = 1 if y == 0 else 0
+    for o in range(K):
+        if o != y and F[o] > F[s]:
+            s = o
+    if F[y] - F[s] < 1.0:
+        add_scaled(W[y], eta, z)
+        add_scaled(W[s], -eta, z)
+        return best != y, True
+    return best != y, False
+
+
+FOGDState = namedtuple("FOGDState", ["prm", "cnt", "U", "W"])
+"""The model: parameters [η, feature scale, max|U|], running counters, directions U (d × D), weights W (K' × 2D)."""
+
+FeatureStream = namedtuple("FeatureStream", ["dense", "Xd", "indptr", "idx", "val", "y", "p", "z"])
+"""A validated stream for the compiled loop: dense rows ``Xd`` or CSR (indptr, idx, val), labels in the
+learner's coding (binary ±1, multiclass index), and work vectors p (D) and z (2D)."""
+
+
+@njit
+def fogd_block(st, s, order, start, stop, scores, mistakes):
+    """Predict-then-update for stream positions start..stop−1 (the inner part of olkit.protocol)."""
+    eta, scale, umax = st.prm[0], st.prm[1], st.prm[2]
+    n_mistakes = n_updates = 0
+    for pos in range(start, stop):
+        t = order[pos]
+        norm1 = project_row(st.U, s.dense, s.Xd, s.indptr, s.idx, s.val, t, s.p)
+        fourier_map(s.p, scale, s.z, norm1 * umax)
+        mistake, updated = hinge_ogd_round(st.W, s.z, s.y[t], eta, scores[pos])
+        mistakes[pos] = mistake
+        n_mistakes += mistake
+        n_updates += updated
+    st.cnt[SEEN] += stop - start
+    st.cnt[MISTAKES] += n_mistakes
+    st.cnt[UPDATES] += n_updates
+
+
+@njit
+def fogd_scores(st, s, out):
+    """Scores of every row of the stream under the current model (out: n × K')."""
+    for t in range(out.shape[0]):
+        norm1 = project_row(st.U, s.dense, s.Xd, s.indptr, s.idx, s.val, t, s.p)
+        fourier_map(s.p, st.prm[1], s.z, norm1 * st.prm[2])
+        for o in range(st.W.shape[0]):
+            out[t, o] = dot(st.W[o], s.z)
+
+
+@njit
+def fogd_features(st, s, out):
+    """z(x) of every row of the stream (out: n × 2D)."""
+    for t in range(out.shape[0]):
+        norm1 = project_row(st.U, s.dense, s.Xd, s.indptr, s.idx, s.val, t, s.p)
+        fourier_map(s.p, st.prm[1], out[t], norm1 * st.prm[2])
+
+
+def feature_stream(X, y_internal, D):
+    """Pack validated data (dense float64 C array or CSR) for the compiled loop."""
+    y = np.ascontiguousarray(y_internal, dtype=np.float64)
+    p, z = np.empty(D), np.empty(2 * D)
+    if sp.issparse(X):
+        return FeatureStream(False, np.empty((0, 0)), X.indptr.astype(np.int64), X.indices.astype(np.int64),
+                             X.data.astype(np.float64, copy=False), y, p, z)
+    empty_i = np.zeros(1, np.int64)
+    return FeatureStream(True, np.ascontiguousarray(X, dtype=np.float64), empty_i, empty_i, np.empty(0), y, p, z)
+
+
+@register("fogd", "FOGD: hinge-loss online gradient descent on D random Fourier features of the Gaussian "
+                  "kernel (Lu et al. JMLR 2016)", data=("binary", "multiclass"),
+          sources={"D": "AHP Table 2 (D = 2000 for phishing, SUSY, ijcnn1, cod-rna; 300 for w8a, a9a)",
+                   "eta": "olkit default; AHP selects η from {10^-3..10^3}/√T (needs T)",
+                   "sigma": "AHP Experiments (σ = 1; σ = 2 for w8a, a9a)"})
+class FOGD(OnlineClassifier):
+    """Fourier Online Gradient Descent (FOGD).
+
+    Online gradient descent on the hinge loss in the space of D random Fourier features of the Gaussian
+    kernel: w ← w + η y_t z(x_t) whenever y_t w·z(x_t) < 1 (ALGORITHMS.md D10); on data with K ≥ 3 classes
+    W_{y_t} += η z, W_{s_t} −= η z whenever F_{y_t} − F_{s_t} < 1 (D13.10). See the module docstring.
+
+    Parameters
+    ----------
+    D : int ≥ 1, default 2000
+        Number of random Fourier directions u_j ~ N(0, σ⁻²I); the feature vector has 2D entries
+        (AHP Table 2: 2000 for phishing, SUSY, ijcnn1, cod-rna; 300 for w8a, a9a).
+    eta : float > 0, default 0.5
+        Step size. The Ahpatron experiments select η from {10^-3, …, 10^3}/√T, which needs the stream
+        length T; 0.5 is olkit's default (no static grid, so ``--tune`` leaves it).
+    kernel : {"gaussian"}, default "gaussian"
+        Random Fourier features approximate the Gaussian kernel only.
+    sigma : float > 0, default 1
+        Gaussian width, κ(x, x') = exp(−‖x − x'‖²/(2σ²)) (AHP Experiments: σ = 1; 2 for w8a and a9a).
+    seed : int ≥ 0, default 0
+        The directions are ``numpy.random.default_rng(seed).standard_normal((d, D)) / sigma``.
+    compat : {"none", "lsokl"}, default "none"
+        "lsokl": LSOKL's ``FouGD.m`` features without the 1/√D (ALGORITHMS.md D12); the same run as
+        "none" with step η·D, up to rounding.
+
+    Attributes
+    ----------
+    n_support_ : int
+        D, the budget of the model (as the AHP authors' ``FOGD.R`` reports it; FOGD stores no support vectors).
+    directions_ : ndarray (d, D)
+        U; column j is u_j.
+    coef_ : ndarray (1, 2D) for binary data, (K, 2D) for K ≥ 3 classes
+        The weights w (rows W_r) on z(x).
+
+    Examples
+    --------
+    >>> import olkit
+    >>> X, y = olkit.load_dataset("german")
+    >>> olkit.evaluate_online(olkit.make("fogd", D=500), X, y).n_sv
+    500
+
+    References
+    ----------
+    Lu, J., Hoi, S. C. H., Wang, J., Zhao, P., Liu, Z.-Y. (2016). Large scale online kernel learning. JMLR 17(47).
+    Rahimi, A., Recht, B. (2007). Random features for large-scale kernel machines. NIPS.
+    """
+
+    _multiclass = True
+    _score_columns_2d = True
+    _block_size = FEATURE_BLOCK_SIZE
+    compat_choices = ("none", "lsokl")
+    _parameter_constraints = {
+        "D": [Interval(1, None, integer=True)],
+        "eta": [POSITIVE],
+        "kernel": [Options(("gaussian",))],
+        "sigma": [POSITIVE],
+        "seed": [SEED],
+    }
+
+    _binary_as_multiclass = False
+    """Test hook (D13.12): run 2-class data through the multiclass rule (K = 2) instead of the binary one."""
+
+    def __init__(self, D=2000, eta=0.5, kernel="gaussian", sigma=1.0, seed=0, compat="none"):
+        self.D = D
+        self.eta = eta
+        self.kernel = kernel
+        self.sigma = sigma
+        self.seed = seed
+        self.compat = compat
+
+    def _check_params(self):
+        if self.sigma < 1e-300:  # u = N(0, 1)/σ must stay finite (|N(0, 1)| < 64 always)
+            raise ValueError(f"{self.algorithm_name}: parameter sigma={self.sigma!r} is too small: the random "
+                             f"directions u ~ N(0, sigma^-2 I) overflow; sigma must be at least 1e-300")
+
+    # ---- state -------------------------------------------------------------------------------------
+    def _n_outputs(self):
+        """K': one weight vector on binary data, one per class on multiclass data."""
+        if len(self.classes_) == 2 and not self._binary_as_multiclass:
+            return 1
+        return len(self.classes_)
+
+    def _score_columns(self):
+        return self._n_outputs()
+
+    def _feature_scale(self):
+        return 1.0 if self.compat == "lsokl" else 1.0 / math.sqrt(int(self.D))
+
+    def _new_state(self, X):
+        d, D, K = X.shape[1], int(self.D), self._n_outputs()
+        need = 8 * D * (d + 2 * K)
+        if need > MODEL_LIMIT_BYTES:
+            raise ValueError(f"{self.algorithm_name}: parameter D={self.D!r} is too large for {d} features and {K} "
+                             f"output(s): the directions and weights need {need / 2**30:.1f} GiB (limit "
+                             f"{MODEL_LIMIT_BYTES / 2**30:.0f} GiB)")
+        U = np.random.default_rng(int(self.seed)).standard_normal((d, D)) / float(self.sigma)
+        umax = float(np.max(np.abs(U))) if U.size else 0.0
+        self.state_ = FOGDState(np.array([float(self.eta), self._feature_scale(), umax]),
+                                np.zeros(N_COUNTERS, np.int64), U, np.zeros((K, 2 * D)))
+
+    # ---- the protocol's hooks ----------------------------------------------------------------------
+    def _engine_input(self, X):
+        return X  # validated: dense float64 C array or canonical CSR (never densified)
+
+    def _make_stream(self, X, y_internal):
+        if self._binary_as_multiclass and len(self.classes_) == 2:
+            y_internal = (np.asarray(y_internal) > 0).astype(np.float64)  # ±1 → class index 0/1
+        return feature_stream(X, y_internal, int(self.D))
+
+    def _learn_block(self, stream, X, order, start, stop, scores, mistakes):
+        fogd_block(self.state_, stream, order, start, stop, scores, mistakes)
+
+    def _warm_up(self, X, y_internal):
+        """Load (or compile) the compiled loop before any timing starts (runs no example)."""
+        fogd_block(self.state_, self._make_stream(X, y_internal), np.zeros(1, np.int64), 0, 0,
+                   np.empty((0, self._n_outputs())), np.empty(0, np.int8))
+
+    def _decision(self, X):
+        scores = np.empty((X.shape[0], self.state_.W.shape[0]))
+        fogd_scores(self.state_, feature_stream(X, np.zeros(X.shape[0]), int(self.D)), scores)
+        if scores.shape[1] == 1:
+            return scores[:, 0]
+        if len(self.classes_) == 2:
+            return scores[:, 1] - scores[:, 0]  # a 2-class model on binary data: f_+ − f_−
+        return scores
+
+    # ---- the model ---------------------------------------------------------------------------------
+    def fourier_features(self, X):
+        """z(x) for every row of X, shape (n, 2D): [cos(xU), sin(xU)]/√D (without 1/√D under "lsokl")."""
+        self._check_fitted()
+        X = self._validate_X(X, reset=False)
+        out = np.empty((X.shape[0], 2 * int(self.D)))
+        fogd_features(self.state_, feature_stream(X, np.zeros(X.shape[0]), int(self.D)), out)
+        return out
+
+    @property
+    def n_support_(self):
+        """D: FOGD stores no support vectors; like the AHP authors' ``FOGD.R`` we report its budget."""
+        return int(self.D)
+
+    @property
+    def directions_(self):
+        self._check_fitted()
+        return self.state_.U
+
+    @property
+    def coef_(self):
+        self._check_fitted()
+        return self.state_.W.copy()
