@@ -21,6 +21,9 @@ script's; Table 2: 400 phishing/SUSY, 600 ijcnn1/cod-rna, 300 w8a, 150 a9a), σ 
 the defaults are their image under D13.0's K = 2 map, U = √(B/8) and λ = U/(2√(2B)) (= ⅛).
 
 Diagnostics: ``n_T``, the rounds with 0 < m_t < 1 − ε (|N_T| of AHP Table 3), and ``halvings``.
+
+``compat="ahp-r"`` reproduces the AHP authors' ``Ahpatron.R`` (binary; ALGORITHMS.md D2, D12; details in the
+class docstring).
 """
 import math
 
@@ -31,7 +34,7 @@ from ...params import PROBABILITY_OPEN, Interval
 from ...spec import register
 from ..kernel.base import EPS
 from ..kernel.support_set import N, expansion_scores, sv_remove, sv_scale, sync_gram
-from .common import D0, RADIUS, BudgetLearner, append_direction, margin_direction, row_norm
+from .common import D0, RADIUS, BudgetLearner, CompatRule, append_direction, margin_direction, row_norm
 
 N_T, HALVINGS = 0, 1  # diagnostic slots
 
@@ -124,6 +127,123 @@ def ahpatron_update(sv, st, s, t, kself, y, f, mistake):
     return True
 
 
+# ---- compat="ahp-r": the AHP authors' Ahpatron.R (ALGORITHMS.md D2 [IMPL-DIFF], D12) ------------------------
+
+@njit_helper
+def r_median(v):
+    """R's ``median``: the middle value, or the mean of the two middle values for an even count (R computes
+    the mean exactly in long double and rounds once; (a + b)/2 in double rounds a + b once and halves it
+    exactly, the same number)."""
+    w = np.sort(v)
+    h = w.shape[0] // 2
+    if w.shape[0] % 2:
+        return w[h]
+    return (w[h - 1] + w[h]) / 2.0
+
+
+@njit_helper
+def halve_ahp_r(sv, ridge, target_norm):
+    """Ahpatron.R's halving (binary): keep, in storage (= arrival) order, the first B/2 SVs with
+    |α_i| ≥ median(|α|); θ = (K₂ + ηI)⁻¹(K₂₁α₁) with an explicit inverse and the unit Gram diagonal the
+    script assumes; rescale the merged α₂ + θ to ‖f̄‖ = target_norm (N = 0: left as is, the script would
+    divide by 0). Returns ‖f̄‖²."""
+    sync_gram(sv)
+    n = sv.meta[N]
+    h = n // 2
+    order = sv.arrival[:n].copy()
+    mag = np.empty(n)
+    for p in range(n):
+        mag[p] = abs(sv.coef[order[p], 0])
+    med = r_median(mag)
+    keep = np.empty(h, np.int64)
+    drop = np.empty(n - h, np.int64)
+    nk = 0
+    nd = 0
+    for p in range(n):
+        if nk < h and mag[p] >= med:  # at least h values are ≥ the median: keep fills up
+            keep[nk] = order[p]
+            nk += 1
+        else:
+            drop[nd] = order[p]
+            nd += 1
+    gram = sv.gram
+    K2 = np.empty((h, h))
+    K21 = np.empty((h, n - h))
+    for a in range(h):
+        for b in range(h):
+            K2[a, b] = gram[keep[a], keep[b]]
+        K2[a, a] = 1.0  # the script's Gram starts as a matrix of ones and never writes its diagonal
+        for b in range(n - h):
+            K21[a, b] = gram[keep[a], drop[b]]
+    a1 = np.empty(n - h)
+    for b in range(n - h):
+        a1[b] = sv.coef[drop[b], 0]
+    ridged = K2.copy()
+    for a in range(h):
+        ridged[a, a] += ridge
+    theta = np.linalg.inv(ridged) @ (K21 @ a1)  # inver_Gram_1 %*% (Gram_12 %*% small_svpara)
+    merged = np.empty(h)
+    for a in range(h):
+        merged[a] = sv.coef[keep[a], 0] + theta[a]
+    norm2 = 0.0
+    for a in range(h):
+        acc = 0.0
+        for b in range(h):
+            acc += K2[a, b] * merged[b]
+        norm2 += merged[a] * acc
+    for a in range(h):
+        sv.coef[keep[a], 0] = merged[a]
+    for i in range(n):
+        sv.F[i] = 0.0
+    for b in range(n - h):
+        sv.F[drop[b]] = 1.0
+    i = 0
+    while i < sv.meta[N]:
+        if sv.F[i] == 1.0:
+            sv_remove(sv, i)
+        else:
+            i += 1
+    if norm2 > 0.0:
+        sv_scale(sv, target_norm / math.sqrt(norm2))
+        return target_norm * target_norm
+    return 0.0  # (N² < 0 only with a non-Gaussian kernel, whose κ(x, x) the script takes as 1)
+
+
+@njit_helper
+def ahpatron_ahp_r_update(sv, st, s, t, kself, y, f, mistake):
+    """Ahpatron.R (binary): x_1 always stored with λy_1 and ‖f‖ = λ; κ(x, x) taken as 1 in the norm
+    (‖f‖² += λ² + 2λ y f); the halving of :func:`halve_ahp_r`; the projection to U after the append in both
+    branches."""
+    lam, eps, U, ridge, B = st.prm[0], st.prm[1], st.prm[2], st.prm[3], int(st.prm[4])
+    if sv.meta[N] == 0:  # round 1 (the script's first instance; counted a mistake by BudgetLearner)
+        append_direction(sv, s, t, kself, y, 0, -1, lam)
+        st.fst[0] = lam * lam
+        return True
+    m = y * f[0]
+    if m >= 1.0 - eps:
+        return False
+    if m > 0.0:
+        st.cnt[D0 + N_T] += 1
+    norm2 = st.fst[0]
+    if sv.meta[N] >= B:
+        norm2 = halve_ahp_r(sv, ridge, math.sqrt(norm2))
+        st.cnt[D0 + HALVINGS] += 1
+        fbar = 0.0
+        for j in range(sv.meta[N]):  # tem_fx: the rescaled merged α against the kept SVs' stored kt
+            fbar += sv.coef[j, 0] * sv.krow[j]
+        m = y * fbar
+    append_direction(sv, s, t, kself, y, 0, -1, lam)
+    norm2 = max(norm2 + lam * lam + 2.0 * lam * m, 0.0)
+    if norm2 > U * U:
+        sv_scale(sv, U / math.sqrt(norm2))
+        norm2 = U * U
+    st.fst[0] = norm2
+    return True
+
+
+_AHP_R = CompatRule(ahpatron_ahp_r_update, first_round_mistake=True, source="the AHP R script Ahpatron.R")
+
+
 @register("ahpatron", "Ahpatron: budgeted AVP, halving the SV set and projecting the removed half onto the kept "
                       "one (Ahpatron AAAI 2024 Alg. 2)", data=("binary", "multiclass"),
           tuning=(("epsilon", (0.5, 0.6, 0.7, 0.8, 0.9)),),
@@ -147,7 +267,22 @@ class Ahpatron(BudgetLearner):
     eta : float > 0, default 0.0005
         Ridge of the projection, eq. (9).
     kernel, sigma, degree, coef0 : the kernel (σ = 1 as in the AHP experiments).
-    compat : "none"
+    compat : {"none", "ahp-r"}, default "none"
+        "ahp-r" reproduces the AHP authors' R script ``Ahpatron.R`` (alg4ml/Ahpatron; ALGORITHMS.md D12), binary
+        data only: round 1 always counts as a mistake and x_1 is always stored (λy_1, ‖f‖ = λ, no
+        projection); prediction ŷ = −1 iff f < 0 (as by default); κ(x, x) is taken as 1 (‖f‖² += λ² +
+        2λ y f, unit diagonal in K₂); the halving keeps, in storage (arrival) order, the first B/2 SVs with
+        |α_i| ≥ median(|α|) (R's median: the mean of the two middle values; ties at the median then keep
+        older SVs even over larger later ones), computes θ = (K₂ + ηI)⁻¹(K₂₁α₁) with an explicit inverse,
+        rescales to the stored ‖f_t‖ and scores x_t with the rescaled coefficients and the kept SVs' kernel
+        values; the projection to U follows the append in both branches; |N_T| counts 0 < y f < 1 − ε.
+        Kernel values: the script computes ‖s − x‖² from the differences, olkit from ‖s‖² + ‖x‖² − 2s·x
+        (clamped at 0), so κ differs by a relative O(γ‖x‖²·1e-16) (last bits on scaled data, up to ~1e-11
+        on unscaled 300-feature data; a duplicate gets exactly 1 from the differences, 1 − O(that) here).
+        No decision of the rule turns on it except at exact ties, and those come from duplicate SVs, whose
+        kernel values are identical in either form; so olkit's kernel is kept. Where the script would
+        divide by 0 (merged norm N = 0; N² < 0 is possible only with a non-Gaussian kernel, whose κ(x, x)
+        the script takes as 1), olkit leaves the merged coefficients unscaled and ‖f̄‖ = 0.
 
     Diagnostics: ``n_T`` (AHP Table 3's |N_T|), ``halvings``, ``norm`` (‖f‖).
 
@@ -167,6 +302,8 @@ class Ahpatron(BudgetLearner):
 
     _update = staticmethod(ahpatron_update)
     _gram = "cache"
+    _kernel_compat = ("none", "ahp-r")
+    _compat_rules = {"ahp-r": _AHP_R}
     _parameter_constraints = {"B": [Interval(2, None, even=True)], "U": RADIUS,
                               "lam": [Interval(0, None, closed="neither"), None],
                               "epsilon": [PROBABILITY_OPEN], "eta": [Interval(0, None, closed="neither")]}

@@ -20,6 +20,9 @@ uniform u walked along the arrival order's cumulative p (BOGD++), from olkit's s
 The paper selects η (AHP: {10⁻³..10³}/√T) and λ ∈ 2^{−3..3}/T², which need the stream length T; the
 defaults here are fixed numbers (η = 0.5, λ = 10⁻⁵: LSOKL's ``Experiment.m``; γ = 1: the AHP R script).
 Diagnostics: ``removals``, ``clipped`` (entries clipped).
+
+``compat`` (ALGORITHMS.md D8, D12, D13.7; details in the class docstrings): BOGD "lsokl" (LSOKL's
+``BOGD.m``, binary and multiclass), BOGD++ "ahp-r" (the AHP R script ``BOGD++.R``, binary).
 """
 import math
 
@@ -32,7 +35,9 @@ from ..kernel.support_set import N, sv_remove, sv_scale
 from .common import (
     D0,
     BudgetLearner,
+    CompatRule,
     append_direction,
+    clip_above,
     clip_entries,
     margin_direction,
     remove_by_age,
@@ -104,6 +109,87 @@ def bogd_update(sv, st, s, t, kself, y, f, mistake):
     return True
 
 
+# ---- compat modes (ALGORITHMS.md D12, D13.7) ----------------------------------------------------------------
+
+@njit_helper
+def bogd_lsokl_update(sv, st, s, t, kself, y, f, mistake):
+    """LSOKL ``binary/BOGD.m`` and ``multiclass/BOGD.m``."""
+    eta, lam, gamma, B = st.prm[0], st.prm[1], st.prm[2], int(st.prm[3])
+    r, c, m, cD = margin_direction(s, t, y, f)
+    if (c < 0 and m > 1.0) or (c >= 0 and m >= 1.0):  # binary: update iff y f ≤ 1; multiclass iff ℓ > 0
+        sv_scale(sv, 1.0 - eta * lam)
+        return False
+    if sv.meta[N] < B:
+        sv_scale(sv, 1.0 - eta * lam)
+        append_direction(sv, s, t, kself, y, r, c, eta)
+        return True
+    st.cnt[D0 + REMOVALS] += 1
+    if c < 0:  # uniform removal, B(1 − λη)/(B − 1) rescale, then the global bound
+        sv_scale(sv, B * (1.0 - lam * eta) / (B - 1.0))
+        remove_by_age(sv, next_index(st.rng, sv.meta[N]))
+        append_direction(sv, s, t, kself, y, r, c, eta)
+        big = 0.0
+        for i in range(sv.meta[N]):
+            big = max(big, abs(sv.coef[i, 0]))
+        factor = min(eta * gamma / big, 1.0)
+        if factor < 1.0:
+            sv_scale(sv, factor)
+            st.cnt[D0 + CLIPPED] += 1
+        return True
+    remove_by_age(sv, 0)  # multiclass: the oldest SV, no rescale
+    sv_scale(sv, 1.0 - lam * eta)
+    append_direction(sv, s, t, kself, y, r, c, eta)
+    st.cnt[D0 + CLIPPED] += clip_above(sv, eta * gamma)
+    return True
+
+
+@njit_helper
+def bogdpp_ahp_r_update(sv, st, s, t, kself, y, f, mistake):
+    """The AHP R script ``BOGD++.R`` (binary)."""
+    eta, lam, gamma, B = st.prm[0], st.prm[1], st.prm[2], int(st.prm[3])
+    decay = 1.0 - eta * lam
+    sv_scale(sv, decay)  # every round (round 1: nothing stored yet)
+    if y * f[0] >= 1.0:
+        return False
+    n = sv.meta[N]
+    if n < B:
+        append_direction(sv, s, t, kself, y, 0, -1, eta)
+        return True
+    p = sv.grow  # p_i by slot: 1 − s|α_i|, s = (B − 1)/Σ|α| (κ(x, x) taken as 1)
+    total = 0.0
+    for i in range(n):
+        p[i] = abs(sv.coef[i, 0])
+        total += p[i]
+    if total > 0.0:
+        scale = (n - 1.0) / total
+        mass = 0.0
+        for i in range(n):
+            p[i] = max(1.0 - scale * p[i], 0.0)  # R's sample() stops on a negative weight: clamped
+            mass += p[i]
+        for i in range(n):
+            p[i] = p[i] / mass
+    else:
+        for i in range(n):
+            p[i] = 1.0 / n
+    u = next_uniform(st.rng)
+    j = sv.arrival[n - 1]
+    acc = 0.0
+    for q in range(n):
+        acc += p[sv.arrival[q]]
+        if acc > u:
+            j = sv.arrival[q]
+            break
+    keep = 1.0 - p[j]
+    if keep > 0.0:  # every coefficient: (1 − ηλ)α/(1 − p_j), the round's decay applied a second time
+        for i in range(n):
+            sv.coef[i, 0] = decay * sv.coef[i, 0] / keep
+    sv_remove(sv, j)
+    st.cnt[D0 + REMOVALS] += 1
+    append_direction(sv, s, t, kself, y, 0, -1, eta)
+    st.cnt[D0 + CLIPPED] += clip_entries(sv, eta * gamma)  # the new coefficient included
+    return True
+
+
 _DOC = """{title}
 
     Parameters
@@ -118,8 +204,7 @@ _DOC = """{title}
         Coefficient bound |A_i[r]| ≤ ηγ (AHP R script).
     seed : int >= 0, default 0
         Seed of the removals' draws.
-    kernel, sigma, degree, coef0 : the kernel (σ = 1 as in the AHP experiments).
-    compat : "none"
+    kernel, sigma, degree, coef0 : the kernel (σ = 1 as in the AHP experiments).{compat}
 
     Diagnostics: ``removals``, ``clipped``.
 
@@ -138,6 +223,29 @@ _DOC = """{title}
 _SOURCES = {"B": "AHP R scripts' budget (600)", "eta": "LSOKL Experiment.m (0.5)", "lam": "LSOKL Experiment.m (1e-5)",
             "gamma": "AHP R BOGD++.R (1)", "sigma": "AHP Experiments (σ = 1)"}
 _ETA_GRID = tuple(10.0 ** k for k in range(-3, 4))
+
+
+_COMPAT_BOGD = """
+    compat : {"none", "lsokl"}, default "none"
+        "lsokl" reproduces the Hoi group's LSOKL ``binary/BOGD.m`` and ``multiclass/BOGD.m``
+        (jingcoco/Online-Kernel-Learning; ALGORITHMS.md D12, D13.7): prediction sign(0) → +1 (as by default).
+        Binary: update iff y f ≤ 1; while |S| < B, α ← (1 − ηλ)α and append ηy; with a full budget remove a
+        uniform SV and rescale α ← B(1 − λη)/(B − 1)·α (one factor), append ηy, then rescale the whole α
+        by min(ηγ/max|α|, 1) (``clipped`` counts the rounds where it is < 1); other rounds α ← (1 − ηλ)α.
+        Multiclass: update iff ℓ = max(0, 1 − Γ) > 0; with a full budget remove the *oldest* SV (no B/(B−1)
+        rescale), A ← (1 − λη)A, append ηH_t, then bound the entries from above only, A ← min(A, ηγ)
+        (``clipped`` counts the entries changed); rows then no longer sum to 0."""
+_COMPAT_BOGDPP = """
+    compat : {"none", "ahp-r"}, default "none"
+        "ahp-r" reproduces the AHP authors' R script ``BOGD++.R`` (alg4ml/Ahpatron; ALGORITHMS.md D8, D12),
+        binary data: round 1 always counts as a mistake and stores x_1 with ηy_1; ŷ = −1 iff f < 0 (as by
+        default); every later round α ← (1 − ηλ)α, then on y f < 1 with a full budget: p_i = 1 − s|α_i|
+        with s = (B − 1)/Σ|α| (κ(x, x) taken as 1), j ~ p, *every* coefficient α_i ← (1 − ηλ)α_i/(1 − p_j)
+        with the removed j's p_j (the decay applied a second time), x_j removed, ηy appended, and every
+        coefficient — the new one included — clipped to |α_i| ≤ ηγ. Where R's ``sample`` would stop on a
+        negative p_i, olkit clamps it to 0 and renormalises (as by default); the draws are olkit's own (same
+        distribution as R's ``sample``). Kernel values as olkit computes them (the script's direct
+        differences differ in the last bits; see ahpatron's compat)."""
 
 
 class _BOGDBase(BudgetLearner):
@@ -170,7 +278,11 @@ class _BOGDBase(BudgetLearner):
 @register("bogd", "BOGD: budgeted kernel OGD, uniform removal with unbiased rescaling (Zhao et al. 2012)",
           data=("binary", "multiclass"), tuning=(("eta", _ETA_GRID), ("lam", POWERS_OF_TWO)), sources=_SOURCES)
 class BOGD(_BOGDBase):
-    __doc__ = _DOC.format(title="BOGD (Zhao et al. 2012): budgeted OGD with uniform removal.", name="bogd")
+    __doc__ = _DOC.format(title="BOGD (Zhao et al. 2012): budgeted OGD with uniform removal.", name="bogd",
+                          compat=_COMPAT_BOGD)
+    _kernel_compat = ("none", "lsokl")
+    _compat_rules = {"lsokl": CompatRule(bogd_lsokl_update, bogd_lsokl_update,
+                                         source="LSOKL binary/BOGD.m, multiclass/BOGD.m")}
 
 
 @register("bogd++", "BOGD++: budgeted kernel OGD, removal by coefficient size with unbiased rescaling "
@@ -178,5 +290,8 @@ class BOGD(_BOGDBase):
           sources=_SOURCES)
 class BOGDPP(_BOGDBase):
     __doc__ = _DOC.format(title="BOGD++ (Zhao et al. 2012): budgeted OGD, small coefficients removed first.",
-                          name="bogd++")
+                          name="bogd++", compat=_COMPAT_BOGDPP)
+    _kernel_compat = ("none", "ahp-r")
+    _compat_rules = {"ahp-r": CompatRule(bogdpp_ahp_r_update, first_round_mistake=True,
+                                         source="the AHP R script BOGD++.R")}
     _weighted = True

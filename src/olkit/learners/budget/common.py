@@ -10,17 +10,25 @@ y_t → D_t, y_t f → m_t, |α_i| → ‖A_i‖₂ and λ²κ_t → c_D λ²κ_
 
 Choices that remove "the oldest" or "the k-th SV" use the support set's arrival order
 (``sv.arrival``), so they do not depend on where block boundaries fell.
+
+``compat`` modes (ALGORITHMS.md D12, D13): a learner that reproduces a reference implementation lists its
+values in ``_kernel_compat`` and describes each in ``_compat_rules`` (:class:`CompatRule`): the compiled rule
+it runs on binary and on multiclass data, the mistake test it needs where the reference counts mistakes
+differently (DOGMA's sign(0) = 0), and whether round 1 always counts as a mistake (the AHP R scripts). A
+default run (``compat="none"``) compiles exactly the default rule and the default mistake test.
 """
 import math
+from typing import NamedTuple
 
 import numpy as np
 
-from ..._compile import njit_helper
+from ..._compile import njit_helper, njit_inline
+from ...base import MISTAKES, SEEN
 from ...params import Interval, Options, SEED
 from ..kernel.base import DIAG, KernelLearner
 from ..kernel.engine import relevant_pair
 from ..kernel.multiclass import set_direction
-from ..kernel.support_set import N, sv_append, sv_remove
+from ..kernel.support_set import BINARY, MULTICLASS, N, sv_append, sv_remove
 
 BUDGET = Interval(2, None, integer=True)
 """A budget B ≥ 2 (removal rules need B − 1 ≥ 1 other SVs)."""
@@ -114,6 +122,61 @@ def remove_by_age(sv, k):
     sv_remove(sv, sv.arrival[k])
 
 
+@njit_helper
+def clip_above(sv, bound):
+    """A_i[r] ← min(A_i[r], bound) for every entry (LSOKL-mc ``BOGD.m``'s one-sided bound; negative entries
+    are not bounded). A row changed this way is no longer a direction γH (``hr = −1``). Returns the number
+    of entries changed."""
+    clipped = 0
+    for i in range(sv.meta[N]):
+        changed = False
+        for q in range(sv.coef.shape[1]):
+            if sv.coef[i, q] > bound:
+                sv.coef[i, q] = bound
+                clipped += 1
+                changed = True
+        if changed and sv.hr[i] >= 0:
+            sv.hr[i] = -1
+    return clipped
+
+
+# ---- compat: DOGMA's mistake (ALGORITHMS.md D12, D13.6) ---------------------------------------------------
+
+@njit_inline
+def dogma_binary_mistake(s, t, f):
+    """DOGMA: sign(f) ≠ y with sign(0) = 0, i.e. y f ≤ 0 (f = 0 is always a mistake)."""
+    return s.y[t] * f[0] <= 0.0
+
+
+@njit_inline
+def dogma_multiclass_mistake(s, t, f):
+    """DOGMA ``k_perceptron_multi_train.m``: f_y ≤ max_{c≠y} f_c (Γ_t ≤ 0; a tie for the top is a mistake)."""
+    y = int(s.y[t])
+    for c in range(f.shape[0]):
+        if c != y and f[c] >= f[y]:
+            return True
+    return False
+
+
+DOGMA_MISTAKES = {BINARY: dogma_binary_mistake, MULTICLASS: dogma_multiclass_mistake}
+"""The mistake tests of ``compat="dogma"`` by data kind (see :func:`olkit.learners.kernel.engine.block_loop`)."""
+
+
+class CompatRule(NamedTuple):
+    """What one ``compat`` value changes in a budgeted learner (ALGORITHMS.md D12, D13)."""
+
+    binary: object
+    """The compiled rule on binary data."""
+    multiclass: object = None
+    """The compiled rule on multiclass data; None: the reference code has no multiclass form (ValueError)."""
+    mistakes: dict = None
+    """{data kind: compiled mistake test} where the reference counts mistakes unlike §0.2; None: §0.2's."""
+    first_round_mistake: bool = False
+    """Round 1 always counts as a mistake (the AHP R scripts start their loop at round 2 with error = 1)."""
+    source: str = ""
+    """The reference files, for messages."""
+
+
 def model_norm2(support):
     """tr(AᵀK_S A), ‖f‖² recomputed from scratch (tests and diagnostics; O(#SV²) kernel values)."""
     n = support.n
@@ -144,3 +207,36 @@ class BudgetLearner(KernelLearner):
 
     def _counter(self, slot):
         return int(self.state_.cnt[D0 + slot])
+
+    # ---- compat modes (ALGORITHMS.md D12, D13) -------------------------------------------------------
+    _compat_rules = {}
+    """{compat value: CompatRule} of the values in ``_kernel_compat`` other than "none"."""
+
+    def _compat_rule(self):
+        return None if self.compat == "none" else self._compat_rules[self.compat]
+
+    def _update_rule(self):
+        rule = self._compat_rule()
+        if rule is None:
+            return super()._update_rule()
+        return rule.multiclass if self._multiclass_model() else rule.binary
+
+    def _mistake_tests(self):
+        rule = self._compat_rule()
+        return None if rule is None else rule.mistakes
+
+    def _new_state(self, X):
+        rule = self._compat_rule()
+        if rule is not None and self._multiclass_model() and rule.multiclass is None:
+            usable = ["'none'"] + [repr(c) for c, r in self._compat_rules.items() if r.multiclass is not None]
+            raise ValueError(f"{self.algorithm_name}: compat={self.compat!r} ({rule.source}) has no multiclass form; "
+                             f"the data have {len(self.classes_)} classes (use compat={' or '.join(usable)})")
+        super()._new_state(X)
+
+    def _learn_block(self, stream, X, order, start, stop, scores, mistakes):
+        rule = self._compat_rule()
+        first = rule is not None and rule.first_round_mistake and stop > start and self.state_.cnt[SEEN] == 0
+        super()._learn_block(stream, X, order, start, stop, scores, mistakes)
+        if first and not mistakes[start]:  # the AHP R scripts count round 1 as a mistake whatever f_1 = 0 says
+            mistakes[start] = 1
+            self.state_.cnt[MISTAKES] += 1

@@ -14,6 +14,10 @@ aφ² + bφ + c in (0, 1), computed as φ = −2c/(b + √(b² − 4ac)) (the sa
 margin of x_r from the SV Gram cache).
 
 Diagnostics: ``removals``, ``Q``, ``M`` and ``phi_min`` (the smallest φ applied; 1 if none).
+
+``compat`` (ALGORITHMS.md D12, D13.5; details in the class docstring): "dogma" DOGMA's
+``k_forgetron_st_train.m`` (binary), "lsokl" LSOKL's ``forgetron.m`` with its root choice (binary and
+multiclass).
 """
 import math
 
@@ -21,9 +25,9 @@ from ..._compile import njit_helper
 from ...spec import register
 from ..kernel.base import EPS
 from ..kernel.support_set import N, load_gram_row, sv_remove, sv_scale
-from .common import D0, BudgetLearner, append_direction, margin_direction
+from .common import DOGMA_MISTAKES, D0, BudgetLearner, CompatRule, append_direction, margin_direction
 
-REMOVALS = 0  # diagnostic slot
+REMOVALS, WRONG_ROOT = 0, 1  # diagnostic slots
 Q_SLOT, M_SLOT, PHI_MIN = 0, 1, 2  # fst slots
 
 
@@ -69,6 +73,99 @@ def forgetron_update(sv, st, s, t, kself, y, f, mistake):
     return True
 
 
+# ---- compat modes (ALGORITHMS.md D12, D13.5) ----------------------------------------------------------------
+
+@njit_helper
+def _score_of_oldest(sv, old, q):
+    """Σ_i A_i[q] κ(x_i, x_old) (``sv.grow`` holds κ(x_old, x_i))."""
+    acc = 0.0
+    for i in range(sv.meta[N]):
+        acc += sv.coef[i, q] * sv.grow[i]
+    return acc
+
+
+@njit_helper
+def forgetron_dogma_update(sv, st, s, t, kself, y, f, mistake):
+    """DOGMA ``k_forgetron_st_train.m`` (binary)."""
+    B = int(st.prm[0])
+    if y * f[0] > 0.0:
+        return False
+    st.fst[M_SLOT] += 1.0  # errTot: this round's mistake included
+    append_direction(sv, s, t, kself, y, 0, -1, 1.0)
+    if sv.meta[N] <= B:
+        return True
+    old = sv.arrival[0]
+    load_gram_row(sv, old, s)
+    fp = _score_of_oldest(sv, old, 0)  # f'(x_r), the new SV included
+    beta = sv.coef[old, 0]
+    a = beta * beta - 2.0 * beta * fp
+    b = 2.0 * abs(beta)
+    c = st.fst[Q_SLOT] - 15.0 / 32.0 * st.fst[M_SLOT]
+    d = b * b - 4.0 * a * c
+    if a > 0.0 or (a < 0.0 and d > 0.0 and (-b - math.sqrt(abs(d))) / (2.0 * a) > 1.0):
+        phi = min(1.0, (-b + math.sqrt(max(d, 0.0))) / (2.0 * a))  # (d > 0 here whenever c < 0)
+    elif a == 0.0:
+        phi = min(1.0, -c / b) if b > 0.0 else 1.0
+    else:
+        phi = 1.0
+    sv_scale(sv, phi)  # the new coefficient included
+    fpp = _score_of_oldest(sv, old, 0)  # f''(x_r) after the scaling
+    e = abs(sv.coef[old, 0])
+    sgn = 1.0 if sv.coef[old, 0] > 0.0 else (-1.0 if sv.coef[old, 0] < 0.0 else 0.0)
+    st.fst[Q_SLOT] += e * e + 2.0 * e - 2.0 * e * sgn * fpp
+    st.fst[PHI_MIN] = min(st.fst[PHI_MIN], phi)
+    sv_remove(sv, old)
+    st.cnt[D0 + REMOVALS] += 1
+    return True
+
+
+@njit_helper
+def forgetron_lsokl_update(sv, st, s, t, kself, y, f, mistake):
+    """LSOKL ``binary/forgetron.m`` (update iff y f ≤ 0) and ``multiclass/forgetron.m`` (update iff ŷ ≠ y); M
+    counts mistakes ŷ ≠ y; the budget is checked before the append; the code's root choice."""
+    B = int(st.prm[0])
+    r, c, m, cD = margin_direction(s, t, y, f)
+    if mistake:  # err_count (counted before the update)
+        st.fst[M_SLOT] += 1.0
+    if (c < 0 and m > 0.0) or (c >= 0 and not mistake):
+        return False
+    full = sv.meta[N] >= B
+    append_direction(sv, s, t, kself, y, r, c, 1.0)
+    if not full:
+        return True
+    old = sv.arrival[0]
+    load_gram_row(sv, old, s)
+    if c < 0:
+        yr = sv.y[old]
+        mu = yr * _score_of_oldest(sv, old, 0)  # y_r f'(x_r)
+        delta = sv.coef[old, 0] / yr  # signed
+    else:
+        yr = int(sv.y[old])  # the class of the removed SV's constraint
+        mu = _score_of_oldest(sv, old, yr)  # f'_{y_r}(x_r)
+        delta = abs(sv.coef[old, yr])
+    A = delta * delta - 2.0 * delta * mu
+    Bc = 2.0 * delta
+    C = st.fst[Q_SLOT] - 15.0 / 32.0 * st.fst[M_SLOT]
+    if A == 0.0:
+        if Bc != 0.0:
+            phi = max(0.0, min(1.0, -C / Bc))
+        else:
+            phi = 0.0 if C > 0.0 else 1.0  # MATLAB: −C/0 = ∓Inf (NaN for C = 0, which min ignores)
+    elif A + Bc + C <= 0.0:
+        phi = 1.0
+    elif A > 0.0:
+        phi = (-Bc + math.sqrt(max(Bc * Bc - 4.0 * A * C, 0.0))) / (2.0 * A)
+    else:  # the larger root (> 1: coefficients grow), the code's choice
+        phi = (-Bc - math.sqrt(max(Bc * Bc - 4.0 * A * C, 0.0))) / (2.0 * A)
+        st.cnt[D0 + WRONG_ROOT] += 1
+    sv_scale(sv, phi)
+    st.fst[Q_SLOT] += (delta * phi) ** 2 + 2.0 * delta * phi * (1.0 - phi * mu)
+    st.fst[PHI_MIN] = min(st.fst[PHI_MIN], phi)
+    sv_remove(sv, old)
+    st.cnt[D0 + REMOVALS] += 1
+    return True
+
+
 @register("forgetron", "Forgetron (self-tuned): budgeted Perceptron that shrinks all weights and forgets the "
                        "oldest SV (Dekel et al. 2008)", data=("binary", "multiclass"),
           sources={"B": "AHP R scripts' budget (600)", "sigma": "AHP Experiments (σ = 1)"})
@@ -80,9 +177,27 @@ class Forgetron(BudgetLearner):
     B : int >= 2, default 600
         Budget: at most B SVs after every round.
     kernel, sigma, degree, coef0 : the kernel (σ = 1 as in the AHP experiments).
-    compat : "none"
+    compat : {"none", "dogma", "lsokl"}, default "none"
+        Reproduce a reference implementation (ALGORITHMS.md D12, D13.5):
 
-    Diagnostics: ``removals``, ``Q``, ``M``, ``phi_min``.
+        * "dogma" — Orabona's DOGMA ``k_forgetron_st_train.m`` (denizyuret/dogma), binary data: a mistake is
+          sign(f) ≠ y with sign(0) = 0 (f = 0 is a mistake; the update on y f ≤ 0 is as by default); M
+          includes the current round; with β_r the oldest SV's signed coefficient, f′ = f + y_tκ(x_t, ·),
+          a = β_r² − 2β_r f′(x_r), b = 2|β_r|, c = Q − 15M/32, d = b² − 4ac: φ = min(1, (−b + √d)/(2a)) if
+          a > 0 or (a < 0, d > 0 and (−b − √|d|)/(2a) > 1); φ = min(1, −c/b) if a = 0; else φ = 1; φ scales
+          every coefficient (the new one included), then Q += e² + 2e − 2e·sign(β_r)·f″(x_r) with e = φ|β_r|
+          and f″ recomputed after the scaling.
+        * "lsokl" — the Hoi group's LSOKL ``binary/forgetron.m`` and ``multiclass/forgetron.m``
+          (jingcoco/Online-Kernel-Learning): prediction sign(0) → +1 (as by default); binary updates on
+          y f ≤ 0, multiclass on ŷ ≠ y; M counts mistakes ŷ ≠ y (not updates); the budget is checked
+          before the append; μ = y_r f′(x_r) and δ = α_r/y_r (binary), μ = f′_{y_r}(x_r) and δ = |A_r[y_r]|
+          (multiclass); with A = δ² − 2δμ, B' = 2δ, C = Q − 15M/32: φ = max(0, min(1, −C/B')) if A = 0,
+          φ = 1 if A + B' + C ≤ 0, else (−B' + √(B'² − 4AC))/(2A) for A > 0 and the code's (−B' −
+          √(B'² − 4AC))/(2A) for A < 0 — the wrong root, > 1, which makes the coefficients grow (counted in
+          the diagnostic ``wrong_root``); Q += (δφ)² + 2δφ(1 − φμ). A negative discriminant (possible only
+          after rounds that update without a mistake) is taken as 0 where MATLAB goes complex.
+
+    Diagnostics: ``removals``, ``Q``, ``M``, ``phi_min`` (and ``wrong_root`` under compat="lsokl").
 
     Examples
     --------
@@ -100,6 +215,12 @@ class Forgetron(BudgetLearner):
 
     _update = staticmethod(forgetron_update)
     _gram = "cache"
+    _kernel_compat = ("none", "dogma", "lsokl")
+    _compat_rules = {
+        "dogma": CompatRule(forgetron_dogma_update, mistakes=DOGMA_MISTAKES, source="DOGMA k_forgetron_st_train.m"),
+        "lsokl": CompatRule(forgetron_lsokl_update, forgetron_lsokl_update,
+                            source="LSOKL binary/forgetron.m, multiclass/forgetron.m"),
+    }
 
     def __init__(self, B=600, kernel="gaussian", sigma=1.0, degree=3, coef0=1.0, compat="none"):
         self.B = B
@@ -113,5 +234,8 @@ class Forgetron(BudgetLearner):
 
     def diagnostics(self):
         fst = self.state_.fst
-        return {"removals": self._counter(REMOVALS), "Q": float(fst[Q_SLOT]), "M": int(fst[M_SLOT]),
-                "phi_min": float(fst[PHI_MIN])}
+        out = {"removals": self._counter(REMOVALS), "Q": float(fst[Q_SLOT]), "M": int(fst[M_SLOT]),
+               "phi_min": float(fst[PHI_MIN])}
+        if self.compat == "lsokl":
+            out["wrong_root"] = self._counter(WRONG_ROOT)
+        return out

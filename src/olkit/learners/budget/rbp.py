@@ -4,13 +4,14 @@ On every mistake ŷ_t ≠ y_t: if |S| = B, a uniformly drawn SV is removed; then
 row D_t (binary y_t; multiclass H_t = e_{y_t} − e_{s_t}). O(B) per round. The draw is an index into the
 arrival order from olkit's seeded generator (:mod:`olkit._rng`), so results depend on ``seed`` only.
 
-Diagnostics: ``removals``.
+Diagnostics: ``removals``. ``compat="dogma"``: DOGMA's ``k_perceptron(_multi)_train.m`` mistake, sign(0) = 0
+(ALGORITHMS.md D12, D13.6).
 """
 from ..._compile import njit_helper
 from ..._rng import next_index
 from ...spec import register
 from ..kernel.support_set import N
-from .common import D0, BudgetLearner, append_direction, margin_direction, remove_by_age
+from .common import DOGMA_MISTAKES, D0, BudgetLearner, CompatRule, append_direction, margin_direction, remove_by_age
 
 REMOVALS = 0  # diagnostic slot
 
@@ -41,7 +42,13 @@ class RBP(BudgetLearner):
     seed : int >= 0, default 0
         Seed of the removals' draws.
     kernel, sigma, degree, coef0 : the kernel (σ = 1 as in the AHP experiments).
-    compat : "none"
+    compat : {"none", "dogma"}, default "none"
+        "dogma" reproduces Orabona's DOGMA ``k_perceptron_train.m`` / ``k_perceptron_multi_train.m`` with
+        ``maxSV`` = B (denizyuret/dogma; ALGORITHMS.md D12, D13.6), binary and multiclass: the mistake that
+        counts and triggers the update is sign(f) ≠ y with sign(0) = 0 (y f ≤ 0: f = 0 is a mistake), on
+        multiclass data Γ_t ≤ 0 (f_y ≤ max_{c≠y} f_c: a tie for the top is a mistake). The removal is the
+        same in distribution (DOGMA overwrites a uniform slot, or appends and deletes a uniform one of the B
+        older SVs; olkit draws one of the B SVs before the append, from its own generator).
 
     Examples
     --------
@@ -56,6 +63,9 @@ class RBP(BudgetLearner):
     """
 
     _update = staticmethod(rbp_update)
+    _kernel_compat = ("none", "dogma")
+    _compat_rules = {"dogma": CompatRule(rbp_update, rbp_update, mistakes=DOGMA_MISTAKES,
+                                         source="DOGMA k_perceptron_train.m / k_perceptron_multi_train.m")}
 
     def __init__(self, B=600, seed=0, kernel="gaussian", sigma=1.0, degree=3, coef0=1.0, compat="none"):
         self.B = B

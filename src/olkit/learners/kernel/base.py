@@ -204,8 +204,16 @@ class KernelLearner(PrimalHooks, OnlineClassifier):
     def _loop(self):
         from .engine import block_loop, no_score_hook
 
-        update = self._update_multi if self._n_outputs() > 1 and self._update_multi is not None else self._update
-        return block_loop(update, self._score_hook or no_score_hook)
+        return block_loop(self._update_rule(), self._score_hook or no_score_hook, self._mistake_tests())
+
+    def _update_rule(self):
+        """The compiled rule this run uses (a learner with ``compat`` modes picks its compat's rule)."""
+        return self._update_multi if self._n_outputs() > 1 and self._update_multi is not None else self._update
+
+    def _mistake_tests(self):
+        """{data kind: compiled mistake test} replacing the loop's mistake test of §0.2 (see
+        :func:`olkit.learners.kernel.engine.block_loop`), or None (the default tests)."""
+        return None
 
     def _warm_up(self, X, y_internal):
         """Load (or compile) the compiled loop before any timing starts."""
