@@ -1,2 +1,2 @@
 """Budgeted kernel learners (Ahpatron AAAI 2024 and its baselines)."""
-from . import avp, ahpatron, projectron, forgetron, rbp, bogd, pomdr, fogd, nogd  # noqa: F401
+from . import ahpatron, avp, bogd, fogd, forgetron, nogd, pomdr, projectron, rbp  # noqa: F401

@@ -33,8 +33,19 @@ from ..._compile import njit_helper
 from ...params import PROBABILITY_OPEN, Interval
 from ...spec import register
 from ..kernel.base import EPS
-from ..kernel.support_set import N, expansion_scores, sv_remove, sv_scale, sync_gram
-from .common import D0, RADIUS, BudgetLearner, CompatRule, append_direction, margin_direction, row_norm
+from ..kernel.support_set import N, expansion_scores, sv_scale, sync_gram
+from .common import (
+    D0,
+    RADIUS,
+    BudgetLearner,
+    CompatRule,
+    append_direction,
+    gram_blocks,
+    margin_direction,
+    remove_slots,
+    rescale_norm,
+    row_norm,
+)
 
 N_T, HALVINGS = 0, 1  # diagnostic slots
 
@@ -57,20 +68,15 @@ def halve(sv, ridge, target_norm):
     keep = order[keep_pos]
     drop = order[drop_pos]
     K = sv.coef.shape[1]
-    gram = sv.gram
-    K2 = np.empty((h, h))
-    K21 = np.empty((h, n - h))
+    K2, K21 = gram_blocks(sv, keep, drop)
+    ridged = K2.copy()
     for a in range(h):
-        for b in range(h):
-            K2[a, b] = gram[keep[a], keep[b]]
-        K2[a, a] += ridge
-        for b in range(n - h):
-            K21[a, b] = gram[keep[a], drop[b]]
+        ridged[a, a] += ridge
     A1 = np.empty((n - h, K))
     for b in range(n - h):
         for q in range(K):
             A1[b, q] = sv.coef[drop[b], q]
-    theta = np.linalg.solve(K2, K21 @ A1)  # (K₂ + ηI)⁻¹K₂₁A₁
+    theta = np.linalg.solve(ridged, K21 @ A1)  # (K₂ + ηI)⁻¹K₂₁A₁
     for a in range(h):
         i = keep[a]
         for q in range(K):
@@ -81,26 +87,13 @@ def halve(sv, ridge, target_norm):
     norm2 = 0.0
     for a in range(h):
         for b in range(h):
-            g = gram[keep[a], keep[b]]
+            g = K2[a, b]
             acc = 0.0
             for q in range(K):
                 acc += sv.coef[keep[a], q] * sv.coef[keep[b], q]
             norm2 += g * acc
-    # remove S₁: mark them in F (unused by this rule; moved with the SVs) and sweep
-    for i in range(n):
-        sv.F[i] = 0.0
-    for b in range(n - h):
-        sv.F[drop[b]] = 1.0
-    i = 0
-    while i < sv.meta[N]:
-        if sv.F[i] == 1.0:
-            sv_remove(sv, i)  # moves come from higher slots: slot i is examined again
-        else:
-            i += 1
-    if norm2 > 0.0:
-        sv_scale(sv, target_norm / math.sqrt(norm2))
-        return target_norm * target_norm
-    return norm2
+    remove_slots(sv, drop)  # S₁
+    return rescale_norm(sv, norm2, target_norm)
 
 
 @njit_helper
@@ -166,15 +159,9 @@ def halve_ahp_r(sv, ridge, target_norm):
         else:
             drop[nd] = order[p]
             nd += 1
-    gram = sv.gram
-    K2 = np.empty((h, h))
-    K21 = np.empty((h, n - h))
+    K2, K21 = gram_blocks(sv, keep, drop)
     for a in range(h):
-        for b in range(h):
-            K2[a, b] = gram[keep[a], keep[b]]
         K2[a, a] = 1.0  # the script's Gram starts as a matrix of ones and never writes its diagonal
-        for b in range(n - h):
-            K21[a, b] = gram[keep[a], drop[b]]
     a1 = np.empty(n - h)
     for b in range(n - h):
         a1[b] = sv.coef[drop[b], 0]
@@ -193,20 +180,8 @@ def halve_ahp_r(sv, ridge, target_norm):
         norm2 += merged[a] * acc
     for a in range(h):
         sv.coef[keep[a], 0] = merged[a]
-    for i in range(n):
-        sv.F[i] = 0.0
-    for b in range(n - h):
-        sv.F[drop[b]] = 1.0
-    i = 0
-    while i < sv.meta[N]:
-        if sv.F[i] == 1.0:
-            sv_remove(sv, i)
-        else:
-            i += 1
-    if norm2 > 0.0:
-        sv_scale(sv, target_norm / math.sqrt(norm2))
-        return target_norm * target_norm
-    return 0.0  # (N² < 0 only with a non-Gaussian kernel, whose κ(x, x) the script takes as 1)
+    remove_slots(sv, drop)
+    return rescale_norm(sv, norm2, target_norm)  # (N² < 0 only with a non-Gaussian kernel: κ(x, x) taken as 1)
 
 
 @njit_helper

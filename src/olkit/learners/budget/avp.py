@@ -15,11 +15,11 @@ Settings (AHP Corollaries 1–2, Theorem 3: λ/2 < ε < 1 and λ < 2 on binary d
 import math
 
 from ..._compile import njit_helper
-from ...params import Interval, PROBABILITY_OPEN
+from ...params import PROBABILITY_OPEN, Interval
 from ...spec import register
 from ..kernel.base import EPS
-from .common import D0, RADIUS, BudgetLearner, append_direction, margin_direction
 from ..kernel.support_set import sv_scale
+from .common import D0, RADIUS, BudgetLearner, append_direction, margin_direction
 
 PROJECTIONS = 0  # diagnostic slot: rounds that scaled f back onto the ball
 

@@ -28,7 +28,7 @@ import math
 
 from ..._compile import njit_helper
 from ..._rng import next_index, next_uniform
-from ...params import POSITIVE, NON_NEGATIVE, POWERS_OF_TWO
+from ...params import NON_NEGATIVE, POSITIVE, POWERS_OF_TWO
 from ...spec import register
 from ..kernel.base import EPS
 from ..kernel.support_set import N, sv_remove, sv_scale
@@ -49,13 +49,12 @@ REMOVALS, CLIPPED = 0, 1  # diagnostic slots
 
 
 @njit_helper
-def remove_weighted(sv, st, decay):
-    """BOGD++'s removal: draw j ~ p over the arrival order, rescale every kept row by decay/(1 − p_i)."""
-    n = sv.meta[N]
-    p = sv.grow  # p_i by slot (scratch)
+def draw_by_weight(sv, st, p, n):
+    """BOGD++'s draw: with w_i = p[i] (by slot) on entry, p_i = 1 − s w_i, s = (B − 1)/Σw (negative p_i
+    clamped to 0 and p renormalised; Σw = 0: uniform), left in ``p``; returns the slot j drawn with
+    probability p_j by one uniform walked along the arrival order."""
     total = 0.0
     for i in range(n):
-        p[i] = row_norm(sv, i) * math.sqrt(sv.kself[i])
         total += p[i]
     if total > 0.0:
         scale = (n - 1.0) / total
@@ -76,6 +75,17 @@ def remove_weighted(sv, st, decay):
         if acc > u:
             j = sv.arrival[q]
             break
+    return j
+
+
+@njit_helper
+def remove_weighted(sv, st, decay):
+    """BOGD++'s removal: draw j ~ p over the arrival order, rescale every kept row by decay/(1 − p_i)."""
+    n = sv.meta[N]
+    p = sv.grow  # p_i by slot (scratch)
+    for i in range(n):
+        p[i] = row_norm(sv, i) * math.sqrt(sv.kself[i])
+    j = draw_by_weight(sv, st, p, n)
     for i in range(n):
         if i != j:
             scale_row(sv, i, decay / (1.0 - p[i]))
@@ -156,29 +166,9 @@ def bogdpp_ahp_r_update(sv, st, s, t, kself, y, f, mistake):
         append_direction(sv, s, t, kself, y, 0, -1, eta)
         return True
     p = sv.grow  # p_i by slot: 1 − s|α_i|, s = (B − 1)/Σ|α| (κ(x, x) taken as 1)
-    total = 0.0
     for i in range(n):
         p[i] = abs(sv.coef[i, 0])
-        total += p[i]
-    if total > 0.0:
-        scale = (n - 1.0) / total
-        mass = 0.0
-        for i in range(n):
-            p[i] = max(1.0 - scale * p[i], 0.0)  # R's sample() stops on a negative weight: clamped
-            mass += p[i]
-        for i in range(n):
-            p[i] = p[i] / mass
-    else:
-        for i in range(n):
-            p[i] = 1.0 / n
-    u = next_uniform(st.rng)
-    j = sv.arrival[n - 1]
-    acc = 0.0
-    for q in range(n):
-        acc += p[sv.arrival[q]]
-        if acc > u:
-            j = sv.arrival[q]
-            break
+    j = draw_by_weight(sv, st, p, n)  # (R's sample() would stop on a negative weight: clamped)
     keep = 1.0 - p[j]
     if keep > 0.0:  # every coefficient: (1 − ηλ)α/(1 − p_j), the round's decay applied a second time
         for i in range(n):

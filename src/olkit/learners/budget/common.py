@@ -24,11 +24,11 @@ import numpy as np
 
 from ..._compile import njit_helper, njit_inline
 from ...base import MISTAKES, SEEN
-from ...params import Interval, Options, SEED
+from ...params import SEED, Interval, Options
 from ..kernel.base import DIAG, KernelLearner
 from ..kernel.engine import relevant_pair
 from ..kernel.multiclass import set_direction
-from ..kernel.support_set import BINARY, MULTICLASS, N, sv_append, sv_remove
+from ..kernel.support_set import BINARY, MULTICLASS, N, sv_append, sv_remove, sv_scale
 
 BUDGET = Interval(2, None, integer=True)
 """A budget B ≥ 2 (removal rules need B − 1 ≥ 1 other SVs)."""
@@ -120,6 +120,47 @@ def clip_entries(sv, bound):
 def remove_by_age(sv, k):
     """Remove the k-th oldest SV (k = 0: the oldest)."""
     sv_remove(sv, sv.arrival[k])
+
+
+@njit_helper
+def remove_slots(sv, slots):
+    """Remove the SVs in the given slots (a halving's or a merge's dropped half). They are marked in ``sv.F``
+    (the cached scores, unused by the rules that call this, and moved with the SVs) and swept: removals
+    move SVs from higher slots only, so a slot is examined again after a move into it."""
+    for i in range(sv.meta[N]):
+        sv.F[i] = 0.0
+    for q in range(slots.shape[0]):
+        sv.F[slots[q]] = 1.0
+    i = 0
+    while i < sv.meta[N]:
+        if sv.F[i] == 1.0:
+            sv_remove(sv, i)
+        else:
+            i += 1
+
+
+@njit_helper
+def rescale_norm(sv, norm2, target):
+    """Scale every coefficient so that ‖f‖ = target (‖f‖² = norm2 now); a zero model is left as it is.
+    Returns the new ‖f‖²."""
+    if norm2 > 0.0:
+        sv_scale(sv, target / math.sqrt(norm2))
+        return target * target
+    return max(norm2, 0.0)
+
+
+@njit_helper
+def gram_blocks(sv, keep, drop):
+    """(K₂, K₂₁): the SV Gram cache on the kept slots, and kept × dropped (the cache must be mirrored)."""
+    h, r = keep.shape[0], drop.shape[0]
+    K2 = np.empty((h, h))
+    K21 = np.empty((h, r))
+    for a in range(h):
+        for b in range(h):
+            K2[a, b] = sv.gram[keep[a], keep[b]]
+        for b in range(r):
+            K21[a, b] = sv.gram[keep[a], drop[b]]
+    return K2, K21
 
 
 @njit_helper

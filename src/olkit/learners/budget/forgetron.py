@@ -25,7 +25,14 @@ from ..._compile import njit_helper
 from ...spec import register
 from ..kernel.base import EPS
 from ..kernel.support_set import N, load_gram_row, sv_remove, sv_scale
-from .common import DOGMA_MISTAKES, D0, BudgetLearner, CompatRule, append_direction, margin_direction
+from .common import (
+    D0,
+    DOGMA_MISTAKES,
+    BudgetLearner,
+    CompatRule,
+    append_direction,
+    margin_direction,
+)
 
 REMOVALS, WRONG_ROOT = 0, 1  # diagnostic slots
 Q_SLOT, M_SLOT, PHI_MIN = 0, 1, 2  # fst slots

@@ -38,7 +38,15 @@ from ...spec import register
 from ..kernel.base import EPS, MARGIN_TIE
 from ..kernel.engine import relevant_pair
 from ..kernel.support_set import N, sv_append, sync_gram
-from .common import DOGMA_MISTAKES, D0, BudgetLearner, CompatRule, add_along, append_direction, margin_direction
+from .common import (
+    D0,
+    DOGMA_MISTAKES,
+    BudgetLearner,
+    CompatRule,
+    add_along,
+    append_direction,
+    margin_direction,
+)
 
 PROJECTIONS, ADDITIONS, MARGIN_UPDATES = 0, 1, 2  # diagnostic slots
 DOGMA, PAPER = 0, 1
@@ -73,20 +81,25 @@ def project(sv, kself):
 
 
 @njit_helper
+def extend_inverse(M, d, j, delta2):
+    """K⁻¹ of the SVs 0..j−1 (in M) extended to the new SV j: [[K⁻¹, 0], [0, 0]] + (1/δ²)[d*; −1][d*; −1]ᵀ
+    (rows with d*_a = 0 are unchanged; M's row and column j start at 0)."""
+    inv = 1.0 / delta2
+    for a in range(j):
+        if d[a] != 0.0:
+            g = d[a] * inv
+            for b in range(j):
+                M[a, b] += g * d[b]
+            M[a, j] = -g
+            M[j, a] = -g
+    M[j, j] = inv
+
+
+@njit_helper
 def add_with_inverse(sv, s, t, kself, y, r, c, delta2, v):
     """Add x_t with the row v·D_t and extend K_S⁻¹ by the block formula (d* in ``sv.grow``)."""
-    n = sv.meta[N]
-    d = sv.grow
     j = append_direction(sv, s, t, kself, y, r, c, v)
-    kinv = sv.mats[0]
-    inv = 1.0 / delta2
-    for a in range(n):
-        g = d[a] * inv
-        for b in range(n):
-            kinv[a, b] += g * d[b]
-        kinv[a, j] = -g
-        kinv[j, a] = -g
-    kinv[j, j] = inv
+    extend_inverse(sv.mats[0], sv.grow, j, delta2)
 
 
 @njit_helper
@@ -271,19 +284,10 @@ def _move_class(sv, q, d, v):
 @njit_helper
 def _extend_class(sv, q, j, d, delta2, kself, had):
     """Add the new SV j to class q's dictionary: K_q⁻¹ by the block formula, or 1/κ_t for the first member."""
-    M = sv.mats[q]
     if not had:
-        M[j, j] = 1.0 / kself
+        sv.mats[q, j, j] = 1.0 / kself
         return
-    inv = 1.0 / delta2
-    for a in range(j):
-        if d[a] != 0.0:
-            g = d[a] * inv
-            for b in range(j):
-                M[a, b] += g * d[b]
-            M[a, j] = -g
-            M[j, a] = -g
-    M[j, j] = inv
+    extend_inverse(sv.mats[q], d, j, delta2)
 
 
 @njit_helper

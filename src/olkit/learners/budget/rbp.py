@@ -11,7 +11,15 @@ from ..._compile import njit_helper
 from ..._rng import next_index
 from ...spec import register
 from ..kernel.support_set import N
-from .common import DOGMA_MISTAKES, D0, BudgetLearner, CompatRule, append_direction, margin_direction, remove_by_age
+from .common import (
+    D0,
+    DOGMA_MISTAKES,
+    BudgetLearner,
+    CompatRule,
+    append_direction,
+    margin_direction,
+    remove_by_age,
+)
 
 REMOVALS = 0  # diagnostic slot
 
