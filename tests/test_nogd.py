@@ -139,7 +139,7 @@ def test_two_classes_as_multiclass_equal_binary_with_twice_the_step(seed, monkey
 
 @pytest.mark.parametrize("params,name", [
     ({"B": 1}, "B"), ({"B": 2.5}, "B"), ({"k": 0}, "k"), ({"k": 1.5}, "k"), ({"B": 10, "k": 11}, "k"),
-    ({"eta": 0}, "eta"), ({"sigma": 0}, "sigma"), ({"compat": "lsokl"}, "compat")])
+    ({"eta": 0}, "eta"), ({"sigma": 0}, "sigma"), ({"compat": "dogma"}, "compat")])
 def test_parameter_errors(params, name):
     with pytest.raises(ValueError, match=f"nogd: parameter {name}="):
         olkit.make("nogd", **params)

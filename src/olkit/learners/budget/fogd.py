@@ -36,7 +36,10 @@ Implementation notes
 
 Parameters are ALGORITHMS.md's: ``D`` (random directions; the feature vector has 2D entries), ``eta`` (step),
 ``sigma`` (Gaussian width), ``seed``. ``compat="lsokl"`` reproduces LSOKL's ``FouGD.m`` (Lu et al.'s MATLAB
-code), which omits the 1/√D (D12): the scores are those of the default rule run with step η·D.
+code), which omits the 1/√D (D12): the scores are those of the default rule run with step η·D. The AHP authors'
+``FOGD.R`` needs no ``compat`` value: it is the default rule (z/√D with cos before sin, w = 0 at the start,
+ŷ = −1 iff f < 0, update iff y f < 1, no forced round-1 mistake) and reports D, as ``n_support_`` does; only its
+directions (R's ``mvrnorm``) cannot be reproduced (D12).
 """
 import math
 from collections import namedtuple

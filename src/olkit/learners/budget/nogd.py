@@ -28,20 +28,28 @@ are basis-dependent, but W φ(x) — hence every score and decision — depends 
 unless the top-k cut splits such a cluster. Per round: O(B) kernel values (from the block product) and O(kB)
 for φ. Diagnostics: ``transition`` (the 1-based round of the switch, 0 while in stage 1) and ``rank``
 (eigenpairs kept).
+
+``compat`` (ALGORITHMS.md D12; details in the class docstring): "lsokl" (LSOKL's ``NysGD.m`` / ``NyGD.m``) is the
+default rule under another name; "ahp-r" reproduces the AHP authors' ``NOGD.R`` (binary): the switch in the round
+that adds the B-th SV, that x_t scored again by the new linear model, and the initial weights computed with the
+transpose of the eigenvector matrix.
 """
+import math
 from collections import namedtuple
 
 import numpy as np
 
 from ..._compile import njit_helper
-from ...base import SEEN
+from ...base import MISTAKES, SEEN
 from ...params import POSITIVE, Interval
 from ...spec import register
 from ..kernel.support_set import N, load_gram_row
-from .common import D0, BudgetLearner, append_direction, margin_direction
+from .common import D0, BudgetLearner, CompatRule, append_direction, margin_direction
 from .fogd import add_scaled, dot
 
-STAGE, RANK = 0, 1  # fst slots: 0 kernel OGD / 1 linear OGD on φ; eigenpairs kept
+STAGE, RANK, LATE_MISTAKE = 0, 1, 2
+"""fst slots: 0 kernel OGD / 1 linear OGD on φ; eigenpairs kept; compat="ahp-r": 1 when the transition round's
+second prediction (by the new linear model) was a mistake and the first was not (counted by ``_learn_block``)."""
 TRANSITION = 0  # diagnostic slot: the round of the switch
 
 EIGEN_FLOOR = 1e-12
@@ -91,6 +99,78 @@ def nystrom_transition(sv, st, s):
     st.fst[RANK] = kept
 
 
+# ---- compat="ahp-r": the AHP authors' NOGD.R (ALGORITHMS.md D9 [IMPL-DIFF], D12) -----------------------------
+
+@njit_helper
+def nystrom_transition_ahp_r(sv, st, s):
+    """``NOGD.R``'s switch: eigen-decompose the SV Gram matrix with a unit diagonal (the script's ``Gram`` starts
+    as a matrix of ones), eigenvalues descending, each eigenvector's sign fixed (its first entry of magnitude
+    ≥ 1/(2√B) positive); M = Λ_k^{−1/2}V_kᵀ as by default, but w₀_j = √λ_j Σ_i V[j, i] α_i — row j of V where
+    column j is meant (the script's ``svpara %*% solve(D^{-1/2} * V)``)."""
+    n = sv.meta[N]
+    G = np.empty((n, n))
+    for b in range(n):
+        load_gram_row(sv, b, s)
+        for i in range(n):
+            G[b, i] = sv.grow[i]
+        G[b, b] = 1.0
+    lam, V = np.linalg.eigh(G)  # ascending
+    thr = 0.5 / np.sqrt(n)
+    for col in range(n):
+        for i in range(n):
+            if abs(V[i, col]) >= thr:
+                if V[i, col] < 0.0:
+                    for q in range(n):
+                        V[q, col] = -V[q, col]
+                break
+    M, W = st.M, st.W
+    top = lam[n - 1]
+    kept = 0
+    for q in range(min(M.shape[0], n)):
+        col = n - 1 - q
+        if not (lam[col] > EIGEN_FLOOR * top):
+            break
+        root = np.sqrt(lam[col])
+        for j in range(n):
+            M[q, j] = V[j, col] / root
+        acc = 0.0
+        for i in range(n):  # V[row of the q-th eigenvector, column of the i-th]: eigen-order i, descending
+            acc += V[q, n - 1 - i] * sv.coef[i, 0]
+        W[0, q] = acc * root
+        kept += 1
+    st.fst[STAGE] = 1.0
+    st.fst[RANK] = kept
+
+
+@njit_helper
+def nogd_ahp_r_update(sv, st, s, t, kself, y, f, mistake):
+    """``NOGD.R`` (binary): stage 1 appends ηy_t on y f < 1; the round whose append makes |S| = B switches
+    (:func:`nystrom_transition_ahp_r`), scores the same x_t with the new linear model (a wrong prediction there
+    is recorded in ``LATE_MISTAKE`` when the first was right) and takes its OGD step on y w·φ < 1; then linear
+    OGD on φ."""
+    m = y * f[0]
+    eta = st.prm[1]
+    if st.fst[STAGE] == 0.0:
+        if m >= 1.0:
+            return False
+        append_direction(sv, s, t, kself, y, 0, -1, eta)
+        if sv.meta[N] < int(st.prm[0]):
+            return True
+        nystrom_transition_ahp_r(sv, st, s)
+        st.cnt[D0 + TRANSITION] = st.cnt[SEEN]
+        nystrom_features(st.M, sv.krow, st.phi)  # k_S(x_t) over the B SVs, x_t's own κ included
+        f2 = dot(st.W[0], st.phi)
+        if not mistake and (1.0 if f2 >= 0.0 else -1.0) != y:
+            st.fst[LATE_MISTAKE] = 1.0
+        if y * f2 < 1.0:
+            add_scaled(st.W[0], eta * y, st.phi)
+        return True
+    if m >= 1.0:
+        return False
+    add_scaled(st.W[0], eta * y, st.phi)
+    return True
+
+
 @njit_helper
 def nogd_scores(sv, st, s, t, kself, f):
     """Stage 2: F = W φ(x_t) (stage 1: the kernel expansion, already in f)."""
@@ -122,6 +202,12 @@ def nogd_update(sv, st, s, t, kself, y, f, mistake):
     return True
 
 
+_COMPAT_RULES = {
+    "ahp-r": CompatRule(nogd_ahp_r_update, first_round_mistake=True, source="the AHP R script NOGD.R"),
+    "lsokl": CompatRule(nogd_update, nogd_update, source="LSOKL binary/NysGD.m, multiclass/NyGD.m"),
+}
+
+
 @register("nogd", "NOGD: kernel OGD until B SVs, then OGD on the rank-k Nyström features of those SVs "
                   "(Lu et al. JMLR 2016)", data=("binary", "multiclass"),
           sources={"B": "AHP R script (600); AHP Table 2 budgets per dataset", "k": "LSOKL / AHP R (k = 0.2·B)",
@@ -143,7 +229,29 @@ class NOGD(BudgetLearner):
         Step size of both stages. The AHP experiments select η from {10^-3, …, 10^3}/√T, which needs the
         stream length T; 0.5 is olkit's default.
     kernel, sigma, degree, coef0 : the kernel (σ = 1 as in the AHP experiments).
-    compat : "none"
+    compat : {"none", "ahp-r", "lsokl"}, default "none"
+        "lsokl": LSOKL's ``binary/NysGD.m`` and ``multiclass/NyGD.m`` (ALGORITHMS.md D12), binary and multiclass
+        — a documented synonym of "none": the default rule *is* that code (update on y f < 1 / Γ < 1, so x_1 is
+        always stored; ŷ = +1 at f = 0, argmax ties to the smallest index; the switch on the first margin error
+        once |S| = B, with that round's stage-1 kernel vector, w = α·pinv(M) = AᵀV_kΛ_k^{1/2}, then that
+        round's step; #SV = B). What differs is below the rule: ``eigs`` (ARPACK) for the top k eigenpairs
+        where olkit uses LAPACK's ``eigh`` (the same subspace), ``pinv``'s tolerance where olkit drops eigenvalues
+        ≤ 1e-12·λ_max (they differ only for a numerically singular Gram, where both are rounding noise), and
+        ``binary/NysGD.m`` takes k = 0.2·B unrounded (``eigs`` needs an integer: budgets that are multiples
+        of 5).
+        "ahp-r": the AHP authors' ``NOGD.R`` (binary; ALGORITHMS.md D9 [IMPL-DIFF], D12). Round 1 always counts
+        as a mistake (x_1 is always stored, as by default); the SV Gram has a unit diagonal (κ(x, x) taken as
+        1); the eigen-decomposition happens in the round whose append makes |S| = B, and that same x_t is then
+        scored by the new linear model and may take its OGD step (the round counts one mistake if either
+        prediction is wrong; its recorded score is the stage-1 one); the initial weights use row j of V where
+        column j is meant, w₀_j = √λ_j Σ_i V[j, i] α_i (i over the SVs in arrival order, used as the
+        eigenvector index in descending eigenvalue order), while the features φ_j = λ_j^{−1/2} V[:, j]ᵀk_S(x)
+        are the default's; k = None gives ⌊0.2·B⌋ (the script indexes 1:r with r = 0.2·B); #SV is |S| =
+        min(rounds, B). w₀ depends on the sign and basis of *every* eigenvector: olkit fixes each sign (the
+        first entry of magnitude ≥ 1/(2√B) positive), so a run is reproducible across LAPACK builds when the B
+        eigenvalues are distinct, but R's numbers (its ``svd`` picks its own signs) are not reproduced — the
+        rule is. Eigenvalues ≤ 1e-12·λ_max are dropped from the top k as by default (the script would divide
+        by their square root).
 
     Examples
     --------
@@ -161,6 +269,8 @@ class NOGD(BudgetLearner):
 
     _update = staticmethod(nogd_update)
     _score_hook = staticmethod(nogd_scores)
+    _kernel_compat = ("none", "ahp-r", "lsokl")
+    _compat_rules = _COMPAT_RULES
     _gram = "bounded"
     _parameter_constraints = {"k": [Interval(1, None, integer=True), None], "eta": [POSITIVE]}
 
@@ -171,8 +281,11 @@ class NOGD(BudgetLearner):
         self._set_kernel_params(kernel, sigma, degree, coef0, compat)
 
     def _rank(self):
-        """k, or round(0.2·B) (at least 1) when k is None."""
+        """k, or round(0.2·B) (at least 1) when k is None; under compat="ahp-r" ⌊0.2·B⌋ (at least 1), as the
+        script's index 1:r with r = 0.2·B."""
         if self.k is None:
+            if self.compat == "ahp-r":
+                return max(1, math.floor(0.2 * int(self.B)))
             return max(1, round(0.2 * int(self.B)))
         return int(self.k)
 
@@ -189,7 +302,17 @@ class NOGD(BudgetLearner):
         return [float(self.B), float(self.eta)]
 
     def _initial_fst(self):
-        return [0.0, 0.0]
+        return [0.0, 0.0, 0.0]
+
+    def _learn_block(self, stream, X, order, start, stop, scores, mistakes):
+        seen = int(self.state_.cnt[SEEN])
+        super()._learn_block(stream, X, order, start, stop, scores, mistakes)
+        fst = self.state_.fst
+        if fst.shape[0] > LATE_MISTAKE and fst[LATE_MISTAKE]:  # compat="ahp-r": NOGD.R counts the transition round's second prediction too
+            pos = start + self._counter(TRANSITION) - 1 - seen
+            mistakes[pos] = 1
+            self.state_.cnt[MISTAKES] += 1
+            fst[LATE_MISTAKE] = 0.0
 
     def _max_support(self):
         return int(self.B)

@@ -27,6 +27,10 @@ the length of the first data given (``fit``, ``olkit run``); set ``B0`` and ``a`
 stream in chunks. The hint window keeps copies of the last M inputs (dense, O(M·d) memory).
 
 Diagnostics: ``phase``, ``merges``, ``projections``, ``additions``, ``sum_delta`` (Σδ), ``norm``.
+
+``compat="ahp-r"`` follows ``POMDR.R`` to the letter (binary; ALGORITHMS.md D12; details in the class docstring):
+round 1 always a mistake, κ(x, x) taken as 1, the script's projected-step forms, and at the first merge the
+phase-1 SVs beyond B/2 dropped instead of merged.
 """
 import math
 
@@ -39,7 +43,7 @@ from ..kernel.base import EPS, SEEN
 from ..kernel.multiclass import h_dot
 from ..kernel.support_set import N, sv_remove, sv_scale, sync_gram
 from ...kernels import kernel_from_dot
-from .common import D0, BudgetLearner, add_along, append_direction, margin_direction
+from .common import D0, BudgetLearner, CompatRule, add_along, append_direction, margin_direction
 from .projectron import add_with_inverse, project
 
 PROJECTIONS, ADDITIONS, MERGES = 0, 1, 2  # diagnostic slots
@@ -161,9 +165,11 @@ def _projected_hint(sv, st, s, y, r, c):
 
 
 @njit_helper
-def _merge(sv, half):
-    """Merge every SV after the first ``half`` (arrival order) into its nearest permanent SV; returns
-    tr(AᵀK_S A) of what is left."""
+def _merge(sv, half, first, unit_diagonal):
+    """Merge every SV after the first ``half`` (arrival order) into its nearest permanent SV, in position
+    order; the SVs at positions half..first−1 are dropped without merging (``POMDR.R``'s phase-1 SVs beyond
+    B/2 at its first merge; the default passes first = half). Returns tr(AᵀK_S A) of what is left (with a
+    unit Gram diagonal when ``unit_diagonal``: the script's κ(x, x) = 1)."""
     sync_gram(sv)
     n = sv.meta[N]
     K = sv.coef.shape[1]
@@ -171,6 +177,9 @@ def _merge(sv, half):
         sv.F[i] = 0.0
     for p in range(half, n):
         j = sv.arrival[p]
+        sv.F[j] = 1.0
+        if p < first:
+            continue
         best = sv.arrival[0]
         for q in range(1, half):
             if sv.gram[j, sv.arrival[q]] > sv.gram[j, best]:
@@ -179,7 +188,6 @@ def _merge(sv, half):
             sv.coef[best, col] += sv.coef[j, col]
         if K > 1:
             sv.hr[best] = -1
-        sv.F[j] = 1.0
     i = 0
     while i < sv.meta[N]:
         if sv.F[i] == 1.0:
@@ -193,7 +201,7 @@ def _merge(sv, half):
             acc = 0.0
             for col in range(K):
                 acc += sv.coef[a, col] * sv.coef[b, col]
-            norm2 += sv.gram[a, b] * acc
+            norm2 += (1.0 if unit_diagonal and a == b else sv.gram[a, b]) * acc
     return norm2
 
 
@@ -247,7 +255,7 @@ def pomdr_update(sv, st, s, t, kself, y, f, mistake):
         if st.fst[PHASE] == 1.0 and n >= B0:
             st.fst[PHASE] = 2.0
         elif st.fst[PHASE] == 2.0 and n >= B:
-            norm2 = _merge(sv, B // 2)
+            norm2 = _merge(sv, B // 2, B // 2, False)
             st.fst[SUMD] = 0.0
             st.fst[MERGED] = 1.0
             if norm2 > 0.0:
@@ -258,6 +266,118 @@ def pomdr_update(sv, st, s, t, kself, y, f, mistake):
             st.cnt[D0 + MERGES] += 1
     _push_window(st, s, t, y, r, c)
     return updated
+
+
+# ---- compat="ahp-r": the AHP authors' POMDR.R (ALGORITHMS.md D11, D12) --------------------------------------
+
+@njit_helper
+def _projected_hint_ahp_r(sv, st, s):
+    """``POMDR.R``'s tem2 = (1/m) Σ_τ y_τ Σ_j β*_j κ(x_j, x_τ) (β* in ``sv.grow``): the window oldest first while
+    it fills (m < M: the script's loop over rounds 1..i−1) and newest first once full (its loop over i − r);
+    at round 2 the script writes y_1 β*_1 (κ(x_1, x_1) taken as 1)."""
+    m = int(st.fst[WCOUNT])
+    if m == 0:
+        return 0.0
+    M, head = int(st.prm[P_M]), int(st.fst[WHEAD])
+    if st.cnt[SEEN] == 2:  # the window is x_1 alone, the only SV
+        return st.fst[_window_entry(st, 0)] * sv.grow[0]
+    n, d = sv.meta[N], int(st.prm[P_D])
+    w = st.fst
+    total = 0.0
+    for q in range(m):
+        k = q if m < M else (head - 1 - q + M) % M
+        off = _window_entry(st, k)
+        acc = 0.0
+        for j in range(n):
+            acc += kernel_from_dot(s.kp, _sv_dot(sv, j, w, off + 3, d), sv.norm2[j], w[off + 2]) * sv.grow[j]
+        total += w[off] * acc
+    return total / m
+
+
+@njit_helper
+def _unit_gram_forms(sv):
+    """(βᵀGβ, (Gβ)·α) with G the SV Gram matrix with a unit diagonal (the script's ``Gram``), β in ``sv.grow``:
+    the script's tem1 and tem3 of a projected step."""
+    sync_gram(sv)
+    n = sv.meta[N]
+    tem1 = 0.0
+    tem3 = 0.0
+    for a in range(n):
+        acc = 0.0
+        for b in range(n):
+            acc += (1.0 if a == b else sv.gram[a, b]) * sv.grow[b]
+        tem1 += acc * sv.grow[a]
+        tem3 += acc * sv.coef[a, 0]
+    return tem1, tem3
+
+
+@njit_helper
+def pomdr_ahp_r_update(sv, st, s, t, kself, y, f, mistake):
+    """``POMDR.R`` (binary): κ(x, x) taken as 1 (x_1 stored with (U/√3)y_1, ‖f‖ = U/√3, K⁻¹ = [1]; δ² =
+    1 − k_tᵀβ*; ‖f‖² += 2λy f_t(x_t) + λ² on an addition; Σδ += max(1 − 2y h_t(x_t), 0)); a projected step
+    with the script's tem1 = β*ᵀGβ*, tem3 = (Gβ*)·α (unit-diagonal G) and its window order; at the first
+    merge the phase-1 SVs beyond B/2 (no nearest permanent SV recorded) are dropped; the merged norm from
+    the permanent SVs' unit-diagonal Gram."""
+    U, B, B0 = st.prm[P_U], int(st.prm[P_B]), int(st.prm[P_B0])
+    a_ald = st.prm[P_A]
+    raw, hint, lam = st.fst[HEAD], st.fst[HEAD + 1], st.fst[LAM]
+    updated = False
+    if st.cnt[SEEN] == 1:  # the script's first instance
+        v = U / math.sqrt(3.0)
+        append_direction(sv, s, t, kself, y, 0, -1, v)
+        sv.mats[0, 0, 0] = 1.0
+        st.fst[NORM2] = v * v
+        st.fst[SUMD] = 1.0
+        st.fst[PHASE] = 1.0
+        st.cnt[D0 + ADDITIONS] += 1
+        updated = True
+    elif y * f[0] < 1.0:
+        norm2 = st.fst[NORM2]
+        if st.fst[PHASE] == 1.0:
+            delta2, _ = project(sv, 1.0)  # δ² = max(1 − k_tᵀβ*, 0)
+            if math.sqrt(delta2) <= a_ald:  # projected step
+                tem1, tem3 = _unit_gram_forms(sv)
+                tem2 = _projected_hint_ahp_r(sv, st, s)
+                st.fst[SUMD] += max(tem1 - 2.0 * y * tem2, 0.0)
+                norm2 += 2.0 * y * lam * tem3 + lam * lam * tem1
+                add_along(sv, sv.grow, y, 0, -1, lam)
+                st.cnt[D0 + PROJECTIONS] += 1
+            else:
+                add_with_inverse(sv, s, t, kself, y, 0, -1, delta2, lam)
+                norm2 += 2.0 * y * lam * raw + lam * lam
+                st.fst[SUMD] += max(1.0 - 2.0 * y * hint, 0.0)
+                st.cnt[D0 + ADDITIONS] += 1
+        else:
+            append_direction(sv, s, t, kself, y, 0, -1, lam)
+            norm2 += 2.0 * y * lam * raw + lam * lam
+            st.fst[SUMD] += max(1.0 - 2.0 * y * hint, 0.0)
+            st.cnt[D0 + ADDITIONS] += 1
+        if norm2 > U * U:
+            sv_scale(sv, U / math.sqrt(norm2))
+            norm2 = U * U
+        st.fst[NORM2] = norm2
+        updated = True
+    if updated:
+        n = sv.meta[N]
+        if st.fst[PHASE] == 1.0 and n >= B0:
+            st.fst[PHASE] = 2.0
+        elif st.fst[PHASE] == 2.0 and n >= B:
+            half = B // 2
+            first = half if st.fst[MERGED] > 0 else max(half, B0)  # phase-1 SVs half..B0−1: dropped
+            norm2 = _merge(sv, half, first, True)
+            st.fst[SUMD] = 0.0
+            st.fst[MERGED] = 1.0
+            if norm2 > 0.0:
+                sv_scale(sv, U / math.sqrt(norm2))
+                st.fst[NORM2] = U * U
+            else:
+                st.fst[NORM2] = 0.0
+            st.cnt[D0 + MERGES] += 1
+    _push_window(st, s, t, y, 0, -1)
+    return updated
+
+
+_AHP_R = CompatRule(pomdr_ahp_r_update, first_round_mistake=True, source="the AHP R script POMDR.R")
 
 
 @register("pomdr", "POMDR: optimistic budgeted kernel learning with ALD projections and merging of the "
@@ -284,7 +404,27 @@ class POMDR(BudgetLearner):
     a : float >= 0 or None, default None
         ALD threshold: project when √δ² ≤ a. None: 1/√T.
     kernel, sigma, degree, coef0 : the kernel (σ = 1 as in the AHP experiments).
-    compat : "none"
+    compat : {"none", "ahp-r"}, default "none"
+        "ahp-r" reproduces the AHP authors' R script ``POMDR.R`` (alg4ml/Ahpatron; ALGORITHMS.md D11, D12), binary
+        data only, B even, B0 ≥ 2. Round 1 always counts as a mistake (x_1 is always stored, as by default);
+        prediction ŷ = −1 iff F̃ < 0 (as by default); κ(x, x) is taken as 1 in the formulas (round 1: ‖f‖ = U/√3,
+        K⁻¹ = [1]; δ² = 1 − k_tᵀβ*; an addition adds 2λ_t y_t f_t(x_t) + λ_t² to ‖f‖² and max(1 − 2y_t h_t(x_t), 0)
+        to Σδ; the SV Gram matrices have a unit diagonal); a projected step adds 2λ_t y_t (Gβ*)·α + λ_t² β*ᵀGβ*
+        to ‖f‖² and max(β*ᵀGβ* − 2y_t⟨Pκ_t, h_t⟩, 0) to Σδ, ⟨Pκ_t, h_t⟩ summed over the window oldest first
+        while it fills and newest first once full, divided by m (at round 2: y_1 β*_1). The nearest permanent
+        SV is recorded only for SVs added in phase 2 beyond position B/2: at the *first* merge the phase-1 SVs
+        at positions B/2 + 1 … B0 (when B0 > B/2) are dropped, not merged (later merges merge every SV beyond
+        B/2). Merging adds coefficients in position order, recomputes ‖f‖ from the permanent SVs' Gram (unit
+        diagonal) and rescales to ‖f‖ = U exactly; Σδ is reset to 0 after the round's own increment. As by
+        default: λ_t = U/√(3 + Σδ) at the start of each round (times coe after the first merge), h_t(x_t) =
+        (1/m)Σ over the last m = min(t − 1, M) examples, phase 1 ends right after the first round that leaves
+        |S| = B0, and ‖f‖ is updated with f_t(x_t) without the hint. Where the script fails, olkit keeps its
+        own reading: B odd (the script indexes with B/2), B0 = 1 (the script's test k == B0 never holds again
+        once round 2 adds an SV, and phase 1 then grows S without bound), phase 2 before round M + 1, i.e. B0 < M (the
+        script's phase-2 window (t − M):(t − 1) then starts before round 1: it stops, or at t = M divides the
+        M − 1 earlier examples by M; olkit averages the m = t − 1 earlier examples), M = 0 (the script divides by 0; no hint), a merged norm of 0 (the script divides by 0;
+        olkit leaves the coefficients and ‖f‖ = 0). Kernel values come from olkit's ‖s‖² + ‖x‖² − 2s·x, not
+        the script's direct differences (see ahpatron's compat).
 
     Diagnostics: ``phase``, ``merges``, ``projections``, ``additions``, ``sum_delta``, ``norm``.
 
@@ -303,6 +443,8 @@ class POMDR(BudgetLearner):
 
     _update = staticmethod(pomdr_update)
     _score_hook = staticmethod(pomdr_scores)
+    _kernel_compat = ("none", "ahp-r")
+    _compat_rules = {"ahp-r": _AHP_R}
     _gram = "cache"
     _matrices = ("kinv",)
     _parameter_constraints = {"U": [POSITIVE], "B0": [Interval(1, None, integer=True), None],
@@ -325,6 +467,15 @@ class POMDR(BudgetLearner):
         super()._new_state(X)
         if self._B0() >= int(self.B):
             raise ValueError(f"pomdr: B0={self._B0()} must be smaller than B={self.B} (phase 1 ends at B0 SVs)")
+        if self.compat == "ahp-r" and self._B0() < 2:
+            raise ValueError(f"pomdr: compat='ahp-r' needs B0 >= 2, got B0={self._B0()} (POMDR.R ends phase 1 when "
+                             "|S| == B0 after round 2 or later; with B0 = 1 and an SV added at round 2 it never does)")
+
+    def _check_params(self):
+        super()._check_params()
+        if self.compat == "ahp-r" and int(self.B) % 2:
+            raise ValueError(f"pomdr: parameter B={self.B!r} is not valid with compat='ahp-r': POMDR.R needs an even "
+                             "budget (it indexes the permanent half with B/2)")
 
     def _B0(self):
         if self.B0 is not None:
