@@ -34,16 +34,23 @@ phase-1 SVs beyond B/2 dropped instead of merged.
 """
 import math
 
-import numpy as np
-
 from ..._compile import njit_helper
+from ...kernels import kernel_from_dot
 from ...params import POSITIVE, Interval
 from ...spec import register
 from ..kernel.base import EPS, SEEN
 from ..kernel.multiclass import h_dot
-from ..kernel.support_set import N, sv_remove, sv_scale, sync_gram
-from ...kernels import kernel_from_dot
-from .common import D0, BudgetLearner, CompatRule, add_along, append_direction, margin_direction
+from ..kernel.support_set import N, sv_scale, sync_gram
+from .common import (
+    D0,
+    BudgetLearner,
+    CompatRule,
+    add_along,
+    append_direction,
+    margin_direction,
+    remove_slots,
+    rescale_norm,
+)
 from .projectron import add_with_inverse, project
 
 PROJECTIONS, ADDITIONS, MERGES = 0, 1, 2  # diagnostic slots
@@ -104,7 +111,6 @@ def pomdr_scores(sv, st, s, t, kself, f):
     m = int(st.fst[WCOUNT])
     if m == 0:
         return
-    d = int(st.prm[P_D])
     w = st.fst
     for k in range(m):
         off = _window_entry(st, k)
@@ -173,13 +179,8 @@ def _merge(sv, half, first, unit_diagonal):
     sync_gram(sv)
     n = sv.meta[N]
     K = sv.coef.shape[1]
-    for i in range(n):
-        sv.F[i] = 0.0
-    for p in range(half, n):
+    for p in range(first, n):
         j = sv.arrival[p]
-        sv.F[j] = 1.0
-        if p < first:
-            continue
         best = sv.arrival[0]
         for q in range(1, half):
             if sv.gram[j, sv.arrival[q]] > sv.gram[j, best]:
@@ -188,12 +189,7 @@ def _merge(sv, half, first, unit_diagonal):
             sv.coef[best, col] += sv.coef[j, col]
         if K > 1:
             sv.hr[best] = -1
-    i = 0
-    while i < sv.meta[N]:
-        if sv.F[i] == 1.0:
-            sv_remove(sv, i)
-        else:
-            i += 1
+    remove_slots(sv, sv.arrival[half:n].copy())
     n = sv.meta[N]
     norm2 = 0.0
     for a in range(n):
@@ -258,11 +254,7 @@ def pomdr_update(sv, st, s, t, kself, y, f, mistake):
             norm2 = _merge(sv, B // 2, B // 2, False)
             st.fst[SUMD] = 0.0
             st.fst[MERGED] = 1.0
-            if norm2 > 0.0:
-                sv_scale(sv, U / math.sqrt(norm2))
-                st.fst[NORM2] = U * U
-            else:
-                st.fst[NORM2] = 0.0
+            st.fst[NORM2] = rescale_norm(sv, norm2, U)
             st.cnt[D0 + MERGES] += 1
     _push_window(st, s, t, y, r, c)
     return updated
@@ -367,11 +359,7 @@ def pomdr_ahp_r_update(sv, st, s, t, kself, y, f, mistake):
             norm2 = _merge(sv, half, first, True)
             st.fst[SUMD] = 0.0
             st.fst[MERGED] = 1.0
-            if norm2 > 0.0:
-                sv_scale(sv, U / math.sqrt(norm2))
-                st.fst[NORM2] = U * U
-            else:
-                st.fst[NORM2] = 0.0
+            st.fst[NORM2] = rescale_norm(sv, norm2, U)
             st.cnt[D0 + MERGES] += 1
     _push_window(st, s, t, y, 0, -1)
     return updated
