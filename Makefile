@@ -24,6 +24,7 @@ reproduce: $(STAMP)
 	$(PY) -m olkit.experiment.reproduce experiments/duol_binary.toml
 	$(PY) -m olkit.experiment.reproduce experiments/scw_table3.toml
 	$(PY) -m olkit.experiment.reproduce experiments/duol_multiclass.toml
+	$(PY) -m olkit.experiment.reproduce experiments/ahpatron_table2.toml
 
 bench: $(STAMP)
 	$(PY) -m pip install --quiet -e ".[bench]" || true

@@ -6,6 +6,7 @@ DUOL and PA-I rows are regenerated and compared with the paper.
 import json
 import os
 
+import numpy as np
 import pytest
 
 from olkit.experiment.reproduce import load_config, paper_values, reproduce_config, run_dataset
@@ -97,3 +98,77 @@ def test_scw_table3_rows(dataset):
     if dataset == "synthetic-noise":
         assert ours["arow"] < ours["cw"]
         assert min(ours["scw1"], ours["scw2"]) <= ours["arow"] + 1.0
+
+AHP_CONFIG = os.path.join(ROOT, "experiments", "ahpatron_table2.toml")
+
+
+def test_ahpatron_config_machinery(tmp_path):
+    """The Ahpatron config's machinery on german in seconds: per-dataset B|D/σ, selection in hindsight over
+    grids (1/√T-scaled steps included), an optional algorithm this build lacks, |N_T| beside Table 3,
+    Table 5's comparison inheriting the selected ε, the budget sweep (FOGD's D as B) and the rules."""
+    config = load_config(AHP_CONFIG)
+    config.update(datasets=["german"], algorithms=["projectron", "fogd", "no-such-learner", "ahpatron"],
+                  optional_algorithms=["no-such-learner"],
+                  per_dataset={"german": {"settings": {"sigma": 2, "B": 20, "D": 20},
+                                          "select": {"projectron": {"eta": [0.9]}},
+                                          "params": {"ahpatron:large": {"B": 40}}}},
+                  select={"ahpatron": {"epsilon": [0.5, 0.9]}, "projectron": {"eta": [0.1, 0.9]},
+                          "fogd": {"eta": {"values": [1, 100], "scale": "1/sqrt(T)"}}})
+    config["table5_comparison"].update(algorithms=["projectron", "ahpatron:large"], datasets=["german"])
+    config["budget_sweep"].update(algorithms=["ahpatron", "fogd", "no-such-learner"], reference=["projectron"],
+                                  values=[10, 30], datasets=["german"])
+    config["acceptance"] = {"within": [{"algorithm": "ahpatron"}],
+                            "lower_than": [{"algorithm": "ahpatron", "others": ["fogd", "no-such-learner"]}],
+                            "larger_set": [{"algorithm": "projectron", "than": "ahpatron"}],
+                            "comparison": [{"section": "table5_comparison", "algorithm": "ahpatron:large",
+                                            "than": "projectron"}]}
+    page, docs = reproduce_config(config, "test", repeats=2, output=str(tmp_path / "page.md"))
+    with open(page) as fh:
+        text = fh.read()
+    with open(tmp_path / "page.json") as fh:
+        data = json.load(fh)
+    rows = {r["algorithm"]: r for r in docs[0]["results"]}
+    assert list(rows) == ["projectron", "fogd", "ahpatron"]  # the optional learner is left out, and said so
+    assert "Not run: no-such-learner" in text and "| no-such-learner | not run" not in text
+    # per-dataset settings; the Projectron stays unbudgeted (B = "default")
+    assert rows["ahpatron"]["params"]["B"] == 20 and rows["ahpatron"]["params"]["sigma"] == 2
+    assert rows["fogd"]["params"]["D"] == 20 and rows["projectron"]["params"]["B"] is None
+    # in hindsight: the lowest mean over the same orderings wins; the grid is per dataset and scaled by 1/√T
+    sel = rows["ahpatron"]["selection"]
+    means = [c["mistake_pct"][0] for c in sel["candidates"]]
+    assert sel["chosen"] == int(np.argmin(means))
+    assert 100 * rows["ahpatron"]["mean"]["mistake_rate"] == pytest.approx(min(means))
+    assert rows["ahpatron"]["selected"]["epsilon"] in (0.5, 0.9)
+    assert [c["params"]["eta"] for c in rows["fogd"]["selection"]["candidates"]] == pytest.approx(
+        [1 / np.sqrt(1000), 100 / np.sqrt(1000)])
+    assert [c["params"]["eta"] for c in rows["projectron"]["selection"]["candidates"]] == [0.9]
+    assert "Selection in hindsight" in text and "10^2/√T" in text
+    # |N_T| beside Table 3 (the n_T diagnostic of the table's Ahpatron runs)
+    nt = data["diagnostics"]["nt_diagnostic"]["german"]
+    assert nt["mean"] == pytest.approx(np.mean([r["diagnostics"]["n_T"] for r in rows["ahpatron"]["runs"]]))
+    assert "| cod-rna (not run) |" in text and "129497" in text
+    # Table 5: Ahpatron with its own B and the ε selected for the table; the Projectron's runs reused
+    cmp = data["comparisons"]["table5_comparison"]["german"]
+    assert cmp["reused"] == ["projectron"]
+    assert cmp["rows"]["ahpatron:large"]["params"] == {"sigma": 2, "B": 40, **rows["ahpatron"]["selected"]}
+    # the budget sweep: FOGD's D swept as B, the selected step kept; the figure is written
+    sweep = data["sweeps"]["budget_sweep"]["german"]
+    assert sweep["parameter_of"] == {"fogd": "D"} and sweep["not_run"] == ["no-such-learner"]
+    assert [r["value"] for r in sweep["algorithms"]["fogd"]] == [10, 30]
+    assert sweep["inherited"]["fogd"] == rows["fogd"]["selected"]
+    assert (tmp_path / "figures" / "page-german-budget-sweep.png").exists()
+    # acceptance rules are rendered
+    assert "Claim: ahpatron has a lower AMR than fogd" in text and "Holds on" in text
+    assert "Claim: ahpatron:large has a lower AMR than projectron" in text
+
+
+def test_ahpatron_paper_values():
+    """Table 2, 3 and 5 transcribed: Ahpatron's row agrees with ALGORITHMS.md E3."""
+    t2, t3, t5 = (paper_values(k) for k in ("ahpatron_aaai_table2", "ahpatron_aaai_table3", "ahpatron_aaai_table5"))
+    e3 = {"phishing": 7.27, "SUSY": 23.66, "ijcnn1": 3.72, "cod-rna": 12.33, "w8a": 2.23, "a9a": 16.42}
+    assert {d: t2[d]["ahpatron"]["mistake_pct"][0] for d in e3} == e3
+    assert all(len(rows) == 7 for rows in t2.values()) and len(t2) == 6
+    assert [t3[d]["ahpatron"]["n_T"] for d in ("phishing", "SUSY", "cod-rna", "w8a", "ijcnn1", "a9a")] == \
+        [1429, 23045, 129497, 1525, 5204, 9234]
+    assert {d: t5[d]["ahpatron:large"]["budget"] for d in t5} == {"SUSY": 3000, "ijcnn1": 1570, "cod-rna": 3000,
+                                                                  "w8a": 500}

@@ -12,56 +12,111 @@ flat) sweeps one parameter, with a figure per dataset (DUOL JMLR Figure 3's C sw
 with ``algorithms`` compares them pairwise on the table's orderings (DUOL vs DUOL_rand); ``[rho_sweep]``
 (``algorithm``, ``rho``) is the same sweep rendered as JMLR Figure 4. Runs the table already made on the
 same orderings are reused, not repeated.
+
+Budgeted-learner papers (the Ahpatron config) add, all optional and all data:
+
+* ``[per_dataset.<dataset>]``: ``settings`` (e.g. σ, B, D per dataset, applied like ``[settings]``),
+  ``params.<algorithm>``, ``select.<algorithm>`` (replaces the grid per parameter), ``note``;
+  a parameter value ``"default"`` drops the key (the learner's own default: e.g. an unbudgeted Projectron
+  whatever B the dataset sets);
+* ``[select.<algorithm>]``: selection *in hindsight* — every grid point (the product of the parameters'
+  grids; ``{values = [...], scale = "1/sqrt(T)"}`` multiplies by 1/√T, ``"1/T^2"`` by 1/T²) runs on all the table's orderings
+  and the row reports the point of lowest mean mistake rate (ties: the first in grid order), as the
+  papers that "choose the best in hindsight" did; every point's mean is on the page;
+* ``optional_algorithms``: names that join the table, sweeps and comparisons when the registry
+  (``olkit.registry.names()``) has them and are listed as not run otherwise;
+* ``count = "budget"``: the table shows B|D (B or D of the learner, else its final #SV) beside the paper's;
+* a ``[<name>_diagnostic]`` section (``algorithm``, ``diagnostic``, ``paper``): a learner diagnostic of
+  the table runs beside a paper table (Ahpatron's |N_T|); a ``*_comparison`` or ``*_sweep`` section
+  inherits the table's selected values (``inherit`` maps other labels to a table row), a sweep's
+  ``parameter_of`` renames the swept parameter per algorithm (FOGD's D for B), a comparison with a
+  ``paper`` key is shown beside that paper table;
+* ``[acceptance]`` as rules (``within``, ``lower_than``, ``larger_set``, ``comparison``; see
+  :func:`acceptance_rules`) instead of a paper's named function.
 """
 import argparse
 import datetime
+import itertools
 import json
+import math
 import os
 import platform
 import sys
 import time
-import tomllib
-from importlib import resources
 
 import numpy as np
 
 from ..data import CATALOG, load_dataset
+from .config import (PAPER_TABLES, algorithm_settings, available_algorithms, load_config,  # noqa: F401
+                     paper_values, per_dataset)
 from .orders import make_orders
 from .runner import registry_name, run_algorithms, split_params
 
-PAPER_TABLES = {"duol_jmlr_table2": "duol_jmlr_table2.json", "scw_icml_table3": "scw_icml_table3.json",
-                "duol_jmlr_table4": "duol_jmlr_table4.json"}
 COUNT_LABELS = {"n_sv": "#SV", "n_updates": "#updates"}
 
 
-def paper_values(key):
-    """Reference numbers of a paper table: {dataset: {algorithm: {"mistake_pct": [m, s], ...}}}."""
-    with resources.files("olkit.experiment.papers").joinpath(PAPER_TABLES[key]).open() as fh:
-        return {k: v for k, v in json.load(fh).items() if not k.startswith("_")}
+SCALES = {"1/sqrt(T)": lambda n: 1.0 / math.sqrt(n), "1/T^2": lambda n: 1.0 / n ** 2}
+"""Grid scales by the number of examples T: OGD step sizes 10^k/√T (AHP), BOGD's λ = 2^k/T²."""
 
 
-def load_config(path):
-    with open(path, "rb") as fh:
-        return tomllib.load(fh)
+def selection_grid(config, name, dataset, n_examples):
+    """The grid of ``[select.<name>]`` (``[per_dataset.<dataset>.select.<name>]`` replaces it per
+    parameter) on a dataset of ``n_examples``: [{"parameter", "grid" (as written), "scale", "values"
+    (the values run: grid × scale(T))}], in the config's order; [] when nothing is selected."""
+    grid = dict(config.get("select", {}).get(name, {}))
+    grid.update(per_dataset(config, dataset).get("select", {}).get(name, {}))
+    out = []
+    for key, spec in grid.items():
+        values, scale = (spec["values"], spec.get("scale")) if isinstance(spec, dict) else (spec, None)
+        if scale is not None and scale not in SCALES:
+            raise ValueError(f"[select.{name}] {key}: unknown scale {scale!r}; known: {', '.join(SCALES)}")
+        factor = SCALES[scale](n_examples) if scale else None
+        out.append({"parameter": key, "grid": list(values), "scale": scale,
+                    "values": [v * factor for v in values] if factor else list(values)})
+    return out
 
 
-def algorithm_settings(config, name):
-    """[settings] for the parameters the algorithm has, then its own [params.<name>]."""
-    from ..registry import get
+def select_in_hindsight(results, grid):
+    """The result of lowest mean mistake rate among ``results`` (one per grid point, same orderings; ties:
+    the first in grid order), with "selected" (the chosen values) and "selection" (the grid and every
+    point's summary) added."""
+    keys = [g["parameter"] for g in grid]
+    best = int(np.argmin([r["mean"]["mistake_rate"] for r in results]))
+    row = dict(results[best])
+    row["selected"] = {k: row["params"][k] for k in keys}
+    row["selection"] = {"grid": grid, "chosen": best, "candidates": [
+        {"params": {k: r["params"][k] for k in keys}, "mistake_pct": [100 * r["mean"]["mistake_rate"],
+                                                                       100 * r["std"]["mistake_rate"]],
+         "n_sv": [r["mean"]["n_sv"], r["std"]["n_sv"]], "seconds": r["mean"]["seconds"]} for r in results]}
+    return row
 
-    valid = set(get(registry_name(name))._get_param_names())
-    params = {k: v for k, v in config.get("settings", {}).items() if k in valid}
-    params.update(config.get("params", {}).get(name, {}))
-    return params
+
+def selected_params(table_doc, label, inherit=None):
+    """The values selected in hindsight for the table row ``label`` (or the row ``inherit`` maps it to)."""
+    source = (inherit or {}).get(label, label)
+    for r in (table_doc or {}).get("results", []):
+        if r["algorithm"] == source:
+            return dict(r.get("selected", {}))
+    return {}
 
 
 def run_dataset(config, dataset, repeats, n_jobs=None):
     X, y = load_dataset(dataset)
     orders = make_orders(X.shape[0], repeats, config.get("seed", 0))
-    specs = [(name, algorithm_settings(config, name)) for name in config["algorithms"]]
-    split_params([s[0] for s in specs], {})  # validates the names
-    # tune = true: parameter selection on the first ordering (ALGORITHMS.md E2)
+    names, _ = available_algorithms(config, config["algorithms"])
+    specs, groups = [], []
+    for name in names:
+        base = algorithm_settings(config, name, dataset)
+        grid = selection_grid(config, name, dataset, X.shape[0])
+        points = [dict(zip([g["parameter"] for g in grid], combo))
+                  for combo in itertools.product(*[g["values"] for g in grid])]  # [{}] without a grid
+        groups.append((name, len(specs), len(points), grid))
+        specs += [(name, {**base, **point}) for point in points]
+    split_params(names, {})  # validates the names
+    # tune = true: parameter selection on the first ordering (ALGORITHMS.md E2); [select]: in hindsight
     results = run_algorithms(specs, X, y, orders, n_jobs=n_jobs, tune=config.get("tune", False))
+    results = [select_in_hindsight(results[start:start + count], grid) if grid else results[start]
+               for name, start, count, grid in groups]
     return {"dataset": dataset, "n_examples": int(X.shape[0]), "n_features": int(X.shape[1]),
             "n_classes": int(np.unique(y).size), "results": results}
 
@@ -98,7 +153,8 @@ def summarize_runs(runs):
 
     row = {"mistake_pct": mean_std([100 * r["mistake_rate"] for r in runs]),
            "n_sv": mean_std([r["n_sv"] for r in runs]), "n_updates": mean_std([r["n_updates"] for r in runs]),
-           "mistakes": float(np.mean([r["mistakes"] for r in runs])), "orderings": len(runs)}
+           "mistakes": float(np.mean([r["mistakes"] for r in runs])), "orderings": len(runs),
+           "seconds": mean_std([r["seconds"] for r in runs])}
     keys = [k for k in runs[0].get("diagnostics", {}) if isinstance(runs[0]["diagnostics"][k], (int, float))]
     if keys:
         row["diagnostics"] = {k: mean_std([r["diagnostics"][k] for r in runs]) for k in keys}
@@ -118,32 +174,45 @@ def parameter_sweep(config, name, dataset, repeats, n_jobs=None, table_doc=None)
     from ..registry import get
 
     parameter, values, swept, reference = sweep_spec(config[name])
+    section = config[name]
+    param_of = section.get("parameter_of", {})  # e.g. FOGD's D swept as the others' B
+    inherit = section.get("inherit", {})
+    swept, absent = available_algorithms(config, swept)
+    reference, absent_ref = available_algorithms(config, reference)
     start = time.perf_counter()
     X, y = load_dataset(dataset)
     orders = make_orders(X.shape[0], repeats, config.get("seed", 0))
     labels = [label for label, _ in orders]
     specs = []
     for algo in swept:
-        if parameter not in get(registry_name(algo))._get_param_names():
-            raise ValueError(f"[{name}]: {algo} has no parameter {parameter!r} (list it under 'reference')")
-        specs += [(algo, {**algorithm_settings(config, algo), parameter: value}) for value in values]
+        key = param_of.get(algo, parameter)
+        if key not in get(registry_name(algo))._get_param_names():
+            raise ValueError(f"[{name}]: {algo} has no parameter {key!r} (list it under 'reference')")
+        base = {**algorithm_settings(config, algo, dataset), **selected_params(table_doc, algo, inherit)}
+        specs += [(algo, {**base, key: value}) for value in values]
     ref_rows, todo = {}, []
     for algo in reference:
         found = _runs_of(table_doc, algo, labels)
         if found:
             ref_rows[algo] = {**summarize_runs(found[0]), "params": found[1], "reused": True}
         else:
-            todo.append((algo, algorithm_settings(config, algo)))
+            todo.append((algo, {**algorithm_settings(config, algo, dataset),
+                                **selected_params(table_doc, algo, inherit)}))
     results = run_algorithms(specs + todo, X, y, orders, n_jobs=n_jobs)
     table = {algo: [] for algo in swept}
     for (algo, params), res in zip(specs, results):
-        table[algo].append({"value": params[parameter], **summarize_runs(res["runs"]),
+        table[algo].append({"value": params[param_of.get(algo, parameter)], **summarize_runs(res["runs"]),
                             "mistake_pct_runs": [100 * r["mistake_rate"] for r in res["runs"]]})
     for (algo, _), res in zip(todo, results[len(specs):]):
         ref_rows[algo] = {**summarize_runs(res["runs"]), "params": res["params"], "reused": False}
-    return {"parameter": parameter, "values": values, "orderings": repeats,
-            "seconds": time.perf_counter() - start, "algorithms": table,
-            "reference": {algo: ref_rows[algo] for algo in reference}}
+    out = {"parameter": parameter, "values": values, "orderings": repeats,
+           "seconds": time.perf_counter() - start, "algorithms": table,
+           "reference": {algo: ref_rows[algo] for algo in reference}}
+    inherited = {algo: selected_params(table_doc, algo, inherit) for algo in swept + reference}
+    if any(inherited.values()) or param_of or absent or absent_ref:
+        out.update(inherited={a: v for a, v in inherited.items() if v}, parameter_of=param_of,
+                   not_run=absent + absent_ref)
+    return out
 
 
 def paired_comparison(config, name, dataset, repeats, n_jobs=None, table_doc=None):
@@ -155,7 +224,10 @@ def paired_comparison(config, name, dataset, repeats, n_jobs=None, table_doc=Non
     """
     from scipy.stats import ttest_rel
 
-    algos = list(config[name]["algorithms"])
+    algos, absent = available_algorithms(config, list(config[name]["algorithms"]))
+    inherit = config[name].get("inherit", {})
+    settings = {algo: {**algorithm_settings(config, algo, dataset), **selected_params(table_doc, algo, inherit)}
+                for algo in algos}
     start = time.perf_counter()
     X, y = load_dataset(dataset)
     orders = make_orders(X.shape[0], repeats, config.get("seed", 0))
@@ -167,10 +239,10 @@ def paired_comparison(config, name, dataset, repeats, n_jobs=None, table_doc=Non
             runs[algo] = found[0]
             reused.append(algo)
         else:
-            todo.append((algo, algorithm_settings(config, algo)))
+            todo.append((algo, settings[algo]))
     for (algo, _), res in zip(todo, run_algorithms(todo, X, y, orders, n_jobs=n_jobs)):
         runs[algo] = res["runs"]
-    rows = {algo: {**summarize_runs(runs[algo]), "params": algorithm_settings(config, algo),
+    rows = {algo: {**summarize_runs(runs[algo]), "params": settings[algo],
                    "mistake_pct_runs": [100 * r["mistake_rate"] for r in runs[algo]]} for algo in algos}
     ref = np.array(rows[algos[0]]["mistake_pct_runs"])
     versus = {}
@@ -180,8 +252,11 @@ def paired_comparison(config, name, dataset, repeats, n_jobs=None, table_doc=Non
         p = float(ttest_rel(other, ref).pvalue) if len(diff) > 1 and np.any(diff) else float("nan")
         versus[algo] = {"mean_diff": float(diff.mean()), "p_value": p, "reference_better": int(np.sum(diff > 0)),
                         "ties": int(np.sum(diff == 0))}
-    return {"orderings": repeats, "seconds": time.perf_counter() - start, "reused": reused, "rows": rows,
-            "versus": versus}
+    out = {"orderings": repeats, "seconds": time.perf_counter() - start, "reused": reused, "rows": rows,
+           "versus": versus}
+    if absent:
+        out["not_run"] = absent
+    return out
 
 def rho_sweep(config, dataset, repeats, n_jobs=None):
     """JMLR §5.4: M, M_d^w(ρ), M_d^s(ρ) of DUOL, averaged over orderings, for each ρ."""
@@ -212,6 +287,11 @@ def best_by_ttest(results, alpha=0.05):
 
 
 def dataset_section(doc, paper, fig_rel, config):
+    if config.get("count") == "budget":  # budgeted learners: B|D beside the paper's (budget_report)
+        from .budget_report import budget_dataset_section
+
+        return budget_dataset_section(doc, paper, paper_values(config["paper"], meta=True), config,
+                                      not_run_reasons(config), len(doc["results"][0]["runs"]))
     count = config.get("count", "n_sv")
     label = COUNT_LABELS[count]
     lines = [f"### {doc['dataset']} ({doc['n_examples']} × {doc['n_features']})", ""]
@@ -252,8 +332,19 @@ def dataset_section(doc, paper, fig_rel, config):
     return lines
 
 
-def acceptance(docs, paper, config):
-    """The issue's reproduction criteria for the config's paper."""
+def not_run_reasons(config):
+    """{algorithm: why it is not on the page} for the config's optional algorithms this build lacks."""
+    _, absent = available_algorithms(config, config["algorithms"])
+    return {a: "not in this build's registry" for a in absent}
+
+
+def acceptance(docs, paper, config, extra=None):
+    """The issue's reproduction criteria for the config's paper: a table of rules
+    (:func:`olkit.experiment.budget_report.acceptance_rules`) or a paper's named function."""
+    if isinstance(config.get("acceptance"), dict):
+        from .budget_report import acceptance_rules
+
+        return acceptance_rules(docs, paper, config["acceptance"], extra or {}, config)
     if config.get("acceptance") == "scw":
         return acceptance_scw(docs, paper)
     return acceptance_duol(docs, paper)
@@ -355,6 +446,7 @@ def reproduce_config(config, command, only=None, repeats=None, n_jobs=None, outp
     paper = paper_values(config["paper"])
     datasets = [d for d in config["datasets"] if not only or d in only]
     docs, skipped = [], []
+    start = time.perf_counter()
     for dataset in datasets:
         try:
             doc = run_dataset(config, dataset, repeats, n_jobs)
@@ -365,7 +457,7 @@ def reproduce_config(config, command, only=None, repeats=None, n_jobs=None, outp
         plot_curves(doc, fig, title=f"{dataset}: online mistake rate ({repeats} orderings)")
         doc["figure"] = os.path.relpath(fig, out_dir)
         docs.append(doc)
-        print(f"[reproduce] {dataset} done", file=sys.stderr)
+        print(f"[reproduce] {dataset} done ({time.perf_counter() - start:.0f} s since the start)", file=sys.stderr)
     sweeps = {}
     if "rho_sweep" in config:
         for dataset in config["rho_sweep"]["datasets"]:
@@ -374,12 +466,33 @@ def reproduce_config(config, command, only=None, repeats=None, n_jobs=None, outp
         if sweeps:
             plot_rho_sweep(sweeps, os.path.join(fig_dir, f"{stem}-rho-sweep.png"))
     extra = run_sections(config, docs, repeats, n_jobs, fig_dir, out_dir, stem)
+    if config.get("report_wall_time"):
+        extra["wall_seconds"] = time.perf_counter() - start
     page = render_page(config, docs, skipped, sweeps, paper, repeats, command, stem, output, extra)
     with open(output, "w") as fh:
         fh.write(page)
     with open(os.path.splitext(output)[0] + ".json", "w") as fh:
-        json.dump({"config": config, "results": docs, "rho_sweep": sweeps, **extra}, fh, indent=1)
+        json.dump({"config": config, "results": docs, "rho_sweep": sweeps, **extra,
+                   "page": {"command": command, "repeats": repeats, "skipped": skipped}}, fh, indent=1)
     return output, docs
+
+
+def render_from_json(path, output=None):
+    """Write the page again from the JSON a run saved beside it (e.g. after editing the ``.notes.md``),
+    without running anything; returns the page path."""
+    with open(path) as fh:
+        data = json.load(fh)
+    config = data["config"]
+    output = output or os.path.splitext(path)[0] + ".md"
+    meta = data.get("page", {})
+    extra = {k: data[k] for k in ("sweeps", "comparisons", "diagnostics", "wall_seconds") if k in data}
+    page = render_page(config, data["results"], [tuple(s) for s in meta.get("skipped", [])], data.get("rho_sweep", {}),
+                       paper_values(config["paper"]), meta.get("repeats", config.get("repeats", 20)),
+                       meta.get("command", "python -m olkit.experiment.reproduce"),
+                       os.path.splitext(os.path.basename(output))[0], output, extra)
+    with open(output, "w") as fh:
+        fh.write(page)
+    return output
 
 
 def section_kind(name, section):
@@ -391,6 +504,8 @@ def section_kind(name, section):
         return "sweep"
     if name.endswith("_comparison") and "algorithms" in section:
         return "comparison"
+    if name.endswith("_diagnostic") and "diagnostic" in section:
+        return "diagnostic"
     return None
 
 
@@ -406,6 +521,11 @@ def run_sections(config, docs, repeats, n_jobs, fig_dir, out_dir, stem):
         kind = section_kind(name, section)
         if kind is None:
             continue
+        if kind == "diagnostic":  # read from the table's runs, nothing to run
+            from .budget_report import diagnostic_table
+
+            out.setdefault("diagnostics", {})[name] = diagnostic_table(section, docs)
+            continue
         n = section.get("repeats", repeats)
         for dataset in section.get("datasets", config["datasets"]):
             if dataset not in by_name:
@@ -416,9 +536,12 @@ def run_sections(config, docs, repeats, n_jobs, fig_dir, out_dir, stem):
             else:
                 doc = parameter_sweep(config, name, dataset, n, n_jobs, by_name[dataset])
                 fig = os.path.join(fig_dir, f"{stem}-{dataset}-{name.replace('_', '-')}.png")
-                mark = section.get("mark", config.get("settings", {}).get(doc["parameter"]))  # the table's value
-                plot_sweep(doc, fig, title=f"{dataset}: mistake rate vs {doc['parameter']} ({n} orderings)", mark=mark,
-                           highlight=section.get("highlight", ()))
+                table_settings = {**config.get("settings", {}), **per_dataset(config, dataset).get("settings", {})}
+                mark = section.get("mark", table_settings.get(doc["parameter"]))  # the table's value
+                labels = {a: f"{a} ({p})" for a, p in doc.get("parameter_of", {}).items()}
+                plot_sweep(doc, fig, title=f"{dataset}: {section.get('y_label', 'mistake rate')} vs {doc['parameter']} "
+                           f"({n} orderings)", mark=mark, highlight=section.get("highlight", ()), labels=labels,
+                           ticks=section.get("ticks", False))
                 doc["figure"] = os.path.relpath(fig, out_dir)
                 out["sweeps"].setdefault(name, {})[dataset] = doc
             print(f"[reproduce] {name} {dataset} done ({doc['seconds']:.0f} s)", file=sys.stderr)
@@ -538,6 +661,18 @@ def sweep_section(name, section, table):
               + f"Wall clock ({os.cpu_count()} CPUs, shared): "
               + ", ".join(f"{d} {doc['seconds']:.0f} s" for d, doc in table.items())
               + f"; total {sum(doc['seconds'] for doc in table.values()):.0f} s.", ""]
+    if first.get("inherited") or first.get("parameter_of") or first.get("not_run"):
+        from .budget_report import pname
+
+        lines += [" ".join(filter(None, [
+            ("Swept as " + ", ".join(f"{a}'s {p}" for a, p in first["parameter_of"].items()) + f" = {parameter}."
+             if first.get("parameter_of") else ""),
+            ("The values selected in hindsight for the table are kept at every point (per dataset): "
+             + "; ".join(f"{d}: " + ", ".join(f"{a} " + ", ".join(f"{pname(k)} = {v:.4g}" for k, v in sel.items())
+                                             for a, sel in doc.get("inherited", {}).items())
+                         for d, doc in table.items() if doc.get("inherited")) + "."
+             if any(doc.get("inherited") for doc in table.values()) else ""),
+            (f"Not run (not in this build): {', '.join(first['not_run'])}." if first.get("not_run") else "")])), ""]
     if section.get("claims") == "duol_fig3":
         lines += ["### What §5.3 says about Figure 3, checked", ""] + sweep_claims_duol(table) + [""]
     lines += [f"### Best {parameter} per algorithm (lowest mean mistake %, ties → smaller {parameter})", "",
@@ -567,20 +702,58 @@ def sweep_section(name, section, table):
     return lines
 
 
+def selection_paragraph(config):
+    """How the config selects parameters in hindsight: the grids, stated as such."""
+    from .budget_report import grid_label, pname
+
+    def grids(select):
+        parts = []
+        for algo, grid in select.items():
+            specs = []
+            for key, spec in grid.items():
+                values, scale = (spec["values"], spec.get("scale")) if isinstance(spec, dict) else (spec, None)
+                specs.append(f"{pname(key)} ∈ {{{', '.join(grid_label(v, scale) for v in values)}}}")
+            parts.append(f"{algo}: {'; '.join(specs)}")
+        return parts
+
+    local = [f"{d}: {', '.join(grids(s['select']))}" for d, s in config.get("per_dataset", {}).items()
+             if s.get("select")]
+    return ["## Parameter selection: in hindsight", "",
+            "**Selection in hindsight, as the paper did:** for each algorithm with a grid, every grid point "
+            "runs on all the orderings of the table, and the table reports the point with the lowest mean "
+            "AMR over those same orderings (ties: the first in grid order). This is optimistic for every "
+            "algorithm with a grid alike (no held-out data); each dataset's section lists every grid point's "
+            "mean. T = the dataset's number of examples. Grids: " + " · ".join(grids(config["select"])) + "."
+            + (" Grids replaced on some datasets (see their notes): " + " · ".join(local) + "." if local else ""), ""]
+
+
 def render_page(config, docs, skipped, sweeps, paper, repeats, command, stem, output, extra=None):
     notes_path = os.path.splitext(config.get("notes", output))[0] + ".notes.md"
     lines = [f"# {config['title']}", "",
              f"Generated {datetime.date.today().isoformat()} by `{command}` "
              f"(olkit, Python {platform.python_version()}, {platform.machine()}).", "",
              f"Protocol: {repeats} random orderings per dataset (ordering r drawn from seed {config.get('seed', 0)} + r), "
-             f"settings {config.get('settings', {})}, per-algorithm overrides {config.get('params', {})}. "
-             "Mistake rate is the online cumulative mistake rate; #SV the final number of support vectors, "
-             "#updates the number of updating rounds; time is learning time only (the papers' times are "
-             "MATLAB, so only their ratios are comparable).", ""]
+             f"settings {config.get('settings', {})}, per-algorithm overrides {config.get('params', {})}"
+             + (", per-dataset settings " + str({d: v.get("settings", {}) for d, v in config["per_dataset"].items()})
+                + " and overrides " + str({d: v["params"] for d, v in config["per_dataset"].items() if v.get("params")})
+                if config.get("per_dataset") else "") + ". "
+             + " ".join(config.get("protocol_text", "Mistake rate is the online cumulative mistake rate; #SV the final number "
+                          "of support vectors, #updates the number of updating rounds; time is learning time only "
+                          "(the papers' times are MATLAB, so only their ratios are comparable).").split()), ""]
     if os.path.exists(notes_path):  # hand-written discussion of the differences, kept beside the page
         with open(notes_path) as fh:
             lines += [fh.read().rstrip(), ""]
-    lines += ["## Acceptance summary", ""] + acceptance(docs, paper, config) + [""]
+    if config.get("select"):
+        lines += selection_paragraph(config)
+    absent = not_run_reasons(config)
+    if absent:
+        lines += [f"Not run: {', '.join(absent)} (listed in `optional_algorithms`, not in this build's registry, "
+                  "`olkit.registry.names()`; it joins the table when it is registered). The paper's rows are "
+                  "shown.", ""]
+    if "wall_seconds" in (extra or {}):
+        lines += [f"Wall clock of the whole run: {extra['wall_seconds'] / 60:.1f} min on {os.cpu_count()} "
+                  "CPUs (shared with other work, so timings are noisy).", ""]
+    lines += ["## Acceptance summary", ""] + acceptance(docs, paper, config, extra) + [""]
     if skipped:
         lines += ["## Datasets not run", ""] + [f"- **{d}**: {why}" for d, why in skipped] + [""]
     missing = sorted(set(paper) - set(config["datasets"]))
@@ -592,10 +765,20 @@ def render_page(config, docs, skipped, sweeps, paper, repeats, command, stem, ou
         lines += dataset_section(doc, paper, doc["figure"], config)
     extra = extra or {}
     for name, section in config.items():
-        if name in extra.get("comparisons", {}):
+        if name in extra.get("comparisons", {}) and section.get("paper"):
+            from .budget_report import budget_comparison_section
+
+            lines += budget_comparison_section(name, section, extra["comparisons"][name], paper_values(section["paper"]),
+                                               config)
+        elif name in extra.get("comparisons", {}):
             lines += comparison_section(name, section, extra["comparisons"][name], paper)
         elif name in extra.get("sweeps", {}):
             lines += sweep_section(name, section, extra["sweeps"][name])
+        elif name in extra.get("diagnostics", {}):
+            from .budget_report import diagnostic_section
+
+            lines += diagnostic_section(name, section, extra["diagnostics"][name],
+                                        paper_values(section["paper"]) if section.get("paper") else {})
     if sweeps:
         lines += ["## §5.4: double updates vs ρ (JMLR Figure 4)", "",
                   f"![M, M_d^w and M_d^s vs rho](figures/{stem}-rho-sweep.png)", "",
@@ -614,7 +797,12 @@ def main(argv=None):
     parser.add_argument("--repeats", type=int)
     parser.add_argument("--jobs", type=int)
     parser.add_argument("--output")
+    parser.add_argument("--render-only", action="store_true",
+                        help="rewrite the page from the JSON of the last run (CONFIG: that .json file)")
     args = parser.parse_args(argv)
+    if args.render_only:
+        print(render_from_json(args.config, args.output))
+        return
     page, _ = reproduce(args.config, only=args.only, repeats=args.repeats, n_jobs=args.jobs, output=args.output)
     print(page)
 

@@ -23,11 +23,12 @@ def plot_curves(doc, path, title=None):
     return _finish(fig, ax, path, title or doc["dataset"])
 
 
-def plot_sweep(sweep, path, title=None, mark=None, highlight=()):
+def plot_sweep(sweep, path, title=None, mark=None, highlight=(), labels=None, ticks=False):
     """Mean mistake rate vs a swept parameter (a ``parameter_sweep`` document of the reproduction): one
     line per swept algorithm with a ±1 std band over the orderings, one dashed horizontal line per
     reference algorithm (no such parameter); ``mark`` draws a dotted vertical line at a value (e.g. the
-    table's setting); ``highlight`` algorithms are drawn thicker. A log2 x axis when the values are positive
+    table's setting); ``highlight`` algorithms are drawn thicker; ``labels`` renames legend entries
+    ({algorithm: label}); ``ticks``: a tick at every swept value, labelled as is (e.g. budgets 50..1600). A log2 x axis when the values are positive
     and span a factor of 16 or more, a log y axis when the mean mistake rates span a factor of 10 or more."""
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(6.4, 4.2))
@@ -42,7 +43,7 @@ def plot_sweep(sweep, path, title=None, mark=None, highlight=()):
         x = [r["value"] for r in rows]
         m = [r["mistake_pct"][0] for r in rows]
         s = [r["mistake_pct"][1] for r in rows]
-        ax.plot(x, m, marker=markers[i % len(markers)], markersize=4, color=color, label=name,
+        ax.plot(x, m, marker=markers[i % len(markers)], markersize=4, color=color, label=(labels or {}).get(name, name),
                 linewidth=2.5 if name in highlight else 1.2, zorder=3 if name in highlight else 2)
         low = [max(a - b, 0.5 * a) if logy else a - b for a, b in zip(m, s)]
         ax.fill_between(x, low, [a + b for a, b in zip(m, s)], color=color, alpha=0.08)
@@ -54,6 +55,10 @@ def plot_sweep(sweep, path, title=None, mark=None, highlight=()):
         ax.axvline(mark, linestyle=":", color="grey", linewidth=1)
     if min(values) > 0 and max(values) / min(values) >= 16:
         ax.set_xscale("log", base=2)
+    if ticks:
+        ax.set_xticks(values)
+        ax.set_xticklabels([f"{v:g}" for v in values])
+        ax.minorticks_off()
     if logy:
         ax.set_yscale("log")
     ax.set_xlabel(sweep["parameter"])
