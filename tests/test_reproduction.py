@@ -133,6 +133,7 @@ def test_ahpatron_config_machinery(tmp_path):
     # per-dataset settings; the Projectron stays unbudgeted (B = "default")
     assert rows["ahpatron"]["params"]["B"] == 20 and rows["ahpatron"]["params"]["sigma"] == 2
     assert rows["fogd"]["params"]["D"] == 20 and rows["projectron"]["params"]["B"] is None
+    assert [r["seed"] for r in rows["fogd"]["runs"]] == [0, 1]  # new random features for every ordering
     # in hindsight: the lowest mean over the same orderings wins; the grid is per dataset and scaled by 1/√T
     sel = rows["ahpatron"]["selection"]
     means = [c["mistake_pct"][0] for c in sel["candidates"]]

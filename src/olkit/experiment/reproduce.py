@@ -23,6 +23,8 @@ Budgeted-learner papers (the Ahpatron config) add, all optional and all data:
   grids; ``{values = [...], scale = "1/sqrt(T)"}`` multiplies by 1/√T, ``"1/T^2"`` by 1/T²) runs on all the table's orderings
   and the row reports the point of lowest mean mistake rate (ties: the first in grid order), as the
   papers that "choose the best in hindsight" did; every point's mean is on the page;
+* ``seed_per_ordering = true``: randomised learners (a ``seed`` parameter the config does not set) draw
+  afresh for every ordering (seed + r on ordering r), as the papers' repeated runs did;
 * ``optional_algorithms``: names that join the table, sweeps and comparisons when the registry
   (``olkit.registry.names()``) has them and are listed as not run otherwise;
 * ``count = "budget"``: the table shows B|D (B or D of the learner, else its final #SV) beside the paper's;
@@ -100,6 +102,12 @@ def selected_params(table_doc, label, inherit=None):
     return {}
 
 
+def learner_seeds(config, repeats):
+    """With ``seed_per_ordering = true``: the randomised learners' seed for each ordering (ordering r,
+    drawn from seed + r, runs them with seed + r), else None (their configured or default seed)."""
+    return [config.get("seed", 0) + r for r in range(repeats)] if config.get("seed_per_ordering") else None
+
+
 def run_dataset(config, dataset, repeats, n_jobs=None):
     X, y = load_dataset(dataset)
     orders = make_orders(X.shape[0], repeats, config.get("seed", 0))
@@ -114,7 +122,8 @@ def run_dataset(config, dataset, repeats, n_jobs=None):
         specs += [(name, {**base, **point}) for point in points]
     split_params(names, {})  # validates the names
     # tune = true: parameter selection on the first ordering (ALGORITHMS.md E2); [select]: in hindsight
-    results = run_algorithms(specs, X, y, orders, n_jobs=n_jobs, tune=config.get("tune", False))
+    results = run_algorithms(specs, X, y, orders, n_jobs=n_jobs, tune=config.get("tune", False),
+                             learner_seeds=learner_seeds(config, repeats))
     results = [select_in_hindsight(results[start:start + count], grid) if grid else results[start]
                for name, start, count, grid in groups]
     return {"dataset": dataset, "n_examples": int(X.shape[0]), "n_features": int(X.shape[1]),
@@ -198,7 +207,7 @@ def parameter_sweep(config, name, dataset, repeats, n_jobs=None, table_doc=None)
         else:
             todo.append((algo, {**algorithm_settings(config, algo, dataset),
                                 **selected_params(table_doc, algo, inherit)}))
-    results = run_algorithms(specs + todo, X, y, orders, n_jobs=n_jobs)
+    results = run_algorithms(specs + todo, X, y, orders, n_jobs=n_jobs, learner_seeds=learner_seeds(config, repeats))
     table = {algo: [] for algo in swept}
     for (algo, params), res in zip(specs, results):
         table[algo].append({"value": params[param_of.get(algo, parameter)], **summarize_runs(res["runs"]),
@@ -240,7 +249,8 @@ def paired_comparison(config, name, dataset, repeats, n_jobs=None, table_doc=Non
             reused.append(algo)
         else:
             todo.append((algo, settings[algo]))
-    for (algo, _), res in zip(todo, run_algorithms(todo, X, y, orders, n_jobs=n_jobs)):
+    for (algo, _), res in zip(todo, run_algorithms(todo, X, y, orders, n_jobs=n_jobs,
+                                                   learner_seeds=learner_seeds(config, repeats))):
         runs[algo] = res["runs"]
     rows = {algo: {**summarize_runs(runs[algo]), "params": settings[algo],
                    "mistake_pct_runs": [100 * r["mistake_rate"] for r in runs[algo]]} for algo in algos}

@@ -65,12 +65,23 @@ def _jobs(n_jobs, work):
     return 1 if work < 400_000 else -1  # process start-up costs more than small runs
 
 
-def run_algorithms(specs, X, y, orders, n_jobs=None, n_checkpoints=20, tune=False):
+def per_ordering_seed(name, params, seed):
+    """``params`` with the learner's ``seed`` set to ``seed`` when the learner has one and ``params`` does
+    not fix it (randomised learners draw afresh for every ordering, as every run of the papers did)."""
+    if seed is None or "seed" in params or "seed" not in get(registry_name(name))._get_param_names():
+        return params
+    return {**params, "seed": int(seed)}
+
+
+def run_algorithms(specs, X, y, orders, n_jobs=None, n_checkpoints=20, tune=False, learner_seeds=None):
     """Run every (algorithm, params) of ``specs`` on every ordering; one result entry per algorithm.
 
     With ``tune=True`` each algorithm's parameters are first selected as in the SCW experiments
     (:mod:`olkit.experiment.tuning`) on the first ordering, and each result carries a ``"tuning"`` list
     (parameter, value, mistakes per candidate; empty when the algorithm has nothing to tune).
+    ``learner_seeds`` (one per ordering): the randomised learners (a ``seed`` parameter the spec does not
+    set) run ordering r with seed ``learner_seeds[r]``, recorded as the run's ``"seed"``; the result's
+    ``params`` are the first ordering's.
     """
     traces = {}
     if tune:
@@ -81,7 +92,9 @@ def run_algorithms(specs, X, y, orders, n_jobs=None, n_checkpoints=20, tune=Fals
             params, traces[name] = select(name, X, y, orders[0][1], params, n_jobs=n_jobs)
             tuned.append((name, params))
         specs = tuned
-    tasks = [(name, params, label, order) for name, params in specs for label, order in orders]
+    seeds = list(learner_seeds) if learner_seeds is not None else [None] * len(orders)
+    tasks = [(name, per_ordering_seed(name, params, seed), label, order) for name, params in specs
+             for (label, order), seed in zip(orders, seeds)]
     n_jobs = _jobs(n_jobs, X.shape[0] * len(tasks))
     if n_jobs == 1:
         outputs = [run_one(name, params, X, y, order, label, n_checkpoints)
@@ -95,6 +108,9 @@ def run_algorithms(specs, X, y, orders, n_jobs=None, n_checkpoints=20, tune=Fals
     for i, (name, _) in enumerate(specs):
         chunk = outputs[i * len(orders):(i + 1) * len(orders)]
         runs = [record for record, _ in chunk]
+        if learner_seeds is not None and "seed" in chunk[0][1]:
+            for record, (_, params) in zip(runs, chunk):
+                record["seed"] = params["seed"]
         mean, std = _summary(runs)
         curve_x = runs[0]["curve"]["x"]
         curve_mean = np.mean([r["curve"]["mistake_rate"] for r in runs], axis=0).tolist()
