@@ -116,6 +116,9 @@ njit_helper = _helper()
 njit_helper_reassoc = _helper(fastmath={"reassoc", "contract"})
 """:data:`njit_helper` for reductions (dot products), as :data:`njit_reassoc`."""
 njit_helper_nonan = _helper(fastmath={"nnan", "nsz"})
+njit_helper_sum = _helper(fastmath={"reassoc"})
+""":data:`njit_helper` for sums of products that must stay products rounded once each (no fused
+multiply-add): only the order of the additions may change."""
 """:data:`njit_helper` for min/max reductions over finite values, as :data:`njit_nonan`."""
 
 

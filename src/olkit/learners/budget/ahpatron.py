@@ -33,7 +33,7 @@ from ..._compile import njit_helper
 from ...params import PROBABILITY_OPEN, Interval
 from ...spec import register
 from ..kernel.base import EPS
-from ..kernel.support_set import N, expansion_scores, sv_scale, sync_gram
+from ..kernel.support_set import N, expansion_scores, sv_remove_set, sv_scale, sync_gram
 from .common import (
     D0,
     RADIUS,
@@ -42,7 +42,6 @@ from .common import (
     append_direction,
     gram_blocks,
     margin_direction,
-    remove_slots,
     rescale_norm,
     row_norm,
 )
@@ -92,7 +91,7 @@ def halve(sv, ridge, target_norm):
             for q in range(K):
                 acc += sv.coef[keep[a], q] * sv.coef[keep[b], q]
             norm2 += g * acc
-    remove_slots(sv, drop)  # S₁
+    sv_remove_set(sv, drop)  # S₁
     return rescale_norm(sv, norm2, target_norm)
 
 
@@ -180,7 +179,7 @@ def halve_ahp_r(sv, ridge, target_norm):
         norm2 += merged[a] * acc
     for a in range(h):
         sv.coef[keep[a], 0] = merged[a]
-    remove_slots(sv, drop)
+    sv_remove_set(sv, drop)
     return rescale_norm(sv, norm2, target_norm)  # (N² < 0 only with a non-Gaussian kernel: κ(x, x) taken as 1)
 
 

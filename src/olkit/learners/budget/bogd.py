@@ -83,13 +83,35 @@ def remove_weighted(sv, st, decay):
     """BOGD++'s removal: draw j ~ p over the arrival order, rescale every kept row by decay/(1 − p_i)."""
     n = sv.meta[N]
     p = sv.grow  # p_i by slot (scratch)
-    for i in range(n):
-        p[i] = row_norm(sv, i) * math.sqrt(sv.kself[i])
+    if sv.coef.shape[1] == 1:
+        _weights_binary(sv.coef, sv.kself, p, n)
+    else:
+        for i in range(n):
+            p[i] = row_norm(sv, i) * math.sqrt(sv.kself[i])
     j = draw_by_weight(sv, st, p, n)
-    for i in range(n):
-        if i != j:
-            scale_row(sv, i, decay / (1.0 - p[i]))
+    if sv.coef.shape[1] == 1:
+        _rescale_kept_binary(sv.coef, sv.hw, p, n, j, decay)
+    else:
+        for i in range(n):
+            if i != j:
+                scale_row(sv, i, decay / (1.0 - p[i]))
     sv_remove(sv, j)
+
+
+@njit_helper
+def _weights_binary(coef, kself, w, n):
+    """w_i = |α_i|·√κ(x_i, x_i) (the binary ‖A_i‖·‖x_i‖_H; one vectorised loop)."""
+    for i in range(n):
+        w[i] = abs(coef[i, 0]) * math.sqrt(kself[i])
+
+
+@njit_helper
+def _rescale_kept_binary(coef, hw, p, n, j, decay):
+    """α_i ← α_i·decay/(1 − p_i) for i ≠ j (one vectorised loop: row j, removed next, is left as it is)."""
+    for i in range(n):
+        g = decay / (1.0 - p[i]) if i != j else 1.0
+        coef[i, 0] *= g
+        hw[i] *= g
 
 
 @njit_helper

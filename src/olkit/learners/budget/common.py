@@ -101,18 +101,23 @@ def row_norm(sv, i):
 def clip_entries(sv, bound):
     """|A_i[r]| ≤ bound for every entry, sign kept (BOGD's coefficient bound ηγ). Returns the number of
     entries clipped."""
-    clipped = 0
-    for i in range(sv.meta[N]):
-        for q in range(sv.coef.shape[1]):
-            a = sv.coef[i, q]
-            if a > bound:
-                sv.coef[i, q] = bound
-                clipped += 1
-            elif a < -bound:
-                sv.coef[i, q] = -bound
-                clipped += 1
+    n = sv.meta[N]
+    clipped = _clip_flat(sv.coef.reshape(-1), n * sv.coef.shape[1], bound)  # rows 0..n−1 of a C-ordered array
+    for i in range(n):
         if sv.hr[i] >= 0:
             sv.hw[i] = sv.coef[i, sv.hr[i]]
+    return clipped
+
+
+@njit_helper
+def _clip_flat(a, m, bound):
+    """a[k] ← clamp(a[k], −bound, bound) for k < m (one vectorised loop); returns how many changed."""
+    clipped = 0
+    for k in range(m):
+        v = a[k]
+        c = min(max(v, -bound), bound)
+        clipped += c != v
+        a[k] = c
     return clipped
 
 
@@ -120,23 +125,6 @@ def clip_entries(sv, bound):
 def remove_by_age(sv, k):
     """Remove the k-th oldest SV (k = 0: the oldest)."""
     sv_remove(sv, sv.arrival[k])
-
-
-@njit_helper
-def remove_slots(sv, slots):
-    """Remove the SVs in the given slots (a halving's or a merge's dropped half). They are marked in ``sv.F``
-    (the cached scores, unused by the rules that call this, and moved with the SVs) and swept: removals
-    move SVs from higher slots only, so a slot is examined again after a move into it."""
-    for i in range(sv.meta[N]):
-        sv.F[i] = 0.0
-    for q in range(slots.shape[0]):
-        sv.F[slots[q]] = 1.0
-    i = 0
-    while i < sv.meta[N]:
-        if sv.F[i] == 1.0:
-            sv_remove(sv, i)
-        else:
-            i += 1
 
 
 @njit_helper

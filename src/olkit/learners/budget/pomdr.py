@@ -40,7 +40,7 @@ from ...params import POSITIVE, Interval
 from ...spec import register
 from ..kernel.base import EPS, SEEN
 from ..kernel.multiclass import h_dot
-from ..kernel.support_set import N, sv_scale, sync_gram
+from ..kernel.support_set import N, sv_remove_set, sv_scale, sync_gram
 from .common import (
     D0,
     BudgetLearner,
@@ -48,7 +48,6 @@ from .common import (
     add_along,
     append_direction,
     margin_direction,
-    remove_slots,
     rescale_norm,
 )
 from .projectron import add_with_inverse, project
@@ -189,7 +188,7 @@ def _merge(sv, half, first, unit_diagonal):
             sv.coef[best, col] += sv.coef[j, col]
         if K > 1:
             sv.hr[best] = -1
-    remove_slots(sv, sv.arrival[half:n].copy())
+    sv_remove_set(sv, sv.arrival[half:n].copy())
     n = sv.meta[N]
     norm2 = 0.0
     for a in range(n):

@@ -51,7 +51,7 @@ from collections import namedtuple
 import numpy as np
 import scipy.sparse as sp
 
-from ..._compile import max2, min2, njit_helper, njit_helper_reassoc, njit_inline
+from ..._compile import max2, min2, njit_helper, njit_helper_reassoc, njit_helper_sum, njit_inline
 from ...kernels import (
     dot_block,
     kernel_from_dot,
@@ -60,13 +60,14 @@ from ...kernels import (
 )
 
 # meta slots: #SVs, #SVs covered by the block product (slots 0..NPRE-1), sparse flag, Gram flag, examples
-# seen (clock), #SVs whose Gram column is filled (see sync_gram), block columns permuted by removals,
+# seen (clock), #SVs whose Gram column is filled (see sync_gram), #entries of ``moved`` (covered slots
+# refilled by removals in this block, see sv_remove),
 # next free position of the sparse pool, holes in the sparse pool
-N, NPRE, SPARSE, HAS_GRAM, CLOCK, GSYNC, PERMUTED, POOL, HOLES = 0, 1, 2, 3, 4, 5, 6, 7, 8
+N, NPRE, SPARSE, HAS_GRAM, CLOCK, GSYNC, NMOVED, POOL, HOLES = 0, 1, 2, 3, 4, 5, 6, 7, 8
 
 SVArrays = namedtuple(
     "SVArrays", ["X", "start", "stop", "indices", "data", "norm2", "kself", "y", "hr", "hs", "hw", "coef", "F",
-                 "gram", "krow", "grow", "added", "gcol", "meta", "mats", "arrival"]
+                 "gram", "krow", "grow", "added", "gcol", "meta", "mats", "arrival", "moved"]
 )
 """Arrays of a support set as the compiled code sees them (full capacity; ``meta[N]`` are in use)."""
 
@@ -173,6 +174,7 @@ class SupportSet:
         self.added = np.empty(cap, np.int64)
         self.gcol = np.empty(cap, np.int64)
         self.arrival = np.empty(cap, np.int64)
+        self.moved = np.empty(cap, np.int64)
         self.gram = np.empty((cap, cap) if self.use_gram else (0, 0))
         self.mats = np.empty((len(self.matrix_names), cap, cap))
         self.krow = np.empty(cap + 1)
@@ -254,7 +256,7 @@ class SupportSet:
     def arrays_of(self, gram):
         return SVArrays(self.X, self.start, self.stop, self.indices, self.data, self.norm2, self.kself, self.y,
                         self.hr, self.hs, self.hw, self.coef, self.F, gram, self.krow, self.grow, self.added, self.gcol,
-                        self.meta, self.mats, self.arrival)
+                        self.meta, self.mats, self.arrival, self.moved)
 
     # -- read access -----------------------------------------------------------------------------
     def vectors(self, n=None):
@@ -298,6 +300,7 @@ class SupportSet:
             state["gram"] = self.gram[:n, :n].copy()
         state["mats"] = self.mats[:, :n, :n].copy()
         state["capacity"] = n
+        del state["moved"]  # scratch of one block
         return state
 
     def __setstate__(self, state):
@@ -311,22 +314,10 @@ class SupportSet:
             self.arrival = np.argsort(self.added, kind="stable").astype(np.int64)
         self.krow = np.zeros(self.capacity + 1)
         self.grow = np.zeros(self.capacity + 1)
+        self.moved = np.zeros(self.capacity, np.int64)
 
 
 # ---- compiled helpers ----------------------------------------------------------------------------
-
-@njit_inline
-def scatter(s, t):
-    """Write CSR row t of the stream into the dense buffer ``s.work`` (for sparse SV dot products)."""
-    for q in range(s.indptr[t], s.indptr[t + 1]):
-        s.work[s.indices[q]] = s.data[q]
-
-
-@njit_inline
-def unscatter(s, t):
-    for q in range(s.indptr[t], s.indptr[t + 1]):
-        s.work[s.indices[q]] = 0.0
-
 
 @njit_helper_reassoc
 def _dense_dots(X, x, out, lo, hi):
@@ -351,7 +342,7 @@ def _sparse_dot(start, stop, indices, data, j, work):
 def begin_block(sv, n_block_columns):
     """Set up a block: the first ``n_block_columns`` slots are covered by the block product, in order."""
     sv.meta[NPRE] = min2(n_block_columns, sv.meta[N])
-    sv.meta[PERMUTED] = 0
+    sv.meta[NMOVED] = 0
     for j in range(sv.meta[NPRE]):
         sv.gcol[j] = j
     if sv.meta[HAS_GRAM]:
@@ -360,60 +351,108 @@ def begin_block(sv, n_block_columns):
 
 @njit_helper
 def fill_kernel_row(sv, s, t, G, p):
-    """Fill ``sv.krow[:n]`` with κ(x_i, x_t) for all SVs and return κ(x_t, x_t).
+    """Fill ``sv.krow[:n]`` with κ(x_i, x_t) for all SVs and return κ(x_t, x_t) (see :func:`kernel_row`;
+    for callers outside the hot loop)."""
+    return kernel_row(sv.krow, G, p, sv.meta, sv.gcol, sv.moved, sv.norm2, sv.X, sv.start, sv.stop, sv.indices,
+                      sv.data, s.X, s.indptr, s.indices, s.data, s.work, s.norm2, s.kp, t)
+
+
+@njit_helper
+def kernel_row(krow, G, p, meta, gcol, moved, sv_norm2, sv_X, sv_start, sv_stop, sv_indices, sv_data,
+               X, indptr, indices, data, work, norm2, kp, t):
+    """Fill ``krow[:n]`` with κ(x_i, x_t) for all SVs and return κ(x_t, x_t) (the support set's and the
+    stream's arrays, as :func:`fill_kernel_row` passes them).
 
     Entries of the covered slots (the first ``meta[NPRE]``) come from row p of the block of dot products
     G (column ``gcol[j]``); the rest (SVs added since the block started) are computed here. The dot
     products are copied first and turned into kernel values by one vectorised pass over the row
     (:func:`olkit.kernels.kernel_row_from_dots`: a row in the L2 cache, measured faster than one pass
-    over the whole block). (Hot loops take plain arrays: passing the named tuples to a helper per entry
-    costs reference counting on every array, ~0.5 µs a call.)
+    over the whole block).
+
+    The hot loop calls this with plain arrays: a compiled call (or an inlined function) that takes the
+    named tuples copies their ~30 arrays with a reference count each, ~0.1 µs a call, about a third of
+    the loop's per-example cost when the rows are short.
     """
-    n = sv.meta[N]
-    npre = min2(sv.meta[NPRE], n)
-    xn = s.norm2[t]
-    krow, sv_norm2, kp = sv.krow, sv.norm2, s.kp
-    if sv.meta[PERMUTED]:
-        gcol = sv.gcol
-        for j in range(npre):
-            krow[j] = G[p, gcol[j]]
-    else:
-        for j in range(npre):
-            krow[j] = G[p, j]
-    kernel_row_from_dots(kp, krow, xn, sv_norm2, npre)
+    n = meta[N]
+    npre = min2(meta[NPRE], n)
+    xn = norm2[t]
+    _covered_row(krow, G, p, npre, gcol, moved, meta[NMOVED], kp, xn, sv_norm2)
     if npre < n:
-        if sv.meta[SPARSE]:
-            start, stop, indices, data, work = sv.start, sv.stop, sv.indices, sv.data, s.work
-            scatter(s, t)
-            for j in range(npre, n):
-                krow[j] = _sparse_dot(start, stop, indices, data, j, work)
-            unscatter(s, t)
+        if meta[SPARSE]:
+            _sparse_tail(krow, npre, n, sv_start, sv_stop, sv_indices, sv_data, indptr[t], indptr[t + 1],
+                         indices, data, work, kp, xn, sv_norm2)
         else:
-            _dense_dots(sv.X, s.X[t], krow, npre, n)
-        kernel_row_from_dots(kp, krow[npre:], xn, sv_norm2[npre:], n - npre)
+            _dense_tail(krow, npre, n, sv_X, X[t], kp, xn, sv_norm2)
     return kernel_from_dot(kp, xn, xn, xn)
 
 
 @njit_helper
-def expansion_scores(sv, fv):
-    """f_c(x_t) = Σ_i coef[i, c] κ(x_i, x_t) for every output c, from the current kernel row.
+def _covered_row(krow, G, p, npre, gcol, moved, n_moved, kp, xn, sv_norm2):
+    """krow[:npre] ← κ from row p of the block product; the covered slots a removal refilled (listed in
+    ``moved``) read their column ``gcol[j]``, the others column j (one contiguous copy)."""
+    for j in range(npre):
+        krow[j] = G[p, j]
+    for q in range(n_moved):
+        j = moved[q]
+        if j < npre:
+            krow[j] = G[p, gcol[j]]
+    kernel_row_from_dots(kp, krow, xn, sv_norm2, npre)
 
-    An SV whose coefficient vector is a direction γ(e_r − e_s) (``(hr[i], hs[i]) = (r, s)``, set by
-    :func:`olkit.learners.kernel.multiclass.set_direction`; every other entry is 0) adds its two
-    non-zero terms only: the same additions, bit for bit, as the full K-vector (adding 0 changes no sum),
-    at 2 instead of K operations per SV.
-    """
-    coef, krow, n = sv.coef, sv.krow, sv.meta[N]
+
+@njit_helper
+def _dense_tail(krow, npre, n, X, x, kp, xn, sv_norm2):
+    """krow[npre:n] ← κ(x_j, x) for the SVs added since the block started (dense)."""
+    _dense_dots(X, x, krow, npre, n)
+    kernel_row_from_dots(kp, krow[npre:], xn, sv_norm2[npre:], n - npre)
+
+
+@njit_helper
+def _sparse_tail(krow, npre, n, start, stop, indices, data, q0, q1, x_indices, x_data, work, kp, xn, sv_norm2):
+    """krow[npre:n] ← κ(x_j, x) for the SVs added since the block started (x: CSR entries q0..q1−1,
+    scattered into ``work`` and cleared again)."""
+    for q in range(q0, q1):
+        work[x_indices[q]] = x_data[q]
+    for j in range(npre, n):
+        krow[j] = _sparse_dot(start, stop, indices, data, j, work)
+    for q in range(q0, q1):
+        work[x_indices[q]] = 0.0
+    kernel_row_from_dots(kp, krow[npre:], xn, sv_norm2[npre:], n - npre)
+
+
+@njit_helper_sum
+def _first_column_dot(A, x, n):
+    """Σ_{j<n} A[j, 0] x[j], vectorised (reassociated: the last bits differ from the sequential sum)."""
+    acc = 0.0
+    for j in range(n):
+        acc += A[j, 0] * x[j]
+    return acc
+
+
+@njit_helper
+def expansion_scores(sv, fv):
+    """f_c(x_t) = Σ_i coef[i, c] κ(x_i, x_t) for every output c, from the current kernel row (see
+    :func:`scores_from_row`)."""
+    scores_from_row(sv.coef, sv.krow, sv.meta[N], sv.hr, sv.hs, sv.hw, fv)
+
+
+@njit_inline
+def scores_from_row(coef, krow, n, hr, hs, hw, fv):
+    """The K scores from the kernel row ``krow[:n]`` (plain arrays, for the hot loop: see :func:`kernel_row`)."""
+    if fv.shape[0] == 1:
+        fv[0] = _first_column_dot(coef, krow, n)
+    else:
+        _direction_scores(coef, krow, n, hr, hs, hw, fv)
+
+
+@njit_helper
+def _direction_scores(coef, krow, n, hr, hs, hw, fv):
+    """The K scores of a multi-output model. An SV whose coefficient vector is a direction γ(e_r − e_s)
+    (``(hr[i], hs[i]) = (r, s)``, set by :func:`olkit.learners.kernel.multiclass.set_direction`; every
+    other entry is 0) adds its two non-zero terms only: the same additions, bit for bit, as the full
+    K-vector (adding 0 changes no sum), at 2 instead of K operations per SV."""
     K = fv.shape[0]
-    if K == 1:
-        acc = 0.0
-        for j in range(n):
-            acc += coef[j, 0] * krow[j]
-        fv[0] = acc
-        return
     for c in range(K):
         fv[c] = 0.0
-    hr, hs, hw = sv.hr, sv.hs, sv.hw
     for j in range(n):
         kj = krow[j]
         r = hr[j]
@@ -517,10 +556,16 @@ def sv_append_point(sv, idx, val, kself, label):
 @njit_helper
 def sv_scale(sv, factor):
     """Multiply every coefficient by ``factor`` (ROMMA, ALMA, BOGD shrinkage)."""
-    for j in range(sv.meta[N]):
-        for c in range(sv.coef.shape[1]):
-            sv.coef[j, c] *= factor
-        sv.hw[j] *= factor
+    n = sv.meta[N]
+    _scale_flat(sv.coef.reshape(-1), n * sv.coef.shape[1], factor)  # rows 0..n−1 of a C-ordered array
+    _scale_flat(sv.hw, n, factor)
+
+
+@njit_helper
+def _scale_flat(a, m, factor):
+    """a[:m] *= factor (one vectorised loop)."""
+    for k in range(m):
+        a[k] *= factor
 
 
 @njit_helper
@@ -639,7 +684,8 @@ def sv_remove(sv, r):
         cov = npre - 1
         if cov != r:
             _move_sv(sv, cov, r)
-            sv.meta[PERMUTED] = 1
+            sv.moved[sv.meta[NMOVED]] = r  # at most one entry per covered removal: ≤ NPRE at the block start
+            sv.meta[NMOVED] += 1
         if last != cov:
             _move_sv(sv, last, cov)
         sv.meta[NPRE] = npre - 1
@@ -647,3 +693,90 @@ def sv_remove(sv, r):
         _move_sv(sv, last, r)
     sv.meta[N] = n - 1
     sv.meta[GSYNC] = n - 1
+
+
+@njit_helper
+def sv_remove_set(sv, slots):
+    """Remove the SVs in ``slots`` (distinct) at once: O(n² + n·d) for the whole set, where removing them
+    one by one moves up to two SVs (rows and columns of every SV×SV matrix) per removal.
+
+    The kept SVs are compacted in slot order, covered ones first (the block product stays valid: the
+    covered slots remain the prefix 0..NPRE−1 and ``gcol`` follows them), and keep their order in
+    ``arrival``; ``krow`` follows the SVs.
+    """
+    n = sv.meta[N]
+    if sv.meta[HAS_GRAM]:
+        sync_gram(sv)
+    drop = np.zeros(n, np.bool_)
+    for q in range(slots.shape[0]):
+        drop[slots[q]] = True
+    npre = min2(sv.meta[NPRE], n)
+    newpos = np.full(n, -1, np.int64)
+    k = 0
+    for j in range(npre):
+        if not drop[j]:
+            newpos[j] = k
+            k += 1
+    npre_new = k
+    for j in range(npre, n):
+        if not drop[j]:
+            newpos[j] = k
+            k += 1
+    for j in range(n):
+        if drop[j] and sv.meta[SPARSE] and sv.stop[j] > sv.start[j]:
+            sv.meta[HOLES] += 1
+    # newpos[j] ≤ j, increasing over the covered and over the uncovered slots: moving in slot order
+    # never overwrites an SV that is still to be moved, and each matrix entry (i, j) goes to
+    # (newpos[i], newpos[j]), at or before it in row-major order, read before it is written.
+    for j in range(n):
+        d = newpos[j]
+        if d >= 0 and d != j:
+            if sv.meta[SPARSE]:
+                sv.start[d] = sv.start[j]
+                sv.stop[d] = sv.stop[j]
+            else:
+                _copy(sv.X[j], sv.X[d])
+            sv.norm2[d] = sv.norm2[j]
+            sv.kself[d] = sv.kself[j]
+            sv.y[d] = sv.y[j]
+            sv.hr[d] = sv.hr[j]
+            sv.hs[d] = sv.hs[j]
+            sv.hw[d] = sv.hw[j]
+            _copy(sv.coef[j], sv.coef[d])
+            sv.F[d] = sv.F[j]
+            sv.added[d] = sv.added[j]
+            sv.gcol[d] = sv.gcol[j]
+            sv.krow[d] = sv.krow[j]
+    if sv.meta[HAS_GRAM]:
+        _compact_matrix(sv.gram, newpos, n)
+    for m in range(sv.mats.shape[0]):
+        _compact_matrix(sv.mats[m], newpos, n)
+    a = 0
+    for p in range(n):
+        d = newpos[sv.arrival[p]]
+        if d >= 0:
+            sv.arrival[a] = d
+            a += 1
+    sv.meta[N] = k
+    sv.meta[NPRE] = npre_new
+    sv.meta[GSYNC] = k
+    moved = 0
+    for j in range(npre_new):  # covered slots whose block-product column is not their own
+        if sv.gcol[j] != j:
+            sv.moved[moved] = j
+            moved += 1
+    sv.meta[NMOVED] = moved
+
+
+@njit_helper
+def _compact_matrix(M, newpos, n):
+    """M[newpos[i], newpos[j]] ← M[i, j] for the kept i, j (newpos[i] ≤ i, −1: dropped), in place."""
+    for i in range(n):
+        a = newpos[i]
+        if a < 0:
+            continue
+        for j in range(n):
+            b = newpos[j]
+            if b >= 0:
+                M[a, b] = M[i, j]
+
