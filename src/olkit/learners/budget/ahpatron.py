@@ -33,7 +33,7 @@ from ..._compile import njit_helper
 from ...params import PROBABILITY_OPEN, Interval
 from ...spec import register
 from ..kernel.base import EPS
-from ..kernel.support_set import N, expansion_scores, sv_remove_set, sv_scale, sync_gram
+from ..kernel.support_set import N, expansion_scores, sv_remove_set, sync_gram
 from .common import (
     D0,
     RADIUS,
@@ -42,6 +42,7 @@ from .common import (
     append_direction,
     gram_blocks,
     margin_direction,
+    project_to_ball,
     rescale_norm,
     row_norm,
 )
@@ -112,10 +113,7 @@ def ahpatron_update(sv, st, s, t, kself, y, f, mistake):
         m = y * fbar[0] if c < 0 else fbar[r] - fbar[c]
     append_direction(sv, s, t, kself, y, r, c, lam)
     norm2 += 2.0 * lam * m + cD * lam * lam * kself
-    if norm2 > U * U:  # Proj_U (eq. (8))
-        sv_scale(sv, U / math.sqrt(norm2))
-        norm2 = U * U
-    st.fst[0] = norm2
+    st.fst[0] = project_to_ball(sv, norm2, U)  # Proj_U (eq. (8))
     return True
 
 
@@ -208,10 +206,7 @@ def ahpatron_ahp_r_update(sv, st, s, t, kself, y, f, mistake):
         m = y * fbar
     append_direction(sv, s, t, kself, y, 0, -1, lam)
     norm2 = max(norm2 + lam * lam + 2.0 * lam * m, 0.0)
-    if norm2 > U * U:
-        sv_scale(sv, U / math.sqrt(norm2))
-        norm2 = U * U
-    st.fst[0] = norm2
+    st.fst[0] = project_to_ball(sv, norm2, U)
     return True
 
 

@@ -18,8 +18,14 @@ from ..._compile import njit_helper
 from ...params import PROBABILITY_OPEN, Interval
 from ...spec import register
 from ..kernel.base import EPS
-from ..kernel.support_set import sv_scale
-from .common import D0, RADIUS, BudgetLearner, append_direction, margin_direction
+from .common import (
+    D0,
+    RADIUS,
+    BudgetLearner,
+    append_direction,
+    margin_direction,
+    project_to_ball,
+)
 
 PROJECTIONS = 0  # diagnostic slot: rounds that scaled f back onto the ball
 
@@ -32,11 +38,8 @@ def avp_update(sv, st, s, t, kself, y, f, mistake):
         return False
     append_direction(sv, s, t, kself, y, r, c, lam)
     norm2 = st.fst[0] + 2.0 * lam * m + cD * lam * lam * kself  # ‖f + λD_tκ(x_t,·)‖²
-    st.fst[0] = norm2
-    if norm2 > U * U:  # Proj_U
-        sv_scale(sv, U / math.sqrt(norm2))
-        st.fst[0] = U * U
-        st.cnt[D0 + PROJECTIONS] += 1
+    st.fst[0] = project_to_ball(sv, norm2, U)
+    st.cnt[D0 + PROJECTIONS] += norm2 > U * U
     return True
 
 

@@ -128,6 +128,15 @@ def remove_by_age(sv, k):
 
 
 @njit_helper
+def project_to_ball(sv, norm2, U):
+    """Proj_U: scale f onto ‖f‖ ≤ U when ‖f‖² = norm2 exceeds U²; returns the new ‖f‖²."""
+    if norm2 > U * U:
+        sv_scale(sv, U / math.sqrt(norm2))
+        return U * U
+    return norm2
+
+
+@njit_helper
 def rescale_norm(sv, norm2, target):
     """Scale every coefficient so that ‖f‖ = target (‖f‖² = norm2 now); a zero model is left as it is.
     Returns the new ‖f‖²."""

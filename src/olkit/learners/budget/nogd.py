@@ -69,16 +69,25 @@ def nystrom_features(M, krow, phi):
 
 
 @njit_helper
-def nystrom_transition(sv, st, s):
-    """Stage 1 → 2 (D9/D13.9): eigen-decompose the SV Gram matrix, set M = Λ_k^{−1/2}V_kᵀ and
-    W = Aᵀ V_k Λ_k^{1/2}."""
+def _sv_gram(sv, s, unit_diagonal):
+    """The SV Gram matrix (n × n); ``unit_diagonal``: with κ(x_i, x_i) taken as 1 (NOGD.R)."""
     n = sv.meta[N]
     G = np.empty((n, n))
     for b in range(n):
         load_gram_row(sv, b, s)
         for i in range(n):
             G[b, i] = sv.grow[i]
-    lam, V = np.linalg.eigh(G)  # ascending
+        if unit_diagonal:
+            G[b, b] = 1.0
+    return G
+
+
+@njit_helper
+def _set_nystrom_map(sv, st, lam, V, transposed):
+    """M = Λ_k^{−1/2}V_kᵀ and the stage-2 weights from (λ ascending, V) over the eigenvalues above
+    EIGEN_FLOOR·λ_max, largest first; W = Aᵀ V_k Λ_k^{1/2}, or (``transposed``, NOGD.R, binary)
+    w₀_q = √λ_q Σ_i V[q, i'] α_i with i' the i-th eigenvector in descending order. Enters stage 2."""
+    n = V.shape[0]
     M, W = st.M, st.W
     top = lam[n - 1]
     kept = 0
@@ -89,14 +98,28 @@ def nystrom_transition(sv, st, s):
         root = np.sqrt(lam[col])
         for j in range(n):
             M[q, j] = V[j, col] / root
-        for o in range(W.shape[0]):
+        if transposed:
             acc = 0.0
-            for j in range(n):
-                acc += sv.coef[j, o] * V[j, col]
-            W[o, q] = acc * root
+            for i in range(n):  # V[row of the q-th eigenvector, column of the i-th]: eigen-order i, descending
+                acc += V[q, n - 1 - i] * sv.coef[i, 0]
+            W[0, q] = acc * root
+        else:
+            for o in range(W.shape[0]):
+                acc = 0.0
+                for j in range(n):
+                    acc += sv.coef[j, o] * V[j, col]
+                W[o, q] = acc * root
         kept += 1
     st.fst[STAGE] = 1.0
     st.fst[RANK] = kept
+
+
+@njit_helper
+def nystrom_transition(sv, st, s):
+    """Stage 1 → 2 (D9/D13.9): eigen-decompose the SV Gram matrix, set M = Λ_k^{−1/2}V_kᵀ and
+    W = Aᵀ V_k Λ_k^{1/2}."""
+    lam, V = np.linalg.eigh(_sv_gram(sv, s, False))  # ascending
+    _set_nystrom_map(sv, st, lam, V, False)
 
 
 # ---- compat="ahp-r": the AHP authors' NOGD.R (ALGORITHMS.md D9 [IMPL-DIFF], D12) -----------------------------
@@ -108,13 +131,7 @@ def nystrom_transition_ahp_r(sv, st, s):
     ≥ 1/(2√B) positive); M = Λ_k^{−1/2}V_kᵀ as by default, but w₀_j = √λ_j Σ_i V[j, i] α_i — row j of V where
     column j is meant (the script's ``svpara %*% solve(D^{-1/2} * V)``)."""
     n = sv.meta[N]
-    G = np.empty((n, n))
-    for b in range(n):
-        load_gram_row(sv, b, s)
-        for i in range(n):
-            G[b, i] = sv.grow[i]
-        G[b, b] = 1.0
-    lam, V = np.linalg.eigh(G)  # ascending
+    lam, V = np.linalg.eigh(_sv_gram(sv, s, True))  # ascending
     thr = 0.5 / np.sqrt(n)
     for col in range(n):
         for i in range(n):
@@ -123,23 +140,7 @@ def nystrom_transition_ahp_r(sv, st, s):
                     for q in range(n):
                         V[q, col] = -V[q, col]
                 break
-    M, W = st.M, st.W
-    top = lam[n - 1]
-    kept = 0
-    for q in range(min(M.shape[0], n)):
-        col = n - 1 - q
-        if not (lam[col] > EIGEN_FLOOR * top):
-            break
-        root = np.sqrt(lam[col])
-        for j in range(n):
-            M[q, j] = V[j, col] / root
-        acc = 0.0
-        for i in range(n):  # V[row of the q-th eigenvector, column of the i-th]: eigen-order i, descending
-            acc += V[q, n - 1 - i] * sv.coef[i, 0]
-        W[0, q] = acc * root
-        kept += 1
-    st.fst[STAGE] = 1.0
-    st.fst[RANK] = kept
+    _set_nystrom_map(sv, st, lam, V, True)
 
 
 @njit_helper

@@ -40,7 +40,7 @@ from ...params import POSITIVE, Interval
 from ...spec import register
 from ..kernel.base import EPS, SEEN
 from ..kernel.multiclass import h_dot
-from ..kernel.support_set import N, sv_remove_set, sv_scale, sync_gram
+from ..kernel.support_set import N, sv_remove_set, sync_gram
 from .common import (
     D0,
     BudgetLearner,
@@ -48,6 +48,7 @@ from .common import (
     add_along,
     append_direction,
     margin_direction,
+    project_to_ball,
     rescale_norm,
 )
 from .projectron import add_with_inverse, project
@@ -201,6 +202,24 @@ def _merge(sv, half, first, unit_diagonal):
 
 
 @njit_helper
+def _next_phase(sv, st, B0, B, U, ahp_r):
+    """After an update: phase 1 ends when |S| reaches B0; in phase 2 a full budget is merged down to B/2 and
+    f rescaled to ‖f‖ = U, the hint sum restarting. ``ahp_r``: POMDR.R's merge (unit kernel diagonal; at
+    the first merge the phase-1 SVs beyond B/2 are dropped, not merged)."""
+    n = sv.meta[N]
+    if st.fst[PHASE] == 1.0 and n >= B0:
+        st.fst[PHASE] = 2.0
+    elif st.fst[PHASE] == 2.0 and n >= B:
+        half = B // 2
+        first = max(half, B0) if ahp_r and st.fst[MERGED] == 0.0 else half
+        norm2 = _merge(sv, half, first, ahp_r)
+        st.fst[SUMD] = 0.0
+        st.fst[MERGED] = 1.0
+        st.fst[NORM2] = rescale_norm(sv, norm2, U)
+        st.cnt[D0 + MERGES] += 1
+
+
+@njit_helper
 def pomdr_update(sv, st, s, t, kself, y, f, mistake):
     U, B, B0 = st.prm[P_U], int(st.prm[P_B]), int(st.prm[P_B0])
     a_ald = st.prm[P_A]
@@ -240,21 +259,10 @@ def pomdr_update(sv, st, s, t, kself, y, f, mistake):
             norm2 += 2.0 * lam * m_raw + cD * lam * lam * kself
             append_direction(sv, s, t, kself, y, r, c, lam)
             st.cnt[D0 + ADDITIONS] += 1
-        if norm2 > U * U:
-            sv_scale(sv, U / math.sqrt(norm2))
-            norm2 = U * U
-        st.fst[NORM2] = norm2
+        st.fst[NORM2] = project_to_ball(sv, norm2, U)
         updated = True
     if updated:
-        n = sv.meta[N]
-        if st.fst[PHASE] == 1.0 and n >= B0:
-            st.fst[PHASE] = 2.0
-        elif st.fst[PHASE] == 2.0 and n >= B:
-            norm2 = _merge(sv, B // 2, B // 2, False)
-            st.fst[SUMD] = 0.0
-            st.fst[MERGED] = 1.0
-            st.fst[NORM2] = rescale_norm(sv, norm2, U)
-            st.cnt[D0 + MERGES] += 1
+        _next_phase(sv, st, B0, B, U, False)
     _push_window(st, s, t, y, r, c)
     return updated
 
@@ -343,23 +351,10 @@ def pomdr_ahp_r_update(sv, st, s, t, kself, y, f, mistake):
             norm2 += 2.0 * y * lam * raw + lam * lam
             st.fst[SUMD] += max(1.0 - 2.0 * y * hint, 0.0)
             st.cnt[D0 + ADDITIONS] += 1
-        if norm2 > U * U:
-            sv_scale(sv, U / math.sqrt(norm2))
-            norm2 = U * U
-        st.fst[NORM2] = norm2
+        st.fst[NORM2] = project_to_ball(sv, norm2, U)
         updated = True
     if updated:
-        n = sv.meta[N]
-        if st.fst[PHASE] == 1.0 and n >= B0:
-            st.fst[PHASE] = 2.0
-        elif st.fst[PHASE] == 2.0 and n >= B:
-            half = B // 2
-            first = half if st.fst[MERGED] > 0 else max(half, B0)  # phase-1 SVs half..B0−1: dropped
-            norm2 = _merge(sv, half, first, True)
-            st.fst[SUMD] = 0.0
-            st.fst[MERGED] = 1.0
-            st.fst[NORM2] = rescale_norm(sv, norm2, U)
-            st.cnt[D0 + MERGES] += 1
+        _next_phase(sv, st, B0, B, U, True)
     _push_window(st, s, t, y, 0, -1)
     return updated
 

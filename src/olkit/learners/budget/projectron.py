@@ -61,14 +61,23 @@ def project(sv, kself):
     Cauchy–Schwarz), k_t is column j of K_S and exactly d* = e_j, δ² = 0: taken as such, so that a
     projection onto a duplicate cancels coefficients exactly instead of leaving ~1e-16 (an SV that exact
     arithmetic removes)."""
+    kd = solve_dstar(sv, kself, True)
+    return max(kself - kd, 0.0), kd
+
+
+@njit_helper
+def solve_dstar(sv, kself, duplicates):
+    """d* = M k_t into ``sv.grow`` with M = ``sv.mats[0]`` (the kept K⁻¹); returns k_tᵀd*. With
+    ``duplicates``, a duplicate of SV j (κ(x_j, x_t) = κ_t = κ_jj) gives d* = e_j and κ_t exactly."""
     n = sv.meta[N]
     kinv, k, d = sv.mats[0], sv.krow, sv.grow
-    for j in range(n):
-        if k[j] == kself and sv.kself[j] == kself:
-            for a in range(n):
-                d[a] = 0.0
-            d[j] = 1.0
-            return 0.0, kself
+    if duplicates:
+        for j in range(n):
+            if k[j] == kself and sv.kself[j] == kself:
+                for a in range(n):
+                    d[a] = 0.0
+                d[j] = 1.0
+                return kself
     for a in range(n):
         acc = 0.0
         for b in range(n):
@@ -77,7 +86,7 @@ def project(sv, kself):
     kd = 0.0
     for a in range(n):
         kd += k[a] * d[a]
-    return max(kself - kd, 0.0), kd
+    return kd
 
 
 @njit_helper
@@ -153,24 +162,7 @@ def projectron_update(sv, st, s, t, kself, y, f, mistake):
 def project_unit_diagonal(sv, kself):
     """d* = K̃⁻¹k_t into ``sv.grow`` for the AHP R scripts, whose K̃ is the SV Gram with the unit diagonal they
     assume; returns k_tᵀd*. A duplicate of SV j (κ(x_j, x_t) = κ_t = κ_jj = 1) gives d* = e_j exactly."""
-    n = sv.meta[N]
-    kinv, k, d = sv.mats[0], sv.krow, sv.grow
-    if kself == 1.0:
-        for j in range(n):
-            if k[j] == 1.0 and sv.kself[j] == 1.0:
-                for a in range(n):
-                    d[a] = 0.0
-                d[j] = 1.0
-                return 1.0
-    for a in range(n):
-        acc = 0.0
-        for b in range(n):
-            acc += kinv[a, b] * k[b]
-        d[a] = acc
-    kd = 0.0
-    for a in range(n):
-        kd += k[a] * d[a]
-    return kd
+    return solve_dstar(sv, kself, kself == 1.0)
 
 
 @njit_helper

@@ -51,7 +51,14 @@ from collections import namedtuple
 import numpy as np
 import scipy.sparse as sp
 
-from ..._compile import max2, min2, njit_helper, njit_helper_reassoc, njit_helper_sum, njit_inline
+from ..._compile import (
+    max2,
+    min2,
+    njit_helper,
+    njit_helper_reassoc,
+    njit_helper_sum,
+    njit_inline,
+)
 from ...kernels import (
     dot_block,
     kernel_from_dot,
@@ -620,9 +627,9 @@ def load_gram_row(sv, b, s):
 
 
 @njit_helper
-def _move_sv(sv, src, dst):
-    """Copy SV ``src`` into slot ``dst`` (its input, per-SV values, and its row and column of every SV×SV
-    matrix); the Gram cache must be fully mirrored."""
+def _copy_values(sv, src, dst):
+    """Slot ``dst`` ← SV ``src``: its input and every per-SV value (not its place in ``arrival`` nor its
+    rows and columns of the SV×SV matrices)."""
     if sv.meta[SPARSE]:
         sv.start[dst] = sv.start[src]
         sv.stop[dst] = sv.stop[src]
@@ -639,6 +646,13 @@ def _move_sv(sv, src, dst):
     sv.added[dst] = sv.added[src]
     sv.gcol[dst] = sv.gcol[src]
     sv.krow[dst] = sv.krow[src]
+
+
+@njit_helper
+def _move_sv(sv, src, dst):
+    """Copy SV ``src`` into slot ``dst`` (its input, per-SV values, and its row and column of every SV×SV
+    matrix); the Gram cache must be fully mirrored."""
+    _copy_values(sv, src, dst)
     n = sv.meta[N]
     for p in range(n):  # the moved SV keeps its place in the arrival order
         if sv.arrival[p] == src:
@@ -731,22 +745,7 @@ def sv_remove_set(sv, slots):
     for j in range(n):
         d = newpos[j]
         if d >= 0 and d != j:
-            if sv.meta[SPARSE]:
-                sv.start[d] = sv.start[j]
-                sv.stop[d] = sv.stop[j]
-            else:
-                _copy(sv.X[j], sv.X[d])
-            sv.norm2[d] = sv.norm2[j]
-            sv.kself[d] = sv.kself[j]
-            sv.y[d] = sv.y[j]
-            sv.hr[d] = sv.hr[j]
-            sv.hs[d] = sv.hs[j]
-            sv.hw[d] = sv.hw[j]
-            _copy(sv.coef[j], sv.coef[d])
-            sv.F[d] = sv.F[j]
-            sv.added[d] = sv.added[j]
-            sv.gcol[d] = sv.gcol[j]
-            sv.krow[d] = sv.krow[j]
+            _copy_values(sv, j, d)
     if sv.meta[HAS_GRAM]:
         _compact_matrix(sv.gram, newpos, n)
     for m in range(sv.mats.shape[0]):
