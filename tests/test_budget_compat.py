@@ -17,16 +17,15 @@ Streams (70 rounds, integer features in {−2..2}³, ~30 % duplicate rows; ``ref
 Budgets are small (B = 3…8) so that halvings, removals, projections and clips happen many times.
 """
 import functools
-import math
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from helpers import check_diagnostics, check_final_model
 from reference.budget import stream
 from reference.budget_compat import CASES, run_compat
 
 import olkit
-from olkit.learners.kernel.support_set import BINARY, MULTICLASS
 
 N_STREAMS = 20
 KERNELS = {"std": dict(kernel="gaussian", sigma=1.5), "tie": dict(kernel="gaussian", sigma=0.02),
@@ -106,19 +105,8 @@ def check(clf, res, ref, label):
     assert t is None, f"{label}: first differing score at round {t}: olkit {res.scores[t]}, reference {ref.scores[t]}"
     assert (res.n_sv, res.n_updates) == (ref.n_sv, ref.n_updates), \
         f"{label}: (#SV, #updates) olkit {(res.n_sv, res.n_updates)}, reference {(ref.n_sv, ref.n_updates)}"
-    diag = clf.diagnostics()
-    for key, want in ref.diagnostics.items():
-        if isinstance(want, float):
-            assert math.isclose(diag[key], want, rel_tol=1e-9, abs_tol=1e-9), f"{label}: {key} {diag[key]} vs {want}"
-        else:
-            assert diag[key] == want, f"{label}: diagnostics {key}: olkit {diag[key]}, reference {want}"
-    s = clf.support_
-    n = s.n
-    order = np.argsort(np.asarray(s.added[:n]), kind="stable")
-    assert [int(a) for a in np.asarray(s.added[:n])[order]] == list(ref.pts), f"{label}: stored SVs differ"
-    if n:
-        np.testing.assert_allclose(np.asarray(s.coef[:n], float).reshape(n, -1)[order],
-                                   np.array(ref.rows).reshape(n, -1), rtol=1e-9, atol=1e-9, err_msg=label)
+    check_diagnostics(clf.diagnostics(), ref.diagnostics, f"{label}: ")
+    check_final_model(clf, ref, f"{label}: ")
 
 
 PARAMS = [(name, compat, kind, i, kernel, seed)

@@ -19,6 +19,7 @@ import math
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from helpers import check_diagnostics, check_final_model
 from reference.budget import run_reference, stream
 
 import olkit
@@ -107,27 +108,7 @@ def check_run(clf, res, ref, label=""):
                     f"olkit rows with 0 < max|A_i| <= 1e-12 (arrival {residue}); reference rows exactly 0 (arrival "
                     f"{[p for p, a in zip(ref.pts, ref.rows) if not np.any(a)]}); diagnostics olkit {clf.diagnostics()} "
                     f"reference {ref.diagnostics}")
-    diag = clf.diagnostics()
-    for key, want in ref.diagnostics.items():
-        assert key in diag, f"{label}diagnostics() lacks {key!r}: {diag}"
-        if isinstance(want, float):
-            assert math.isclose(diag[key], want, rel_tol=1e-9, abs_tol=1e-9), f"{label}{key}: olkit {diag[key]}, ref {want}"
-        else:
-            assert diag[key] == want, f"{label}diagnostics {key}: olkit {diag[key]}, reference {want}"
-
-
-def check_final_model(clf, ref, label=""):
-    """The stored SVs (by arrival stamp) and their rows equal the reference's, to 1e-9."""
-    s = clf.support_
-    n = s.n
-    coef = np.asarray(s.coef[:n], float).reshape(n, -1)
-    added = np.asarray(s.added[:n])
-    order = np.argsort(added, kind="stable")
-    # arrival stamps: examples seen before the SV's round = its 0-based stream position
-    assert [int(a) for a in added[order]] == list(ref.pts), f"{label}stored SVs (arrival) differ"
-    if n:
-        np.testing.assert_allclose(coef[order], np.array(ref.rows).reshape(n, -1), rtol=1e-9, atol=1e-9,
-                                   err_msg=f"{label}final coefficient rows")
+    check_diagnostics(clf.diagnostics(), ref.diagnostics, label)
 
 
 PARAMS = [(cid, seed) for cid, *_ in MAIN for seed in range(N_MAIN)] + \

@@ -21,6 +21,7 @@ import pickle
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from helpers import check_diagnostics, check_final_model
 from reference.budget import stream
 from reference.pomdr import resolve, run_pomdr
 
@@ -73,29 +74,6 @@ def first_bad_round(a, b, tol=1e-9):
     b = np.asarray(b, float).reshape(len(b), -1)
     bad = np.flatnonzero(np.any(np.abs(a - b) > tol * (1 + np.abs(b)), axis=1))
     return int(bad[0]) if bad.size else None
-
-
-def check_diagnostics(got, want, label="", tol=1e-9):
-    for key, v in want.items():
-        assert key in got, f"{label}diagnostics() lacks {key!r}: {got}"
-        if isinstance(v, float):
-            assert math.isclose(got[key], v, rel_tol=tol, abs_tol=tol), \
-                f"{label}{key}: olkit {got[key]}, reference {v}"
-        else:
-            assert got[key] == v, f"{label}diagnostics {key}: olkit {got[key]}, reference {v}"
-
-
-def check_final_model(clf, ref, label=""):
-    """The stored SVs (by arrival stamp) and their rows equal the reference's, to 1e-9."""
-    s = clf.support_
-    n = s.n
-    coef = np.asarray(s.coef[:n], float).reshape(n, -1)
-    added = np.asarray(s.added[:n])
-    order = np.argsort(added, kind="stable")
-    assert [int(a) for a in added[order]] == list(ref.pts), f"{label}stored SVs (arrival) differ"
-    if n:
-        np.testing.assert_allclose(coef[order], np.array(ref.rows).reshape(n, -1), rtol=1e-9, atol=1e-9,
-                                   err_msg=f"{label}final coefficient rows")
 
 
 def check_run(clf, res, ref, label=""):
