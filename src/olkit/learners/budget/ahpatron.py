@@ -40,6 +40,7 @@ from .common import (
     BudgetLearner,
     CompatRule,
     append_direction,
+    epsilon_margin_gate,
     gram_blocks,
     margin_direction,
     project_to_ball,
@@ -48,6 +49,31 @@ from .common import (
 )
 
 N_T, HALVINGS = 0, 1  # diagnostic slots
+
+
+@njit_helper
+def spd_solve(A, Bm):
+    """A⁻¹Bm for a symmetric positive definite A (K₂ + ηI with η > 0): one Cholesky factorisation (half the
+    work of LU) and two triangular solves; LU (np.linalg.solve) when rounding leaves A not numerically
+    positive definite."""
+    try:
+        L = np.linalg.cholesky(A)
+    except Exception:  # noqa: BLE001  (numba raises LinAlgError: not positive definite)
+        return np.linalg.solve(A, Bm)
+    n, K = Bm.shape
+    X = Bm.copy()
+    for q in range(K):
+        for i in range(n):  # L z = b
+            acc = X[i, q]
+            for j in range(i):
+                acc -= L[i, j] * X[j, q]
+            X[i, q] = acc / L[i, i]
+        for i in range(n - 1, -1, -1):  # Lᵀ x = z
+            acc = X[i, q]
+            for j in range(i + 1, n):
+                acc -= L[j, i] * X[j, q]
+            X[i, q] = acc / L[i, i]
+    return X
 
 
 @njit_helper
@@ -76,7 +102,7 @@ def halve(sv, ridge, target_norm):
     for b in range(n - h):
         for q in range(K):
             A1[b, q] = sv.coef[drop[b], q]
-    theta = np.linalg.solve(ridged, K21 @ A1)  # (K₂ + ηI)⁻¹K₂₁A₁
+    theta = spd_solve(ridged, K21 @ A1)  # (K₂ + ηI)⁻¹K₂₁A₁
     for a in range(h):
         i = keep[a]
         for q in range(K):
@@ -270,6 +296,7 @@ class Ahpatron(BudgetLearner):
     """
 
     _update = staticmethod(ahpatron_update)
+    _update_gate = staticmethod(epsilon_margin_gate)
     _gram = "cache"
     _kernel_compat = ("none", "ahp-r")
     _compat_rules = {"ahp-r": _AHP_R}

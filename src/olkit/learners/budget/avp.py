@@ -23,6 +23,7 @@ from .common import (
     RADIUS,
     BudgetLearner,
     append_direction,
+    epsilon_margin_gate,
     margin_direction,
     project_to_ball,
 )
@@ -79,6 +80,7 @@ class AVP(BudgetLearner):
     """
 
     _update = staticmethod(avp_update)
+    _update_gate = staticmethod(epsilon_margin_gate)
     _parameter_constraints = {"U": RADIUS[:2], "lam": [Interval(0, None, closed="neither"), None],
                               "epsilon": [PROBABILITY_OPEN]}
 

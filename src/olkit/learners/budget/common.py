@@ -25,7 +25,7 @@ import numpy as np
 from ..._compile import njit_helper, njit_inline
 from ...base import MISTAKES, SEEN
 from ...params import SEED, Interval, Options
-from ..kernel.base import DIAG, KernelLearner
+from ..kernel.base import DIAG, EPS, KernelLearner
 from ..kernel.engine import relevant_pair
 from ..kernel.multiclass import set_direction
 from ..kernel.support_set import BINARY, MULTICLASS, N, sv_append, sv_remove, sv_scale
@@ -50,6 +50,33 @@ def margin_direction(s, t, y, f):
         return 0, -1, y * f[0], 1.0
     r, c = relevant_pair(s.Y, t, f)
     return r, c, f[r] - f[c], 2.0
+
+
+@njit_inline
+def margin_of(Y, t, y, f):
+    """m_t of :func:`margin_direction` from plain arrays (for the gates)."""
+    if f.shape[0] == 1:
+        return y * f[0]
+    r, c = relevant_pair(Y, t, f)
+    return f[r] - f[c]
+
+
+@njit_inline
+def epsilon_margin_gate(prm, Y, t, y, f, kself, mistake):
+    """Gate of the rules that act iff m_t < 1 − ε (ε = prm[1]) and κ(x_t, x_t) > EPS (AVP, Ahpatron)."""
+    return not (margin_of(Y, t, y, f) >= 1.0 - prm[1] or kself <= EPS)
+
+
+@njit_inline
+def nonpositive_margin_gate(prm, Y, t, y, f, kself, mistake):
+    """Gate of the rules that act iff m_t ≤ 0 and κ(x_t, x_t) > EPS (Forgetron)."""
+    return not (margin_of(Y, t, y, f) > 0.0 or kself <= EPS)
+
+
+@njit_inline
+def mistake_gate(prm, Y, t, y, f, kself, mistake):
+    """Gate of the rules that act on mistakes only (RBP)."""
+    return mistake
 
 
 @njit_helper

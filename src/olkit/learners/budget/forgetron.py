@@ -32,6 +32,7 @@ from .common import (
     CompatRule,
     append_direction,
     margin_direction,
+    nonpositive_margin_gate,
 )
 
 REMOVALS, WRONG_ROOT = 0, 1  # diagnostic slots
@@ -221,6 +222,7 @@ class Forgetron(BudgetLearner):
     """
 
     _update = staticmethod(forgetron_update)
+    _update_gate = staticmethod(nonpositive_margin_gate)
     _gram = "cache"
     _kernel_compat = ("none", "dogma", "lsokl")
     _compat_rules = {

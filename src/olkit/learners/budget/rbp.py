@@ -18,6 +18,7 @@ from .common import (
     CompatRule,
     append_direction,
     margin_direction,
+    mistake_gate,
     remove_by_age,
 )
 
@@ -71,6 +72,7 @@ class RBP(BudgetLearner):
     """
 
     _update = staticmethod(rbp_update)
+    _update_gate = staticmethod(mistake_gate)
     _kernel_compat = ("none", "dogma")
     _compat_rules = {"dogma": CompatRule(rbp_update, rbp_update, mistakes=DOGMA_MISTAKES,
                                          source="DOGMA k_perceptron_train.m / k_perceptron_multi_train.m")}

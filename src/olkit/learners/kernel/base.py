@@ -4,11 +4,19 @@ from collections import namedtuple
 import numpy as np
 import scipy.sparse as sp
 
-from ...base import EPS, MARGIN_TIE, MISTAKES, N_COUNTERS, SEEN, UPDATES, OnlineClassifier  # noqa: F401  (re-exported for the rules)
+from ...base import (  # noqa: F401  (re-exported for the rules)
+    EPS,
+    MARGIN_TIE,
+    MISTAKES,
+    N_COUNTERS,
+    SEEN,
+    UPDATES,
+    OnlineClassifier,
+)
 from ...kernels import KernelSpec, row_norms2
+from ...params import Interval, Options
 from ..linear.base import LINEAR_BLOCK_SIZE, PrimalHooks
 from ..linear.model import LinearModel
-from ...params import Interval, Options
 from .support_set import SupportSet, make_stream
 
 RuleState = namedtuple("RuleState", ["prm", "fst", "cnt", "rng"])
@@ -53,6 +61,9 @@ class KernelLearner(PrimalHooks, OnlineClassifier):
     _update_multi = None
     """The rule on multiclass / multi-label data, where it is a separate function (None: ``_update``)."""
     _score_hook = None
+    _update_gate = None
+    """The gate of the default rules (``_update``, ``_update_multi``): see
+    :mod:`olkit.learners.kernel.engine`; None: every round goes to the rule."""
     _kernel_data = ("binary",)
     _gram = "none"
     _matrices = ()
@@ -202,9 +213,11 @@ class KernelLearner(PrimalHooks, OnlineClassifier):
         self._loop()(self.support_.arrays(), self.state_, stream, G, order, start, stop, scores, mistakes)
 
     def _loop(self):
-        from .engine import block_loop, no_score_hook
+        from .engine import block_loop, every_round, no_score_hook
 
-        return block_loop(self._update_rule(), self._score_hook or no_score_hook, self._mistake_tests())
+        rule = self._update_rule()
+        gate = self._update_gate if rule is self._update or rule is self._update_multi else None
+        return block_loop(rule, self._score_hook or no_score_hook, self._mistake_tests(), gate or every_round)
 
     def _update_rule(self):
         """The compiled rule this run uses (a learner with ``compat`` modes picks its compat's rule)."""

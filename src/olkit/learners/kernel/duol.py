@@ -170,6 +170,17 @@ def solve_double(solver, variant, la, lb, qa, qb, w, C, gb_hat, rho, unit, st):
     return solve_box_qp(la, lb, qa, qb, w, 0.0, C, -gb_hat, C - gb_hat)
 
 
+@njit_inline
+def duol_gate(prm, Y, t, y, f, kself, mistake):
+    """The rounds :func:`duol_update` and :func:`mduol_update` act on (the engine's gate): a loss
+    1 − m_t above tol = prm[2] and κ(x_t, x_t) > EPS; multiclass / multi-label: a relevant and an
+    irrelevant class exist."""
+    if f.shape[0] == 1:
+        return not (1.0 - y * f[0] <= prm[2] or kself <= EPS)
+    r, w = relevant_pair(Y, t, f)
+    return r >= 0 and w >= 0 and not (1.0 - (f[r] - f[w]) <= prm[2] or kself <= EPS)
+
+
 @njit_helper
 def duol_update(sv, st, s, t, kself, y, f, mistake):
     """Binary DUOL (JMLR Algorithm 1, NIPS 2009 Algorithm 1), DUOL_appr, DUOL_iter, DUOL_rand."""
@@ -313,6 +324,7 @@ def _double_margins(F, hr, hs, krow, grow, r, w, ga, rb, sb, d, n):
 class _DUOLBase(KernelLearner):
     _update = staticmethod(duol_update)
     _update_multi = staticmethod(mduol_update)
+    _update_gate = staticmethod(duol_gate)
     _gram = "bounded"
     _solver = EXACT
     _kernel_data = ("binary", "multiclass", "multilabel")
