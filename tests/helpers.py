@@ -41,3 +41,19 @@ def check_final_model(clf, ref, label=""):
     if n:
         np.testing.assert_allclose(coef[order], np.array(ref.rows).reshape(n, -1), rtol=1e-9, atol=1e-9,
                                    err_msg=f"{label}final coefficient rows")
+
+
+def bad_compressed_files(tmp_path):
+    """{description: path} of a corrupt and a truncated .bz2 and .gz of a small LIBSVM file (issue 9)."""
+    import bz2
+    import gzip
+
+    text = "".join(f"{1 if i % 2 else -1} 1:{i / 200:.3f} 2:{1 - i / 200:.3f}\n" for i in range(200)).encode()
+    files = {}
+    for kind, compress in (("bz2", bz2.compress), ("gz", gzip.compress)):
+        data = compress(text)
+        files[f"truncated {kind}"] = tmp_path / f"truncated.{kind}"
+        files[f"truncated {kind}"].write_bytes(data[:len(data) // 2])
+        files[f"corrupt {kind}"] = tmp_path / f"corrupt.{kind}"
+        files[f"corrupt {kind}"].write_bytes(data[:20] + b"\x00garbage\xff" * 8 + data[100:])
+    return files

@@ -12,12 +12,13 @@ command-line run on a small dataset. scikit-learn is imported lazily where its o
 Input validation happens once, here, at the boundary; the compiled loops never validate.
 """
 import inspect
+import numbers
 import warnings
 
 import numpy as np
 import scipy.sparse as sp
 
-from .params import Options, validate_params
+from .params import Options, nearest_name, validate_params
 
 COMPAT_CHOICES = ("none",)
 
@@ -33,6 +34,29 @@ MARGIN_TIE = 1e-9
 """A margin loss within this (relative to the scores) of 0 is no margin error: when a margin is exactly 1
 in exact arithmetic (e.g. a point just updated returns), rounding must not decide whether a step of ~1e-16
 is taken (MIRA, Projectron++)."""
+
+
+def _plain_labels(values, limit=10):
+    """Labels as text for a message: plain values ("-1, 1", not "np.int64(-1)"), at most ``limit`` (None: all)."""
+    values = list(values)
+    shown = [v.item() if isinstance(v, np.generic) else v for v in values[:limit]]
+    return ", ".join(map(str, shown)) + (", ..." if len(shown) < len(values) else "")
+
+
+def _label_array(values, what="y"):
+    """``values`` as a label array. Labels must be all numbers or all strings: mixed ones cannot be ordered
+    (numpy's ``unique`` raises a TypeError), and a list of them would silently become strings."""
+    arr = np.asarray(values)
+    if arr.dtype.kind == "O" or (arr.dtype.kind in "US" and not isinstance(values, np.ndarray)):
+        examples = {}  # kind of label -> its first example
+        for v in np.asarray(values, dtype=object).ravel():
+            kind = "string" if isinstance(v, (str, bytes)) else "number" if isinstance(v, numbers.Number) else None
+            examples.setdefault(kind or type(v).__name__, v)
+        if len(examples) > 1 or not set(examples) <= {"string", "number"}:
+            shown = " and ".join(f"{v!r} ({kind})" if kind == "string" else f"{_plain_labels([v])} ({kind})"
+                                 for kind, v in examples.items())
+            raise ValueError(f"{what} mixes label types: {shown}; the labels must be all numbers or all strings")
+    return arr
 
 
 class OnlineClassifier:
@@ -60,14 +84,22 @@ class OnlineClassifier:
     def set_params(self, **params):
         """Set parameters. Unknown names raise ValueError here; values are checked by the one validation
         path (:func:`olkit.params.validate_params`) when the learner is used, as scikit-learn requires."""
-        valid = self._get_param_names()
-        for key in params:
-            if key not in valid:
-                raise ValueError(f"{self.algorithm_name or type(self).__name__}: unknown parameter {key!r}; "
-                                 f"valid parameters: {', '.join(valid)}")
+        self._check_param_names(params)
         for key, value in params.items():
             setattr(self, key, value)
         return self
+
+    @classmethod
+    def _check_param_names(cls, params):
+        """ValueError for names that are not parameters: the valid ones, and the nearest to each typo."""
+        valid = cls._get_param_names()
+        unknown = sorted(set(params) - set(valid), key=str)
+        if not unknown:
+            return
+        hints = [f"{near!r} for {key!r}" for key in unknown if (near := nearest_name(key, valid))]
+        hint = f"; did you mean {', '.join(hints)}?" if hints else ""
+        raise ValueError(f"{cls.algorithm_name or cls.__name__}: unknown parameter(s) {', '.join(map(str, unknown))}; "
+                         f"valid parameters: {', '.join(valid)}{hint}")
 
     def __repr__(self):
         sig = inspect.signature(type(self).__init__)
@@ -127,14 +159,14 @@ class OnlineClassifier:
             self.classes_ = np.arange(y.shape[1])
             return
         self.multilabel_ = False
-        labels = np.unique(y) if classes is None else np.unique(np.asarray(classes))
+        labels = np.unique(y if classes is None else _label_array(classes, "classes"))
         if labels.size < 2:
-            shown = ", ".join(map(str, labels))
+            shown = _plain_labels(labels)
             raise ValueError(f"Classifier can't train when only one class is present (found class "
                              f"{shown}); the data need two classes for {self.algorithm_name}")
         if labels.size > 2 and not self._multiclass:
             raise ValueError(f"Only binary classification is supported by {self.algorithm_name}; the data have "
-                             f"{labels.size} classes ({', '.join(map(str, labels[:10]))})")
+                             f"{labels.size} classes ({_plain_labels(labels)})")
         self.classes_ = labels
 
     def _encode_labels(self, y):
@@ -153,8 +185,8 @@ class OnlineClassifier:
         unknown = classes[pos_clipped] != y
         if np.any(unknown):
             bad = np.unique(np.asarray(y)[unknown])[:5]
-            raise ValueError(f"unknown label(s) {', '.join(map(str, bad))}; the classifier was set up "
-                             f"with classes {', '.join(map(str, classes))}")
+            raise ValueError(f"unknown label(s) {_plain_labels(bad)}; the classifier was set up "
+                             f"with classes {_plain_labels(classes)}")
         if len(classes) > 2:
             return pos.astype(np.float64)  # multiclass: the class index in classes_
         return np.where(pos == 1, 1.0, -1.0)
@@ -205,7 +237,7 @@ class OnlineClassifier:
         if y is None:
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
         if not sp.issparse(y):
-            y = np.asarray(y)
+            y = _label_array(y)
         if y.ndim == 2 and y.shape[1] == 1:
             from sklearn.exceptions import DataConversionWarning
 
@@ -274,9 +306,9 @@ class OnlineClassifier:
         if first:
             self._set_classes(y, classes)
             self._new_state(X)
-        elif classes is not None and not np.array_equal(np.unique(classes), self.classes_):
-            raise ValueError(f"classes={list(classes)} differs from the classes of the first partial_fit "
-                             f"call ({list(self.classes_)})")
+        elif classes is not None and not np.array_equal(np.unique(_label_array(classes, "classes")), self.classes_):
+            raise ValueError(f"classes=[{_plain_labels(classes, None)}] differs from the classes of the first "
+                             f"partial_fit call ([{_plain_labels(self.classes_, None)}])")
         run_online(self, X, self._encode_labels(y), np.arange(X.shape[0]))
         return self
 
@@ -306,7 +338,7 @@ class OnlineClassifier:
     def score(self, X, y):
         """Accuracy of ``predict`` on (X, y) (multi-label: the fraction of exactly right label sets)."""
         pred = self.predict(X)
-        y = np.asarray(y)
+        y = self._validate_y(y, pred.shape[0])
         if pred.ndim == 2:
             return float(np.mean(np.all(pred == y, axis=1)))
         return float(np.mean(pred == y.ravel()))

@@ -8,8 +8,8 @@
     olkit list [ALGO ...] [--verbose] [--format table|json]
     olkit datasets
 
-User mistakes (unknown algorithm, bad parameter, unreadable data, label problems) print one line on
-stderr and exit with status 2 — never a traceback.
+User mistakes (unknown algorithm, bad parameter, unreadable data, label problems, bad options) print
+one line on stderr, ``olkit: error: ...``, and exit with status 2 — never a traceback.
 """
 import argparse
 import gc
@@ -18,10 +18,18 @@ import os
 import sys
 
 FORMATS = ("table", "json", "csv", "markdown", "latex")
+DEFAULT_REPEATS = 20
 
 
 class UsageError(Exception):
     pass
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    """argparse with the command's one-line errors (no usage block): ``olkit: error: ...``, status 2."""
+
+    def error(self, message):
+        self.exit(2, f"olkit: error: {message} (see `{self.prog} --help`)\n")
 
 
 def parse_settings(items):
@@ -44,8 +52,76 @@ def command_settings(args):
     return settings
 
 
+def check_options(args):
+    """The option values argparse cannot check; each error names the option and what is valid."""
+    repeats = getattr(args, "repeats", None)
+    if repeats is not None and repeats < 1:
+        raise UsageError(f"--repeats must be >= 1, got {repeats}")
+    if args.order and repeats is not None and repeats > 1:
+        raise UsageError(f"--repeats {repeats} cannot be combined with --order: an order file is one run "
+                         "(drop --repeats, or use --seed S for random orderings)")
+    if args.seed < 0:
+        raise UsageError(f"--seed must be an integer >= 0, got {args.seed}")
+    if args.jobs == 0:
+        raise UsageError("--jobs must be a number of processes >= 1, or negative to count back from the "
+                         "number of cores (-1: all cores), got 0")
+
+
+def _some(indices, limit=5):
+    """"3, 7" or "3, 7, 9, 10, 11, ... (40 in all)"."""
+    shown = ", ".join(map(str, indices[:limit].tolist()))
+    return shown + (f", ... ({len(indices)} in all)" if len(indices) > limit else "")
+
+
+def read_order(path, n):
+    """An ``--order`` file, refused unless it lists each of the ``n`` examples exactly once."""
+    import numpy as np
+
+    from .experiment.orders import read_order_file
+
+    order = read_order_file(path)
+    inside = (order >= 0) & (order < n)
+    counts = np.bincount(order[inside], minlength=n)
+    problems = [(f"outside 0..{n - 1}", np.unique(order[~inside])), ("duplicated", np.flatnonzero(counts > 1)),
+                ("missing", np.flatnonzero(counts == 0))]
+    found = [f"{what}: {_some(indices)}" for what, indices in problems if indices.size]
+    if found:
+        raise UsageError(f"--order {path} is not an ordering of the {n} examples: indices {'; '.join(found)} "
+                         f"(each 0-based index 0..{n - 1} must appear exactly once)")
+    return order
+
+
+def prepare_out_dir(path):
+    """Create the ``--out`` directory before anything runs, so that a bad path fails at once."""
+    if os.path.exists(path) and not os.path.isdir(path):
+        raise UsageError(f"--out {path} is an existing file; --out names a directory (created if missing; "
+                         "result files already in it are overwritten)")
+    try:
+        os.makedirs(path, exist_ok=True)
+    except OSError as exc:
+        raise UsageError(f"--out {path}: cannot create the directory: {exc.strerror}") from None
+    if not os.access(path, os.W_OK | os.X_OK):
+        raise UsageError(f"--out {path}: the directory is not writable")
+
+
+def fixed_by_user(algorithm, settings):
+    """{parameter: value} of ``algorithm``'s tuning grid that ``settings`` (--set, --kernel) fix: not tuned."""
+    from .experiment.runner import registry_name
+    from .registry import spec
+
+    return {key: settings[key] for key, _ in spec(registry_name(algorithm)).tuning if key in settings}
+
+
+def tuning_words(params, trace, fixed):
+    """"C=2, eta=0.85", "eta=0.85 (C=1 fixed by --set)" or "nothing to tune (C=1, eta=0.7 fixed by --set)"."""
+    tuned = ", ".join(f"{key}={_show(params[key])}" for key in dict.fromkeys(t["parameter"] for t in trace))
+    kept = ", ".join(f"{key}={_show(value)}" for key, value in fixed.items())
+    words = tuned or "nothing to tune"
+    return f"{words} ({kept} fixed by --set)" if kept else words
+
+
 def build_parser():
-    parser = argparse.ArgumentParser(prog="olkit", description="Online classification: kernel, second-order "
+    parser = ArgumentParser(prog="olkit", description="Online classification: kernel, second-order "
                                      "linear and budgeted learners, and the papers' experiments.")
     sub = parser.add_subparsers(dest="command", required=True)
     run = sub.add_parser("run", help="run algorithms online on a dataset")
@@ -53,25 +129,34 @@ def build_parser():
     run.add_argument("--data", required=True, help="dataset name (see `olkit datasets`) or LIBSVM file path")
     run.add_argument("--kernel", help="kernel of every kernel learner (gaussian, linear, poly)")
     run.add_argument("--set", action="append", metavar="KEY=VALUE", help="parameter for every algorithm that has it")
-    run.add_argument("--repeats", type=int, default=20, help="random orderings (default 20, as in the papers)")
+    run.add_argument("--repeats", type=int, help=f"random orderings (default {DEFAULT_REPEATS}, as in the papers; "
+                     "not with --order)")
     group = run.add_mutually_exclusive_group()
-    group.add_argument("--seed", type=int, default=0, help="seed of the orderings (ordering r uses seed+r)")
-    group.add_argument("--order", metavar="FILE", help="one 0-based example index per line; a single run")
+    group.add_argument("--seed", type=int, default=0, help="seed of the orderings (ordering r uses seed+r), >= 0")
+    group.add_argument("--order", metavar="FILE", help="one 0-based example index per line, each example exactly "
+                       "once (a file with duplicate, missing or out-of-range indices is refused); a single run")
     run.add_argument("--format", choices=FORMATS, default="table")
-    run.add_argument("--out", metavar="DIR", help="also write results (JSON, table, curve plot) into DIR")
-    run.add_argument("--jobs", type=int, help="parallel processes (default: automatic)")
+    run.add_argument("--out", metavar="DIR", help="also write results (JSON, table, curve plot) into DIR, created "
+                     "if missing; files of the same name already in DIR are overwritten")
+    run.add_argument("--jobs", type=int, help="parallel processes (default: automatic; -1: all cores)")
     run.add_argument("--tune", action="store_true", help="first select parameters as the SCW experiments did "
-                     "(grids of ALGORITHMS.md E2, one pass per candidate on the first ordering)")
+                     "(grids of ALGORITHMS.md E2, one pass per candidate on the first ordering); parameters "
+                     "fixed by --set are not tuned")
+    # issue 9 (result store, olkit.experiment.store): --out DIR keeps every finished run in DIR/.cells
+    run.add_argument("--resume", action="store_true", help="with --out: reuse the finished runs a previous "
+                     "(e.g. killed) run stored in DIR/.cells, compute only the others")
     tune = sub.add_parser("tune", help="select parameters as the SCW experiments did (ALGORITHMS.md E2)")
     tune.add_argument("algorithms", nargs="+", metavar="ALGO")
     tune.add_argument("--data", required=True, help="dataset name (see `olkit datasets`) or LIBSVM file path")
     tune.add_argument("--kernel", help="kernel of every kernel learner (gaussian, linear, poly)")
-    tune.add_argument("--set", action="append", metavar="KEY=VALUE", help="fixed parameter values")
+    tune.add_argument("--set", action="append", metavar="KEY=VALUE", help="fixed parameter values (not tuned)")
     group = tune.add_mutually_exclusive_group()
-    group.add_argument("--seed", type=int, default=0, help="the validation ordering is permutation seed S")
-    group.add_argument("--order", metavar="FILE", help="validation ordering: one 0-based index per line")
+    group.add_argument("--seed", type=int, default=0, help="the validation ordering is permutation seed S (>= 0)")
+    group.add_argument("--order", metavar="FILE", help="validation ordering: one 0-based index per line, each "
+                       "example exactly once (otherwise refused)")
     tune.add_argument("--format", choices=("table", "json"), default="table")
-    tune.add_argument("--jobs", type=int, help="parallel processes over candidates (default: automatic)")
+    tune.add_argument("--jobs", type=int, help="parallel processes over candidates (default: automatic; -1: all "
+                      "cores)")
     lst = sub.add_parser("list", help="list the algorithms; with ALGO names (or --verbose), their full specs")
     lst.add_argument("algorithms", nargs="*", metavar="ALGO", help="show the full spec of these algorithms")
     lst.add_argument("--verbose", "-v", action="store_true", help="show the full spec of every algorithm")
@@ -82,36 +167,46 @@ def build_parser():
 
 def cmd_run(args):
     from .data import load_dataset
-    from .experiment.orders import read_order_file
     from .experiment.runner import run_experiment
     from .report.tables import format_results
 
-    if args.repeats < 1:
-        raise UsageError(f"--repeats must be >= 1, got {args.repeats}")
     settings = command_settings(args)
+    if args.out:
+        prepare_out_dir(args.out)
     X, y = load_dataset(args.data)
-    order = (args.order, read_order_file(args.order)) if args.order else None
+    order = (args.order, read_order(args.order, X.shape[0])) if args.order else None
     name = os.path.basename(args.data) if os.path.sep in args.data else args.data
-    doc = run_experiment(name, args.algorithms, X, y, settings=settings, repeats=args.repeats, seed=args.seed,
-                         order=order, n_jobs=args.jobs, tune=args.tune)
+    # issue 9: the result store of --out (--resume reads it)
+    from .experiment.store import run_out_store
+
+    store = run_out_store(args.out, args.resume)
+    doc = run_experiment(name, args.algorithms, X, y, settings=settings, repeats=args.repeats or DEFAULT_REPEATS,
+                         seed=args.seed, order=order, n_jobs=args.jobs, tune=args.tune, store=store)
+    if args.resume:
+        print(f"olkit: {store.summary()}", file=sys.stderr)
     print(format_results(doc, args.format))
+    if args.tune and args.format == "table":
+        chosen = [f"{r['algorithm']}: {tuning_words(r['params'], r['tuning'], fixed_by_user(r['algorithm'], settings))}"
+                  for r in doc["results"]]
+        print("\ntuned: " + "; ".join(chosen))
     if args.out:
         write_outputs(doc, args.out, args.format)
 
 
 def cmd_tune(args):
     from .data import load_dataset
-    from .experiment.orders import read_order_file, validation_order
+    from .experiment.orders import validation_order
     from .experiment.runner import split_params
     from .experiment.tuning import tune
     from .report.tables import text_table
 
-    specs = split_params(args.algorithms, command_settings(args))
+    settings = command_settings(args)
+    specs = split_params(args.algorithms, settings)
     X, y = load_dataset(args.data)
-    order = read_order_file(args.order) if args.order else validation_order(X.shape[0], args.seed)
+    order = read_order(args.order, X.shape[0]) if args.order else validation_order(X.shape[0], args.seed)
     out = []
     for algo, params in specs:
-        chosen, trace = tune(algo, X, y, order, params, n_jobs=args.jobs)
+        chosen, trace = tune(algo, X, y, order, params, n_jobs=args.jobs)  # parameters set by --set: not tuned
         out.append({"algorithm": algo, "params": chosen, "tuning": trace})
     if args.format == "json":
         print(json.dumps({"dataset": args.data, "validation_order": args.order or f"seed:{args.seed}",
@@ -119,8 +214,7 @@ def cmd_tune(args):
         return
     rows = []
     for entry in out:
-        tuned = dict.fromkeys(t["parameter"] for t in entry["tuning"])
-        chosen = ", ".join(f"{key}={entry['params'][key]:g}" for key in tuned) or "(nothing to tune)"
+        chosen = tuning_words(entry["params"], entry["tuning"], fixed_by_user(entry["algorithm"], settings))
         tried = "; ".join(f"{t['parameter']}={t['value']:g}:{t['mistakes']}" for t in entry["tuning"]) or "-"
         rows.append([entry["algorithm"], chosen, tried])
     print(text_table(["algorithm", "chosen", "candidate: mistakes"], rows))
@@ -130,15 +224,18 @@ def write_outputs(doc, out_dir, fmt):
     from .report.plots import plot_curves
     from .report.tables import format_results
 
-    os.makedirs(out_dir, exist_ok=True)
     stem = os.path.join(out_dir, doc["dataset"])
-    with open(stem + ".json", "w") as fh:
-        json.dump(doc, fh, indent=1)
-    if fmt != "json":
-        ext = {"table": "txt", "markdown": "md", "latex": "tex", "csv": "csv"}[fmt]
-        with open(f"{stem}.{ext}", "w") as fh:
-            fh.write(format_results(doc, fmt) + "\n")
-    plot_curves(doc, stem + "-curves.png")
+    try:
+        with open(stem + ".json", "w") as fh:
+            json.dump(doc, fh, indent=1)
+        if fmt != "json":
+            ext = {"table": "txt", "markdown": "md", "latex": "tex", "csv": "csv"}[fmt]
+            with open(f"{stem}.{ext}", "w") as fh:
+                fh.write(format_results(doc, fmt) + "\n")
+        plot_curves(doc, stem + "-curves.png")
+    except OSError as exc:
+        raise UsageError(f"--out {out_dir}: cannot write {exc.filename or 'the results'}: "
+                         f"{exc.strerror or exc}") from None
 
 
 def _resolved_defaults(spec):
@@ -266,6 +363,8 @@ def main(argv=None):
     args = parser.parse_args(argv)
     handler = {"run": cmd_run, "tune": cmd_tune, "list": cmd_list, "datasets": cmd_datasets}[args.command]
     try:
+        if args.command in ("run", "tune"):
+            check_options(args)
         handler(args)
     except (UsageError, ValueError, FileNotFoundError) as exc:
         print(f"olkit: error: {exc}", file=sys.stderr)

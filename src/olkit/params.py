@@ -13,6 +13,8 @@ Constraints:
 * ``None`` — the value None (a default resolved from other parameters, e.g. DUOL's C).
 * a callable ``learner -> Options`` — choices that depend on the other parameters (``compat``).
 """
+import difflib
+import math
 import numbers
 from dataclasses import dataclass
 
@@ -33,9 +35,14 @@ class Interval:
     def accepts(self, value):
         if not isinstance(value, numbers.Real) or isinstance(value, (bool, np.bool_)):
             return False
-        if not np.isfinite(value):
+        try:
+            number = float(value)
+        except OverflowError:  # an integer beyond the range of a float
             return False
-        if (self.integer or self.even) and not float(value).is_integer():
+        if not math.isfinite(number):
+            return False
+        # an integer parameter must fit the compiled code's 64-bit integers
+        if (self.integer or self.even) and not (number.is_integer() and abs(number) < 2.0 ** 63):
             return False
         if self.even and int(value) % 2:
             return False
@@ -113,6 +120,17 @@ def validate_params(learner):
     for name in learner._get_param_names():
         if name in constraints:
             check_value(algorithm, name, getattr(learner, name), constraints[name], learner)
+
+
+def nearest_name(name, valid):
+    """The valid name a mistyped ``name`` most likely meant, or None: a match ignoring case ("SCW1" ->
+    "scw1", "c" -> "C"), else the closest by :func:`difflib.get_close_matches`."""
+    text = str(name).lower()
+    by_lower = {}
+    for v in valid:
+        by_lower.setdefault(str(v).lower(), v)
+    close = difflib.get_close_matches(text, list(by_lower), 1, 0.6)
+    return by_lower[close[0]] if close else None
 
 
 def parse_value(text):

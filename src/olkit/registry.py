@@ -9,6 +9,7 @@ runner, the tests and the benchmarks read the registry: there is no second list 
 The spec and the ``register`` decorator live in :mod:`olkit.spec` (which the learners import); this
 module is the lookup. Importing it imports no learner; :func:`names` / :func:`get` load them on first use.
 """
+from .params import nearest_name
 from .spec import DATA_KINDS, SPECS, Spec, register  # noqa: F401  (re-exported)
 
 
@@ -28,12 +29,10 @@ def spec(name):
     try:
         return SPECS[name]
     except (KeyError, TypeError):
-        import difflib
-
         valid = list(SPECS)
-        near = [v for v in valid if v == str(name).lower()] or difflib.get_close_matches(str(name), valid, 1, 0.6)
+        near = nearest_name(name, valid)
         listing = f"valid algorithms: {', '.join(valid)}"
-        hint = f"did you mean {near[0]!r}? ({listing})" if near else listing
+        hint = f"did you mean {near!r}? ({listing})" if near else listing
         raise ValueError(f"unknown algorithm {name!r}; {hint}") from None
 
 
@@ -45,11 +44,7 @@ def get(name):
 def make(name, **params):
     """Create the learner ``name`` with ``params``; unknown or invalid parameters raise ValueError."""
     cls = get(name)
-    valid = cls._get_param_names()
-    unknown = sorted(set(params) - set(valid))
-    if unknown:
-        raise ValueError(f"{name}: unknown parameter(s) {', '.join(unknown)}; "
-                         f"valid parameters: {', '.join(valid)}")
+    cls._check_param_names(params)
     learner = cls(**params)
     learner._validate_params()
     return learner

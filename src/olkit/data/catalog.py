@@ -549,7 +549,7 @@ def _resolve(name_or_path, n_features: int | None) -> tuple[str, tuple[tuple[str
     name = os.fspath(name_or_path)
     spec = CATALOG.get(name)
     if spec is None:
-        if not os.path.isfile(name):
+        if not os.path.exists(name):  # a directory is reported as such by read_libsvm
             raise ValueError(
                 f"unknown dataset {name!r}: not a catalog name and no such file. "
                 f"Valid names: {', '.join(sorted(CATALOG))}; or give the path of a LIBSVM file"

@@ -21,6 +21,7 @@ import gzip
 import hashlib
 import math
 import os
+import zlib
 from typing import BinaryIO
 
 import numpy as np
@@ -58,11 +59,14 @@ def read_libsvm(path: str | os.PathLike, n_features: int | None = None) -> tuple
         The file does not exist.
     ValueError
         A malformed line (the message gives ``path:line`` and the reason), a NaN or infinite label or
-        value, a file with no examples, or ``n_features`` smaller than the largest index.
+        value, a file with no examples, or ``n_features`` smaller than the largest index; a directory, an
+        unreadable file, or a corrupt or truncated ``.gz`` / ``.bz2`` (the message names the file).
     """
     path = os.fspath(path)
     if not os.path.exists(path):
         raise FileNotFoundError(errno.ENOENT, "no such LIBSVM file", path)
+    if os.path.isdir(path):
+        raise ValueError(f"{path} is a directory; expected a LIBSVM file (plain text, .gz or .bz2)")
     cached = _cache_load(path)
     if cached is not None:
         X, y = cached
@@ -77,10 +81,13 @@ def _parse(path):
     from sklearn.datasets import load_svmlight_file
 
     try:
-        with _open_binary(path) as stream:
-            X, y = load_svmlight_file(stream, zero_based=False, dtype=np.float64)
-    except (ValueError, OverflowError) as exc:
-        raise _first_bad_line_error(path, fallback=str(exc)) from exc
+        try:
+            with _open_binary(path) as stream:
+                X, y = load_svmlight_file(stream, zero_based=False, dtype=np.float64)
+        except (ValueError, OverflowError) as exc:
+            raise _first_bad_line_error(path, fallback=str(exc)) from exc
+    except (OSError, EOFError, zlib.error) as exc:  # also while _first_bad_line_error reads the file again
+        raise _unreadable_error(path, exc) from exc
     if not (np.isfinite(X.data).all() and np.isfinite(y).all()):
         raise _first_bad_line_error(path, fallback="NaN or infinite label or value")
     if X.shape[0] == 0:
@@ -145,15 +152,35 @@ def pad_features(X: sp.csr_matrix, n_features: int | None, source: str) -> sp.cs
     return sp.csr_matrix((X.data, X.indices, X.indptr), shape=(X.shape[0], n_features))
 
 
-def _open_binary(path: str) -> BinaryIO:
-    """Open ``path`` for binary reading, decompressing gzip or bzip2 as its magic bytes say."""
+def _compression(path: str) -> str | None:
+    """"gzip", "bzip2" or None (plain text), from the file's magic bytes."""
     with open(path, "rb") as raw:
         magic = raw.read(3)
     if magic[:2] == b"\x1f\x8b":
-        return gzip.open(path, "rb")
+        return "gzip"
     if magic == b"BZh":
+        return "bzip2"
+    return None
+
+
+def _open_binary(path: str) -> BinaryIO:
+    """Open ``path`` for binary reading, decompressing gzip or bzip2 as its magic bytes say."""
+    kind = _compression(path)
+    if kind == "gzip":
+        return gzip.open(path, "rb")
+    if kind == "bzip2":
         return bz2.open(path, "rb")
     return open(path, "rb")
+
+
+def _unreadable_error(path: str, exc: BaseException) -> ValueError:
+    """The error for a file that cannot be read: the operating system refused (permission, I/O error), or
+    its compressed stream is corrupt (bad data, CRC) or truncated (EOFError)."""
+    if isinstance(exc, OSError) and exc.errno is not None:
+        return ValueError(f"{path}: cannot be read: {exc.strerror}")
+    kind = _compression(path) or "compressed"
+    return ValueError(f"{path}: corrupt or truncated {kind} file ({exc}); expected a complete LIBSVM file, plain "
+                      "or compressed with gzip or bzip2")
 
 
 def _first_bad_line_error(path: str, fallback: str) -> ValueError:

@@ -9,6 +9,7 @@ import json
 import tomllib
 from importlib import resources
 
+from ..params import nearest_name
 from .runner import registry_name
 
 PAPER_TABLES = {"duol_jmlr_table2": "duol_jmlr_table2.json", "scw_icml_table3": "scw_icml_table3.json",
@@ -23,9 +24,149 @@ def paper_values(key, meta=False):
         return {k: v for k, v in json.load(fh).items() if k.startswith("_") == meta}
 
 
+class ConfigError(ValueError):
+    """A mistake in an experiment config (an unknown key, algorithm or parameter), found when the config
+    is read, before anything runs; the message starts with "config error:"."""
+
+    def __init__(self, message, source=None):
+        super().__init__(f"config error: {source + ': ' if source else ''}{message}")
+
+
 def load_config(path):
-    with open(path, "rb") as fh:
-        return tomllib.load(fh)
+    """The config at ``path``, checked (:func:`validate_config`)."""
+    try:
+        with open(path, "rb") as fh:
+            config = tomllib.load(fh)
+    except OSError as exc:
+        raise ConfigError(f"cannot read it: {exc.strerror}", path) from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"not valid TOML: {exc}", path) from None
+    validate_config(config, path)
+    return config
+
+
+CONFIG_KEYS = {"title", "paper", "output", "notes", "datasets", "algorithms", "optional_algorithms", "repeats",
+               "seed", "seed_per_ordering", "tune", "settings", "params", "select", "per_dataset", "count",
+               "digits", "bold_best", "report_wall_time", "protocol_text", "paper_rows", "acceptance", "rho_sweep"}
+"""The top-level keys of a config; a section named ``*_sweep``, ``*_comparison`` or ``*_diagnostic`` is an
+analysis (:func:`olkit.experiment.reproduce.section_kind`) with the keys of :data:`SECTION_KEYS`."""
+SECTION_KEYS = {
+    "sweep": {"title", "text", "parameter", "values", "algorithms", "reference", "datasets", "repeats",
+              "parameter_of", "inherit", "claims", "highlight", "paper_grid", "mark", "ticks", "y_label"},
+    "comparison": {"title", "text", "algorithms", "datasets", "repeats", "inherit", "paper"},
+    "diagnostic": {"title", "text", "algorithm", "diagnostic", "label", "paper"},
+    "rho_sweep": {"algorithm", "rho", "datasets", "repeats"},
+    "per_dataset": {"settings", "params", "select", "note"},
+}
+REQUIRED = {"sweep": ("parameter", "values", "algorithms"), "comparison": ("algorithms",),
+            "diagnostic": ("algorithm", "diagnostic"), "rho_sweep": ("algorithm", "rho", "datasets")}
+SCALE_NAMES = ("1/sqrt(T)", "1/T^2")
+"""The grid scales of ``[select]`` (:data:`olkit.experiment.reproduce.SCALES`)."""
+
+
+def _unknown(keys, valid, where, source, what="key"):
+    for key in keys:
+        if key not in valid:
+            near = nearest_name(key, sorted(valid))
+            hint = f"did you mean {near!r}? " if near else ""
+            raise ConfigError(f"{where}unknown {what} {key!r}; {hint}(valid {what}s: {', '.join(sorted(valid))})",
+                              source)
+
+
+def _section(name):
+    for kind in ("sweep", "comparison", "diagnostic"):
+        if name.endswith(f"_{kind}") and name != "rho_sweep":
+            return kind
+    return None
+
+
+def validate_config(config, source=None):
+    """Check a config before anything runs: required and unknown keys, every algorithm name (registered or
+    listed in ``optional_algorithms``), the parameter names of ``[params]``, ``[select]`` and the sweeps,
+    ``[settings]`` keys and grid scales. A mistake raises :class:`ConfigError`; datasets are not checked
+    here (one that cannot be loaded is reported on the page as not run)."""
+    from ..registry import get, names
+
+    for key in ("title", "paper", "datasets", "algorithms"):
+        if key not in config:
+            raise ConfigError(f"missing key {key!r}", source)
+    _unknown([k for k in config if _section(k) is None], CONFIG_KEYS, "", source)
+    try:
+        paper_values(config["paper"])
+    except (FileNotFoundError, ModuleNotFoundError):
+        raise ConfigError(f"paper = {config['paper']!r}: no such paper table", source) from None
+    for key in ("datasets", "algorithms", "optional_algorithms"):
+        if not isinstance(config.get(key, []), list) or not all(isinstance(v, str) for v in config.get(key, [])):
+            raise ConfigError(f"{key} must be a list of names", source)
+    for key in ("repeats", "seed"):
+        value = config.get(key, 1)
+        if not isinstance(value, int) or isinstance(value, bool) or value < (1 if key == "repeats" else 0):
+            raise ConfigError(f"{key} must be an integer >= {1 if key == 'repeats' else 0}, got {value!r}", source)
+    for key in ("tune", "seed_per_ordering", "bold_best", "report_wall_time"):
+        if not isinstance(config.get(key, False), bool):
+            raise ConfigError(f"{key} must be true or false, got {config[key]!r}", source)
+    optional = set(config.get("optional_algorithms", ()))
+    known = set(names())
+
+    def parameters(name, where):
+        """The parameter names of algorithm label ``name`` (None: optional and not in this build)."""
+        if name in optional and registry_name(name) not in known:
+            return None
+        try:
+            return set(get(registry_name(name))._get_param_names())
+        except ValueError as exc:
+            raise ConfigError(f"{where}: {exc}", source) from None
+
+    def check_params(table, where, grid=False):
+        for name, values in table.items():
+            valid = parameters(name, f"{where}.{name}")
+            if valid is not None:
+                _unknown(values, valid, f"[{where}.{name}] ", source, "parameter")
+            for key, spec in values.items() if grid else ():
+                if isinstance(spec, dict) and spec.get("scale", SCALE_NAMES[0]) not in SCALE_NAMES:
+                    raise ConfigError(f"[{where}.{name}] {key}: unknown scale {spec['scale']!r}; known: "
+                                      f"{', '.join(SCALE_NAMES)}", source)
+
+    for name in config["algorithms"]:
+        parameters(name, "algorithms")
+    rules = config.get("acceptance") if isinstance(config.get("acceptance"), dict) else {}
+    for kind, items in rules.items():
+        for rule in items:
+            for name in [rule.get("algorithm"), rule.get("than"), *rule.get("others", [])]:
+                if name is not None:
+                    parameters(name, f"[[acceptance.{kind}]]")
+    every_parameter = set().union(*(get(n)._get_param_names() for n in known))
+    _unknown(config.get("settings", {}), every_parameter, "[settings] ", source, "parameter")
+    check_params(config.get("params", {}), "params")
+    check_params(config.get("select", {}), "select", grid=True)
+    for dataset, local in config.get("per_dataset", {}).items():
+        _unknown(local, SECTION_KEYS["per_dataset"], f"[per_dataset.{dataset}] ", source)
+        _unknown(local.get("settings", {}), every_parameter, f"[per_dataset.{dataset}.settings] ", source,
+                 "parameter")
+        check_params(local.get("params", {}), f"per_dataset.{dataset}.params")
+        check_params(local.get("select", {}), f"per_dataset.{dataset}.select", grid=True)
+    for name, section in config.items():
+        kind = "rho_sweep" if name == "rho_sweep" else _section(name)
+        if kind is None:
+            continue
+        if not isinstance(section, dict):
+            raise ConfigError(f"{name} must be a table ([{name}])", source)
+        _unknown(section, SECTION_KEYS[kind], f"[{name}] ", source)
+        for key in REQUIRED[kind]:
+            if key not in section:
+                raise ConfigError(f"[{name}]: missing key {key!r}", source)
+        algos = section.get("algorithms", []) + section.get("reference", []) + [section.get("algorithm")] * (
+            "algorithm" in section)
+        for algo in algos:
+            parameters(algo, f"[{name}] algorithms")
+        if kind == "sweep" or kind == "rho_sweep":
+            swept = section.get("algorithms", [section.get("algorithm")])
+            for algo in swept:
+                key = section.get("parameter_of", {}).get(algo, section.get("parameter", "rho"))
+                valid = parameters(algo, f"[{name}] algorithms")
+                if valid is not None and key not in valid:
+                    raise ConfigError(f"[{name}]: {algo} has no parameter {key!r} (list it under 'reference')",
+                                      source)
 
 
 def per_dataset(config, dataset):

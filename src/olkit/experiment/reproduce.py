@@ -1,6 +1,13 @@
 """Reproduce a paper table from an experiment config (``experiments/*.toml``) into a markdown page.
 
     python -m olkit.experiment.reproduce experiments/duol_binary.toml [--only DATASET ...] [--repeats N]
+                                         [--jobs N] [--output PAGE.md] [--fresh]
+
+Every finished run is stored as it finishes (``<output dir>/.cells/<page stem>/``,
+:mod:`olkit.experiment.store`), so a reproduction that is killed loses no finished run: rerunning the
+same command reuses them and computes only the rest (``--fresh``: recompute everything). A config
+mistake is reported as ``config error: ...`` before anything runs; a dataset that cannot be loaded is
+listed as not run, and a run that fails (a refused parameter) as failed, while the rest completes.
 
 For every dataset the page shows our mean ± std beside the paper's value and the difference, states
 which datasets could not be run and why, and links the online-curve figures. Configs are data, not code
@@ -49,10 +56,26 @@ import time
 import numpy as np
 
 from ..data import CATALOG, load_dataset
-from .config import (PAPER_TABLES, algorithm_settings, available_algorithms, load_config,  # noqa: F401
-                     paper_values, per_dataset)
+from .config import (  # noqa: F401
+    PAPER_TABLES,
+    ConfigError,
+    algorithm_settings,
+    available_algorithms,
+    load_config,
+    paper_values,
+    per_dataset,
+    validate_config,
+)
 from .orders import make_orders
-from .runner import registry_name, run_algorithms, split_params
+from .runner import (
+    RunFailed,
+    check_failures,
+    failure_text,
+    registry_name,
+    run_algorithms,
+    split_params,
+)
+from .store import CellStore
 
 COUNT_LABELS = {"n_sv": "#SV", "n_updates": "#updates"}
 
@@ -108,8 +131,12 @@ def learner_seeds(config, repeats):
     return [config.get("seed", 0) + r for r in range(repeats)] if config.get("seed_per_ordering") else None
 
 
-def run_dataset(config, dataset, repeats, n_jobs=None):
-    X, y = load_dataset(dataset)
+def run_dataset(config, dataset, repeats, n_jobs=None, store=None, data=None):
+    """The table of one dataset: {"dataset", "n_examples", "n_features", "n_classes", "results"}, and
+    "failed" (the failed results, :func:`olkit.experiment.runner.run_algorithms`) when an algorithm
+    failed — it leaves the table, the others complete. ``data``: (X, y) if already loaded; ``store``: the
+    result store."""
+    X, y = data if data is not None else load_dataset(dataset)
     orders = make_orders(X.shape[0], repeats, config.get("seed", 0))
     names, _ = available_algorithms(config, config["algorithms"])
     specs, groups = [], []
@@ -123,11 +150,18 @@ def run_dataset(config, dataset, repeats, n_jobs=None):
     split_params(names, {})  # validates the names
     # tune = true: parameter selection on the first ordering (ALGORITHMS.md E2); [select]: in hindsight
     results = run_algorithms(specs, X, y, orders, n_jobs=n_jobs, tune=config.get("tune", False),
-                             learner_seeds=learner_seeds(config, repeats))
-    results = [select_in_hindsight(results[start:start + count], grid) if grid else results[start]
-               for name, start, count, grid in groups]
-    return {"dataset": dataset, "n_examples": int(X.shape[0]), "n_features": int(X.shape[1]),
-            "n_classes": int(np.unique(y).size), "results": results}
+                             learner_seeds=learner_seeds(config, repeats), store=store)
+    rows = []
+    for name, start, count, grid in groups:  # a failed grid point leaves the selection (and is reported)
+        done = [r for r in results[start:start + count] if "failed" not in r]
+        if done:
+            rows.append(select_in_hindsight(done, grid) if grid else done[0])
+    doc = {"dataset": dataset, "n_examples": int(X.shape[0]), "n_features": int(X.shape[1]),
+           "n_classes": int(np.unique(y).size), "results": rows}
+    failed = [r for r in results if "failed" in r]
+    if failed:
+        doc["failed"] = failed
+    return doc
 
 
 def sweep_spec(section):
@@ -170,7 +204,7 @@ def summarize_runs(runs):
     return row
 
 
-def parameter_sweep(config, name, dataset, repeats, n_jobs=None, table_doc=None):
+def parameter_sweep(config, name, dataset, repeats, n_jobs=None, table_doc=None, store=None):
     """Sweep one parameter (config section ``name``, see :func:`sweep_spec`) on one dataset.
 
     Every swept algorithm runs with its table settings (``algorithm_settings``) except the parameter, set
@@ -207,7 +241,8 @@ def parameter_sweep(config, name, dataset, repeats, n_jobs=None, table_doc=None)
         else:
             todo.append((algo, {**algorithm_settings(config, algo, dataset),
                                 **selected_params(table_doc, algo, inherit)}))
-    results = run_algorithms(specs + todo, X, y, orders, n_jobs=n_jobs, learner_seeds=learner_seeds(config, repeats))
+    results = check_failures(run_algorithms(specs + todo, X, y, orders, n_jobs=n_jobs,
+                                            learner_seeds=learner_seeds(config, repeats), store=store))
     table = {algo: [] for algo in swept}
     for (algo, params), res in zip(specs, results):
         table[algo].append({"value": params[param_of.get(algo, parameter)], **summarize_runs(res["runs"]),
@@ -224,7 +259,7 @@ def parameter_sweep(config, name, dataset, repeats, n_jobs=None, table_doc=None)
     return out
 
 
-def paired_comparison(config, name, dataset, repeats, n_jobs=None, table_doc=None):
+def paired_comparison(config, name, dataset, repeats, n_jobs=None, table_doc=None, store=None):
     """Algorithms of config section ``name`` (``algorithms``: the first is the reference) on the same
     orderings, compared pairwise; the table's runs are reused when ``table_doc`` has them on those
     orderings. Returns {"orderings", "seconds", "rows": {algorithm: summary + "mistake_pct_runs"},
@@ -249,8 +284,8 @@ def paired_comparison(config, name, dataset, repeats, n_jobs=None, table_doc=Non
             reused.append(algo)
         else:
             todo.append((algo, settings[algo]))
-    for (algo, _), res in zip(todo, run_algorithms(todo, X, y, orders, n_jobs=n_jobs,
-                                                   learner_seeds=learner_seeds(config, repeats))):
+    for (algo, _), res in zip(todo, check_failures(run_algorithms(todo, X, y, orders, n_jobs=n_jobs, store=store,
+                                                                  learner_seeds=learner_seeds(config, repeats)))):
         runs[algo] = res["runs"]
     rows = {algo: {**summarize_runs(runs[algo]), "params": settings[algo],
                    "mistake_pct_runs": [100 * r["mistake_rate"] for r in runs[algo]]} for algo in algos}
@@ -268,9 +303,9 @@ def paired_comparison(config, name, dataset, repeats, n_jobs=None, table_doc=Non
         out["not_run"] = absent
     return out
 
-def rho_sweep(config, dataset, repeats, n_jobs=None):
+def rho_sweep(config, dataset, repeats, n_jobs=None, store=None):
     """JMLR §5.4: M, M_d^w(ρ), M_d^s(ρ) of DUOL, averaged over orderings, for each ρ."""
-    sweep = parameter_sweep(config, "rho_sweep", dataset, repeats, n_jobs)
+    sweep = parameter_sweep(config, "rho_sweep", dataset, repeats, n_jobs, store=store)
     (rows,) = sweep["algorithms"].values()
     return [{"rho": r["value"], "M": r["mistakes"], "M_d_weak": r["diagnostics"]["weak_double_updates"][0],
              "M_d_strong": r["diagnostics"]["strong_double_updates"][0]} for r in rows]
@@ -300,8 +335,9 @@ def dataset_section(doc, paper, fig_rel, config):
     if config.get("count") == "budget":  # budgeted learners: B|D beside the paper's (budget_report)
         from .budget_report import budget_dataset_section
 
-        return budget_dataset_section(doc, paper, paper_values(config["paper"], meta=True), config,
-                                      not_run_reasons(config), len(doc["results"][0]["runs"]))
+        not_run = {**not_run_reasons(config), **{r["algorithm"]: "failed, see below" for r in doc.get("failed", [])}}
+        return budget_dataset_section(doc, paper, paper_values(config["paper"], meta=True), config, not_run,
+                                      len(doc["results"][0]["runs"]))
     count = config.get("count", "n_sv")
     label = COUNT_LABELS[count]
     lines = [f"### {doc['dataset']} ({doc['n_examples']} × {doc['n_features']})", ""]
@@ -340,6 +376,14 @@ def dataset_section(doc, paper, fig_rel, config):
                   "(paired t-test over the orderings, 95%)."]
     lines += ["", f"![online mistake rate on {doc['dataset']}]({fig_rel})", ""]
     return lines
+
+
+def failed_lines(failed):
+    """The failed results of a dataset's table (:func:`run_dataset`): algorithm, parameters and why."""
+    if not failed:
+        return []
+    return ["Failed runs (left out of the table above; everything else ran):", ""] + [
+        f"- **{r['algorithm']}** {r['params']}: {failure_text(r)}" for r in failed] + [""]
 
 
 def not_run_reasons(config):
@@ -435,47 +479,72 @@ def plot_rho_sweep(sweeps, path):
     plt.close(fig)
 
 
-def reproduce(config_path, only=None, repeats=None, n_jobs=None, output=None):
+def reproduce(config_path, only=None, repeats=None, n_jobs=None, output=None, fresh=False):
     """Run the config file and write its markdown page; returns (page path, result documents)."""
     command = f"make reproduce  (python -m olkit.experiment.reproduce {config_path})"
     if only or repeats or output:
         command = "python -m olkit.experiment.reproduce " + " ".join(sys.argv[1:])
-    return reproduce_config(load_config(config_path), command, only, repeats, n_jobs, output)
+    return reproduce_config(load_config(config_path), command, only, repeats, n_jobs, output, fresh)
 
 
-def reproduce_config(config, command, only=None, repeats=None, n_jobs=None, output=None):
-    """Run an experiment config (a dict as in experiments/*.toml) and write its markdown page."""
+def reproduce_config(config, command, only=None, repeats=None, n_jobs=None, output=None, fresh=False):
+    """Run an experiment config (a dict as in experiments/*.toml) and write its markdown page.
+
+    The config is checked first (:func:`olkit.experiment.config.validate_config`: a mistake is a
+    :class:`ConfigError` before anything runs). Every finished run is kept in the result store
+    ``<output dir>/.cells/<page stem>/`` (:mod:`olkit.experiment.store`) as it finishes and reused by
+    the next run, so a killed reproduction loses no finished run; ``fresh=True`` recomputes them all. A
+    complete run of the whole config (no ``only``, no ``repeats``, no dataset skipped) then removes the
+    stored runs it did not use. A dataset that cannot be loaded is listed as not run, a failed run as
+    failed; the rest completes.
+    """
     from ..report.plots import plot_curves
 
+    validate_config(config)
+    whole = not only and not repeats
     repeats = repeats or config.get("repeats", 20)
-    output = output or config["output"]
+    output = output or config.get("output")
+    if not output:
+        raise ConfigError("missing key 'output' (the page to write; or give --output)")
     out_dir = os.path.dirname(output) or "."
     fig_dir = os.path.join(out_dir, "figures")
     os.makedirs(fig_dir, exist_ok=True)
     stem = os.path.splitext(os.path.basename(output))[0]
+    store = CellStore(os.path.join(out_dir, ".cells", stem), reuse=not fresh)
     paper = paper_values(config["paper"])
     datasets = [d for d in config["datasets"] if not only or d in only]
     docs, skipped = [], []
     start = time.perf_counter()
     for dataset in datasets:
         try:
-            doc = run_dataset(config, dataset, repeats, n_jobs)
-        except ValueError as exc:  # dataset files not available here
+            data = load_dataset(dataset)
+        except (ValueError, OSError, EOFError) as exc:  # the dataset's files are missing or unreadable here
             skipped.append((dataset, str(exc)))
+            continue
+        doc = run_dataset(config, dataset, repeats, n_jobs, store=store, data=data)
+        if not doc["results"]:
+            skipped.append((dataset, "every algorithm failed: " + "; ".join(
+                f"{r['algorithm']}: {failure_text(r)}" for r in doc["failed"])))
             continue
         fig = os.path.join(fig_dir, f"{stem}-{dataset}-curves.png")
         plot_curves(doc, fig, title=f"{dataset}: online mistake rate ({repeats} orderings)")
         doc["figure"] = os.path.relpath(fig, out_dir)
         docs.append(doc)
         print(f"[reproduce] {dataset} done ({time.perf_counter() - start:.0f} s since the start)", file=sys.stderr)
-    sweeps = {}
+    sweeps, failed = {}, []
     if "rho_sweep" in config:
         for dataset in config["rho_sweep"]["datasets"]:
             if dataset in [d["dataset"] for d in docs]:
-                sweeps[dataset] = rho_sweep(config, dataset, config["rho_sweep"].get("repeats", repeats), n_jobs)
+                try:
+                    sweeps[dataset] = rho_sweep(config, dataset, config["rho_sweep"].get("repeats", repeats), n_jobs,
+                                                store)
+                except RunFailed as exc:
+                    failed.append({"section": "rho_sweep", "dataset": dataset, "error": str(exc)})
         if sweeps:
             plot_rho_sweep(sweeps, os.path.join(fig_dir, f"{stem}-rho-sweep.png"))
-    extra = run_sections(config, docs, repeats, n_jobs, fig_dir, out_dir, stem)
+    extra = run_sections(config, docs, repeats, n_jobs, fig_dir, out_dir, stem, store)
+    if failed or extra.get("failed"):
+        extra["failed"] = failed + extra.get("failed", [])
     if config.get("report_wall_time"):
         extra["wall_seconds"] = time.perf_counter() - start
     page = render_page(config, docs, skipped, sweeps, paper, repeats, command, stem, output, extra)
@@ -484,6 +553,9 @@ def reproduce_config(config, command, only=None, repeats=None, n_jobs=None, outp
     with open(os.path.splitext(output)[0] + ".json", "w") as fh:
         json.dump({"config": config, "results": docs, "rho_sweep": sweeps, **extra,
                    "page": {"command": command, "repeats": repeats, "skipped": skipped}}, fh, indent=1)
+    if whole and not skipped:
+        store.prune()
+    print(f"[reproduce] {store.summary()}", file=sys.stderr)
     return output, docs
 
 
@@ -495,7 +567,7 @@ def render_from_json(path, output=None):
     config = data["config"]
     output = output or os.path.splitext(path)[0] + ".md"
     meta = data.get("page", {})
-    extra = {k: data[k] for k in ("sweeps", "comparisons", "diagnostics", "wall_seconds") if k in data}
+    extra = {k: data[k] for k in ("sweeps", "comparisons", "diagnostics", "wall_seconds", "failed") if k in data}
     page = render_page(config, data["results"], [tuple(s) for s in meta.get("skipped", [])], data.get("rho_sweep", {}),
                        paper_values(config["paper"]), meta.get("repeats", config.get("repeats", 20)),
                        meta.get("command", "python -m olkit.experiment.reproduce"),
@@ -519,10 +591,11 @@ def section_kind(name, section):
     return None
 
 
-def run_sections(config, docs, repeats, n_jobs, fig_dir, out_dir, stem):
+def run_sections(config, docs, repeats, n_jobs, fig_dir, out_dir, stem, store=None):
     """The config's generic analyses, on the datasets whose table ran: {"sweeps": {section: {dataset:
     parameter_sweep document (+ "figure")}}, "comparisons": {section: {dataset: paired_comparison
-    document}}}, in config order."""
+    document}}}, in config order; "failed": [{"section", "dataset", "error"}] for an analysis with a
+    failed run (the others complete)."""
     from ..report.plots import plot_sweep
 
     by_name = {d["dataset"]: d for d in docs}
@@ -540,11 +613,15 @@ def run_sections(config, docs, repeats, n_jobs, fig_dir, out_dir, stem):
         for dataset in section.get("datasets", config["datasets"]):
             if dataset not in by_name:
                 continue
+            try:
+                run = paired_comparison if kind == "comparison" else parameter_sweep
+                doc = run(config, name, dataset, n, n_jobs, by_name[dataset], store)
+            except RunFailed as exc:
+                out.setdefault("failed", []).append({"section": name, "dataset": dataset, "error": str(exc)})
+                continue
             if kind == "comparison":
-                doc = paired_comparison(config, name, dataset, n, n_jobs, by_name[dataset])
                 out["comparisons"].setdefault(name, {})[dataset] = doc
             else:
-                doc = parameter_sweep(config, name, dataset, n, n_jobs, by_name[dataset])
                 fig = os.path.join(fig_dir, f"{stem}-{dataset}-{name.replace('_', '-')}.png")
                 table_settings = {**config.get("settings", {}), **per_dataset(config, dataset).get("settings", {})}
                 mark = section.get("mark", table_settings.get(doc["parameter"]))  # the table's value
@@ -766,13 +843,16 @@ def render_page(config, docs, skipped, sweeps, paper, repeats, command, stem, ou
     lines += ["## Acceptance summary", ""] + acceptance(docs, paper, config, extra) + [""]
     if skipped:
         lines += ["## Datasets not run", ""] + [f"- **{d}**: {why}" for d, why in skipped] + [""]
+    if (extra or {}).get("failed"):
+        lines += ["## Analyses not run (a run failed)", ""] + [f"- **{f['section']}** on {f['dataset']}: {f['error']}"
+                                                               for f in extra["failed"]] + [""]
     missing = sorted(set(paper) - set(config["datasets"]))
     if missing:
         lines += [f"Paper datasets without a copy in the shared data: {', '.join(missing)} (see "
                   "MANIFEST.json, `missing`).", ""]
     lines += ["## Results per dataset", ""]
     for doc in docs:
-        lines += dataset_section(doc, paper, doc["figure"], config)
+        lines += dataset_section(doc, paper, doc["figure"], config) + failed_lines(doc.get("failed", []))
     extra = extra or {}
     for name, section in config.items():
         if name in extra.get("comparisons", {}) and section.get("paper"):
@@ -807,13 +887,20 @@ def main(argv=None):
     parser.add_argument("--repeats", type=int)
     parser.add_argument("--jobs", type=int)
     parser.add_argument("--output")
+    parser.add_argument("--fresh", action="store_true", help="recompute every run instead of reusing the finished "
+                        "runs stored in <output dir>/.cells/<page stem>/ (by a run that was killed, say)")
     parser.add_argument("--render-only", action="store_true",
                         help="rewrite the page from the JSON of the last run (CONFIG: that .json file)")
     args = parser.parse_args(argv)
     if args.render_only:
         print(render_from_json(args.config, args.output))
         return
-    page, _ = reproduce(args.config, only=args.only, repeats=args.repeats, n_jobs=args.jobs, output=args.output)
+    try:
+        page, _ = reproduce(args.config, only=args.only, repeats=args.repeats, n_jobs=args.jobs, output=args.output,
+                            fresh=args.fresh)
+    except ConfigError as exc:
+        print(exc, file=sys.stderr)
+        sys.exit(2)
     print(page)
 
 

@@ -4,12 +4,18 @@ Each run is one :func:`olkit.evaluate_online` pass over a random ordering (or a 
 independent, so they are spread over processes with joblib; every process limits BLAS to one thread
 (kernel learners do so themselves), which on a small machine is much faster than threaded BLAS inside a
 per-example loop. The output is the ``olkit run --format json`` document of DESIGN.md §2.3.
+
+With a result store (:mod:`olkit.experiment.store`) every finished run is saved as it finishes and a
+stored run is reused instead of computed. A run that fails (a refused parameter, an example the learner
+refuses) fails alone: its algorithm's result says why (``"failed"``) and the other runs go on.
 """
 import numpy as np
 
+from ..params import nearest_name
 from ..protocol import evaluate_online
 from ..registry import get, make
 from .orders import make_orders
+from .store import array_digest, save_cell
 
 SUMMARY_KEYS = ("mistake_rate", "n_sv", "n_updates", "seconds")
 
@@ -34,10 +40,7 @@ def split_params(algorithms, settings):
         specs.append((name, params))
     unused = sorted(set(settings) - used)
     if unused:
-        import difflib
-
-        hints = [f"{k!r} (did you mean {close[0]!r}?)" if (close := difflib.get_close_matches(k, known, 1)) else
-                 repr(k) for k in unused]
+        hints = [f"{k!r} (did you mean {near!r}?)" if (near := nearest_name(k, known)) else repr(k) for k in unused]
         raise ValueError(f"parameter(s) {', '.join(hints)} belong to none of {', '.join(algorithms)}; valid "
                          f"parameters: {', '.join(sorted(known))}")
     return specs
@@ -50,6 +53,23 @@ def run_one(name, params, X, y, order, label, n_checkpoints=20):
     record = res.to_dict()
     record["curve"] = {"x": res.curve_x.tolist(), "mistake_rate": res.curve_y.tolist()}
     return record, res.params
+
+
+def error_text(exc):
+    """A failed run's reason: a ValueError's message (the documented refusals), else type and message."""
+    return str(exc) if isinstance(exc, ValueError) else f"{type(exc).__name__}: {exc}"
+
+
+def run_cell(name, params, X, y, order, label, n_checkpoints=20, path=None):
+    """One task of :func:`run_algorithms`: {"run": record, "params": resolved} or, if the run fails,
+    {"error": reason}. A finished run is saved at ``path`` (its cell in the result store) at once, in
+    the process that ran it."""
+    try:
+        record, resolved = run_one(name, params, X, y, order, label, n_checkpoints)
+    except Exception as exc:  # noqa: BLE001 — one failed run must not stop the others
+        return {"error": error_text(exc)}
+    cell = {"algorithm": name, "order": label, "run": record, "params": resolved}
+    return save_cell(path, cell) if path else cell
 
 
 def _summary(runs):
@@ -73,7 +93,39 @@ def per_ordering_seed(name, params, seed):
     return {**params, "seed": int(seed)}
 
 
-def run_algorithms(specs, X, y, orders, n_jobs=None, n_checkpoints=20, tune=False, learner_seeds=None):
+def run_tasks(tasks, X, y, n_jobs=None, n_checkpoints=20, store=None):
+    """The cell (:func:`run_cell`) of every task (name, params, label, order): taken from ``store`` when
+    it has it, else computed — serially or with joblib — and stored as soon as it is done."""
+    paths, cells = [None] * len(tasks), [None] * len(tasks)
+    if store is not None:
+        data = array_digest(X, y)
+        order_digests = {}
+        for i, (name, params, label, order) in enumerate(tasks):
+            if id(order) not in order_digests:
+                order_digests[id(order)] = array_digest(np.asarray(order, dtype=np.int64))
+            paths[i] = store.path(data, registry_name(name), params, label, order_digests[id(order)], n_checkpoints)
+            cells[i] = store.load(paths[i])
+    todo = [i for i, cell in enumerate(cells) if cell is None]
+
+    def arguments(i):
+        name, params, label, order = tasks[i]
+        return name, params, X, y, order, label, n_checkpoints, paths[i]
+
+    n_jobs = _jobs(n_jobs, X.shape[0] * len(todo))
+    if n_jobs == 1 or len(todo) < 2:
+        done = [run_cell(*arguments(i)) for i in todo]
+    else:
+        from joblib import Parallel, delayed
+
+        done = Parallel(n_jobs=n_jobs)(delayed(run_cell)(*arguments(i)) for i in todo)
+    for i, cell in zip(todo, done):
+        cells[i] = cell
+    if store is not None:
+        store.count(reused=len(tasks) - len(todo), computed=len(todo))
+    return cells
+
+
+def run_algorithms(specs, X, y, orders, n_jobs=None, n_checkpoints=20, tune=False, learner_seeds=None, store=None):
     """Run every (algorithm, params) of ``specs`` on every ordering; one result entry per algorithm.
 
     With ``tune=True`` each algorithm's parameters are first selected as in the SCW experiments
@@ -81,55 +133,87 @@ def run_algorithms(specs, X, y, orders, n_jobs=None, n_checkpoints=20, tune=Fals
     (parameter, value, mistakes per candidate; empty when the algorithm has nothing to tune).
     ``learner_seeds`` (one per ordering): the randomised learners (a ``seed`` parameter the spec does not
     set) run ordering r with seed ``learner_seeds[r]``, recorded as the run's ``"seed"``; the result's
-    ``params`` are the first ordering's.
+    ``params`` are the first ordering's. ``store``: a :class:`olkit.experiment.store.CellStore` — stored
+    runs are reused, the others stored as they finish.
+
+    An algorithm with a failed run (or failed tuning) gets ``{"algorithm", "params", "orderings",
+    "failed": [{"order", "error"}]}`` instead of its runs (:func:`failure_text`); the others are complete.
     """
-    traces = {}
+    traces, failed = {}, {}
     if tune:
         from .tuning import tune as select
 
         tuned = []
         for name, params in specs:
-            params, traces[name] = select(name, X, y, orders[0][1], params, n_jobs=n_jobs)
+            try:
+                params, traces[name] = select(name, X, y, orders[0][1], params, n_jobs=n_jobs)
+            except Exception as exc:  # noqa: BLE001 — this algorithm fails, the others run
+                failed[len(tuned)] = [{"order": f"tuning on {orders[0][0]}", "error": error_text(exc)}]
             tuned.append((name, params))
         specs = tuned
     seeds = list(learner_seeds) if learner_seeds is not None else [None] * len(orders)
-    tasks = [(name, per_ordering_seed(name, params, seed), label, order) for name, params in specs
+    tasks = [(name, per_ordering_seed(name, params, seed), label, order)
+             for i, (name, params) in enumerate(specs) if i not in failed
              for (label, order), seed in zip(orders, seeds)]
-    n_jobs = _jobs(n_jobs, X.shape[0] * len(tasks))
-    if n_jobs == 1:
-        outputs = [run_one(name, params, X, y, order, label, n_checkpoints)
-                   for name, params, label, order in tasks]
-    else:
-        from joblib import Parallel, delayed
-
-        outputs = Parallel(n_jobs=n_jobs)(delayed(run_one)(name, params, X, y, order, label, n_checkpoints)
-                                          for name, params, label, order in tasks)
+    cells = iter(run_tasks(tasks, X, y, n_jobs, n_checkpoints, store))
     results = []
-    for i, (name, _) in enumerate(specs):
-        chunk = outputs[i * len(orders):(i + 1) * len(orders)]
-        runs = [record for record, _ in chunk]
-        if learner_seeds is not None and "seed" in chunk[0][1]:
-            for record, (_, params) in zip(runs, chunk):
-                record["seed"] = params["seed"]
+    for i, (name, params) in enumerate(specs):
+        chunk = [] if i in failed else [next(cells) for _ in orders]
+        errors = failed.get(i) or [{"order": label, "error": c["error"]} for (label, _), c in zip(orders, chunk)
+                                   if "error" in c]
+        if errors:
+            results.append({"algorithm": name, "params": params, "orderings": len(orders), "failed": errors})
+            continue
+        runs = [c["run"] for c in chunk]
+        if learner_seeds is not None and "seed" in chunk[0]["params"]:
+            for record, c in zip(runs, chunk):
+                record["seed"] = c["params"]["seed"]
         mean, std = _summary(runs)
         curve_x = runs[0]["curve"]["x"]
         curve_mean = np.mean([r["curve"]["mistake_rate"] for r in runs], axis=0).tolist()
-        results.append({"algorithm": name, "params": chunk[0][1], "runs": runs, "mean": mean, "std": std,
+        results.append({"algorithm": name, "params": chunk[0]["params"], "runs": runs, "mean": mean, "std": std,
                         "curve": {"x": curve_x, "mistake_rate": curve_mean}})
         if name in traces:
             results[-1]["tuning"] = traces[name]
     return results
 
 
+def failure_text(result):
+    """Why a failed result (:func:`run_algorithms`) failed: each reason once, with the orderings it
+    failed on."""
+    by_reason = {}
+    for f in result["failed"]:
+        by_reason.setdefault(f["error"], []).append(f["order"])
+
+    def where(orders):
+        return "every ordering" if len(orders) == result["orderings"] > 1 else ", ".join(orders)
+
+    return "; ".join(f"{reason} (on {where(orders)})" for reason, orders in by_reason.items())
+
+
+class RunFailed(ValueError):
+    """Runs of an experiment failed (the message says which and why); the other runs completed."""
+
+
+def check_failures(results):
+    """Raise :class:`RunFailed` naming every failed result, if there is one; else return ``results``."""
+    bad = [r for r in results if "failed" in r]
+    if bad:
+        raise RunFailed("; ".join(f"{r['algorithm']} {r['params']}: {failure_text(r)}" for r in bad))
+    return results
+
+
 def run_experiment(dataset, algorithms, X, y, settings=None, repeats=20, seed=0, order=None,
-                   n_jobs=None, n_checkpoints=20, tune=False):
-    """The full ``olkit run`` document for ``algorithms`` on (X, y); ``tune`` as :func:`run_algorithms`."""
+                   n_jobs=None, n_checkpoints=20, tune=False, store=None):
+    """The full ``olkit run`` document for ``algorithms`` on (X, y); ``tune`` and ``store`` as
+    :func:`run_algorithms`. A failed run is an error (after the other runs finished, and were stored)."""
     specs = split_params(algorithms, settings or {})
     if order is not None:
         orders = [(f"file:{order[0]}", order[1])]
     else:
         orders = make_orders(X.shape[0], repeats, seed)
-    results = run_algorithms(specs, X, y, orders, n_jobs=n_jobs, n_checkpoints=n_checkpoints, tune=tune)
+    results = check_failures(run_algorithms(specs, X, y, orders, n_jobs=n_jobs, n_checkpoints=n_checkpoints,
+                                            tune=tune, store=store))
     classes = np.unique(y)
     return {"dataset": dataset, "n_examples": int(X.shape[0]), "n_features": int(X.shape[1]),
             "n_classes": int(classes.size), "results": results}

@@ -29,7 +29,8 @@ def tune(name, X, y, order, params=None, grids=None, n_jobs=None):
 
     Parameters
     ----------
-    name : algorithm name; params : fixed parameters (the starting point; tuned keys are overwritten).
+    name : algorithm name; params : fixed parameters: a parameter given here is not tuned (``olkit tune
+    --set C=1`` tunes only η of SCW); the trace is empty when nothing is left to tune.
     order : the validation ordering (0-based indices), one online pass per candidate.
     grids : {algorithm: ((parameter, candidates), ...)}, default: the registry entry's ``tuning``.
     n_jobs : joblib processes over the candidates (default: all cores for large data, else 1).
@@ -43,6 +44,7 @@ def tune(name, X, y, order, params=None, grids=None, n_jobs=None):
     valid = set(get(name)._get_param_names())
     trace = []
     grid = spec(name).tuning if grids is None else grids.get(name, ())
+    grid = [(key, candidates) for key, candidates in grid if key not in params]  # a given value is fixed
     for key, candidates in grid:
         if key not in valid:
             raise ValueError(f"cannot tune {key!r}: {name} has no such parameter")
