@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: install demo test reproduce bench clean
+.PHONY: install demo test reproduce bench fuzz clean
 
 install: $(STAMP)
 
@@ -29,6 +29,9 @@ reproduce: $(STAMP)
 bench: $(STAMP)
 	$(PY) -m pip install --quiet -e ".[bench]" || true
 	$(PY) benchmarks/run.py
+
+fuzz: $(STAMP)
+	$(PY) tools/fuzz.py
 
 clean:
 	rm -rf $(VENV) build src/*.egg-info

@@ -56,9 +56,13 @@ def spd_solve(A, Bm):
     """A⁻¹Bm for a symmetric positive definite A (K₂ + ηI with η > 0): one Cholesky factorisation (half the
     work of LU) and two triangular solves; LU (np.linalg.solve) when rounding leaves A not numerically
     positive definite."""
+    L = np.empty((0, 0))
+    factored = True
     try:
         L = np.linalg.cholesky(A)
     except Exception:  # noqa: BLE001  (numba raises LinAlgError: not positive definite)
+        factored = False
+    if not factored:  # outside the handler: numba cannot raise from inside one (LU may raise LinAlgError)
         return np.linalg.solve(A, Bm)
     n, K = Bm.shape
     X = Bm.copy()
