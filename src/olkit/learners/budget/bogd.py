@@ -26,12 +26,12 @@ Diagnostics: ``removals``, ``clipped`` (entries clipped).
 """
 import math
 
-from ..._compile import njit_helper
+from ..._compile import njit_helper, njit_inline
 from ..._rng import next_index, next_uniform
 from ...params import NON_NEGATIVE, POSITIVE, POWERS_OF_TWO
 from ...spec import register
 from ..kernel.base import EPS
-from ..kernel.support_set import N, sv_remove, sv_scale
+from ..kernel.support_set import N, scale_rows, sv_remove, sv_scale
 from .common import (
     D0,
     BudgetLearner,
@@ -40,6 +40,7 @@ from .common import (
     clip_above,
     clip_entries,
     margin_direction,
+    margin_of,
     remove_by_age,
     row_norm,
     scale_row,
@@ -112,6 +113,19 @@ def _rescale_kept_binary(coef, hw, p, n, j, decay):
         g = decay / (1.0 - p[i]) if i != j else 1.0
         coef[i, 0] *= g
         hw[i] *= g
+
+
+@njit_inline
+def bogd_gate(prm, Y, t, y, f, kself, mistake, coef, hw, n):
+    """The engine's gate for :func:`bogd_update`: a round without an update (m_t ≥ 1 or κ_t ≤ EPS) only
+    decays f by 1 − ηλ, which the gate does itself (the same products as the rule's ``sv_scale``); the
+    other rounds go to the rule."""
+    if margin_of(Y, t, y, f) < 1.0 and kself > EPS:
+        return True
+    decay = 1.0 - prm[0] * prm[1]
+    if decay != 1.0:
+        scale_rows(coef, hw, n, decay)
+    return False
 
 
 @njit_helper
@@ -262,6 +276,7 @@ _COMPAT_BOGDPP = """
 
 class _BOGDBase(BudgetLearner):
     _update = staticmethod(bogd_update)
+    _update_gate = staticmethod(bogd_gate)
     _weighted = False
     _parameter_constraints = {"eta": [POSITIVE], "lam": [NON_NEGATIVE], "gamma": [POSITIVE]}
 

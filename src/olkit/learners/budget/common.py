@@ -62,19 +62,19 @@ def margin_of(Y, t, y, f):
 
 
 @njit_inline
-def epsilon_margin_gate(prm, Y, t, y, f, kself, mistake):
+def epsilon_margin_gate(prm, Y, t, y, f, kself, mistake, coef, hw, n):
     """Gate of the rules that act iff m_t < 1 − ε (ε = prm[1]) and κ(x_t, x_t) > EPS (AVP, Ahpatron)."""
     return not (margin_of(Y, t, y, f) >= 1.0 - prm[1] or kself <= EPS)
 
 
 @njit_inline
-def nonpositive_margin_gate(prm, Y, t, y, f, kself, mistake):
+def nonpositive_margin_gate(prm, Y, t, y, f, kself, mistake, coef, hw, n):
     """Gate of the rules that act iff m_t ≤ 0 and κ(x_t, x_t) > EPS (Forgetron)."""
     return not (margin_of(Y, t, y, f) > 0.0 or kself <= EPS)
 
 
 @njit_inline
-def mistake_gate(prm, Y, t, y, f, kself, mistake):
+def mistake_gate(prm, Y, t, y, f, kself, mistake, coef, hw, n):
     """Gate of the rules that act on mistakes only (RBP)."""
     return mistake
 

@@ -171,7 +171,7 @@ def solve_double(solver, variant, la, lb, qa, qb, w, C, gb_hat, rho, unit, st):
 
 
 @njit_inline
-def duol_gate(prm, Y, t, y, f, kself, mistake):
+def duol_gate(prm, Y, t, y, f, kself, mistake, coef, hw, n):
     """The rounds :func:`duol_update` and :func:`mduol_update` act on (the engine's gate): a loss
     1 − m_t above tol = prm[2] and κ(x_t, x_t) > EPS; multiclass / multi-label: a relevant and an
     irrelevant class exist."""

@@ -16,12 +16,14 @@ K scores (binary: K = 1) and ``mistake`` whether the prediction was wrong. A sco
 ``score_hook(sv, st, s, t, kself, f)`` and may change f in place before the mistake is decided (ALMA's
 normalisation, NOGD's feature map, POMDR's optimistic hint).
 
-A rule may come with a *gate* ``needs_update(prm, Y, t, y, f, kself, mistake) -> bool`` (plain arrays: the
-rule parameters ``st.prm`` and the label-set matrix ``s.Y``), inlined into the loop: a round the gate
-rejects is not passed to the rule at all. The gate must reject only rounds on which the rule would change
-nothing and return False (e.g. a margin above the rule's threshold), so the model is the same; it saves the
-call, which passes the support set, state and stream tuples (~0.5 µs a round, more than the rest of a
-round's fixed cost). The default gate passes every round.
+A rule may come with a *gate* ``needs_update(prm, Y, t, y, f, kself, mistake, coef, hw, n) -> bool``, inlined
+into the loop, on plain arrays: the rule parameters ``st.prm``, the label-set matrix ``s.Y`` and the first n
+rows of the coefficients and direction weights. A round the gate rejects is not passed to the rule at all.
+The gate must reject only rounds on which the rule would change nothing and return False (e.g. a margin
+above the rule's threshold), or do on them exactly what the rule would do (BOGD's decay of every
+coefficient), so that the model is the same. It saves the call, which passes the support set, state and
+stream tuples (~0.5 µs a round, more than the rest of a round's fixed cost). The default gate passes every
+round.
 
 Mistakes (ALGORITHMS.md §0.2, B0): binary ŷ = +1 iff f ≥ 0; multiclass ŷ = argmax_c f_c with ties to the
 smallest class index; multi-label: a mistake iff some irrelevant class scores at least as high as the
@@ -42,7 +44,7 @@ from .support_set import (
 
 
 @njit_inline
-def every_round(prm, Y, t, y, f, kself, mistake):
+def every_round(prm, Y, t, y, f, kself, mistake, coef, hw, n):
     """Default gate: every round goes to the rule."""
     return True
 
@@ -114,7 +116,7 @@ def kernel_block(sv, st, s, G, order, start, stop, scores, mistakes):
         sv.meta[CLOCK] = st.cnt[SEEN]
         st.cnt[SEEN] += 1
         st.cnt[MISTAKES] += mistake
-        if needs_update(st.prm, s.Y, t, s.y[t], f, kself, mistake):  # noqa: F821  (bound by block_loop)
+        if needs_update(st.prm, s.Y, t, s.y[t], f, kself, mistake, sv.coef, sv.hw, sv.meta[N]):  # noqa: F821
             if update(sv, st, s, t, kself, s.y[t], f, mistake):  # noqa: F821
                 st.cnt[UPDATES] += 1
 

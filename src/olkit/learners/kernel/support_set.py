@@ -563,9 +563,14 @@ def sv_append_point(sv, idx, val, kself, label):
 @njit_helper
 def sv_scale(sv, factor):
     """Multiply every coefficient by ``factor`` (ROMMA, ALMA, BOGD shrinkage)."""
-    n = sv.meta[N]
-    _scale_flat(sv.coef.reshape(-1), n * sv.coef.shape[1], factor)  # rows 0..n−1 of a C-ordered array
-    _scale_flat(sv.hw, n, factor)
+    scale_rows(sv.coef, sv.hw, sv.meta[N], factor)
+
+
+@njit_inline
+def scale_rows(coef, hw, n, factor):
+    """:func:`sv_scale` on plain arrays (the first n rows of ``coef`` and of the direction weights ``hw``)."""
+    _scale_flat(coef.reshape(-1), n * coef.shape[1], factor)  # rows 0..n−1 of a C-ordered array
+    _scale_flat(hw, n, factor)
 
 
 @njit_helper
