@@ -10,6 +10,10 @@ import pytest
 from olkit import cli
 from olkit.cli import main
 
+SIGMA_RULE = ("sigma must be a number >= 1e-154 and <= 1e+153 "
+              "(the Gaussian's 1/(2σ²) must be a finite, non-zero float64)")
+"""What a bad sigma is told (olkit.params.SIGMA)."""
+
 
 def run_cli(capsys, *args):
     code = main(list(args))
@@ -98,7 +102,7 @@ def test_list_algorithm_shows_full_spec(capsys):
     assert "DUOL JMLR §5.1" in rows["C"]
     assert "a number >= 0 and < 1, or None" in rows["rho"]
     assert "'jmlr'" in rows["variant"] and "one of 'jmlr', 'nips2009'" in rows["variant"]
-    assert " 8 " in rows["sigma"] and "a number > 0" in rows["sigma"]
+    assert " 8 " in rows["sigma"] and "a number >= 1e-154 and <= 1e+153" in rows["sigma"]
     assert "data: binary, multiclass, multilabel" in duol
     assert "C: 0.0625, 0.125, 0.25, 0.5, 1, 2, 4, 8, 16" in duol  # the registry's tuning grid
     code, out, _ = run_cli(capsys, "list", "romma")
@@ -143,7 +147,7 @@ def test_list_unknown_algorithm(capsys, args, needle):
     (["run", "duoll", "pa1", "--data", "german"], "unknown algorithm 'duoll'; did you mean 'duol'?"),
     (["run", "pa1", "--data", "german", "--set", "bogus=1"], "'bogus' belong to none of pa1; valid parameters: C, coef0, compat, degree, kernel, sigma"),
     (["run", "pa1", "--data", "german", "--set", "C=-1"], "C must be a number > 0"),
-    (["run", "duol", "--data", "german", "--set", "sigma=-2"], "sigma=-2 is not valid; sigma must be a number > 0"),
+    (["run", "duol", "--data", "german", "--set", "sigma=-2"], "sigma=-2 is not valid; " + SIGMA_RULE),
     (["run", "duol", "--data", "german", "--set", "rho=1.5"], "rho must be a number"),
     (["run", "duol", "--data", "german", "--set", "variant=x"], "variant must be one of 'jmlr', 'nips2009'"),
     (["run", "pa1", "--data", "german", "--kernel", "rbf"], "kernel must be one of 'gaussian', 'linear', 'poly'"),
@@ -205,7 +209,7 @@ def test_tune_command_and_run_with_tune(capsys):
 
 
 @pytest.mark.parametrize("setting,needle", [
-    ("sigma=abc", "olkit: error: duol: parameter sigma='abc' is not valid; sigma must be a number > 0"),
+    ("sigma=abc", "olkit: error: duol: parameter sigma='abc' is not valid; " + SIGMA_RULE),
     ("C=nan", "olkit: error: duol: parameter C=nan is not valid; C must be a number > 0, or None"),
     ("rho=1", "olkit: error: duol: parameter rho=1 is not valid; rho must be a number >= 0 and < 1, or None"),
 ])

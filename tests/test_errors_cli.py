@@ -8,6 +8,10 @@ from helpers import bad_compressed_files
 
 from olkit.cli import main
 
+SIGMA_RULE = ("sigma must be a number >= 1e-154 and <= 1e+153 "
+              "(the Gaussian's 1/(2σ²) must be a finite, non-zero float64)")
+"""What a bad sigma is told (olkit.params.SIGMA)."""
+
 
 def cli_error(capsys, *args):
     """Run the command, check it failed as a user mistake should, and return its one stderr line."""
@@ -29,7 +33,7 @@ def cli_ok(capsys, *args):
 
 
 @pytest.mark.parametrize("algo,setting,needle", [
-    ("duol", "sigma=abc", "duol: parameter sigma='abc' is not valid; sigma must be a number > 0"),
+    ("duol", "sigma=abc", "duol: parameter sigma='abc' is not valid; " + SIGMA_RULE),
     ("pa1", "C=", "pa1: parameter C='' is not valid; C must be a number > 0, or None"),
     ("pa1", "C=1e999", "pa1: parameter C=inf is not valid; C must be a number > 0"),
     ("scw1", "eta=high", "scw1: parameter eta='high' is not valid; eta must be a number > 0.5 and < 1"),

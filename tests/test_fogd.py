@@ -73,7 +73,7 @@ def test_dense_and_csr_give_the_same_bits(K):
 @pytest.mark.parametrize("K", [2, 3])
 def test_decision_function_and_features(K):
     X, y = labelled_stream(7, K)
-    clf = olkit.make("fogd", D=40, eta=0.3, sigma=SIGMA, seed=7).fit(X, y)
+    clf = olkit.make("fogd", D=40, eta=0.3, sigma=SIGMA, seed=7, shuffle=False).fit(X, y)
     U = directions(X.shape[1], 40, SIGMA, 7)
     Z = np.array([fourier_features(x, U) for x in X])
     np.testing.assert_allclose(clf.fourier_features(X), Z, rtol=0, atol=1e-13)
@@ -106,7 +106,7 @@ def test_chunks_equal_one_pass_exactly(K, fmt):
     np.testing.assert_array_equal(chunked.coef_, one.coef_)
     assert (chunked.n_seen_, chunked.n_mistakes_, chunked.n_updates_) == (one.n_seen_, one.n_mistakes_, one.n_updates_)
     # partial_fit in chunks ≡ fit
-    fitted = olkit.make("fogd", D=64, eta=0.3, sigma=SIGMA).fit(Xin, y)
+    fitted = olkit.make("fogd", D=64, eta=0.3, sigma=SIGMA, shuffle=False).fit(Xin, y)
     partial = olkit.make("fogd", D=64, eta=0.3, sigma=SIGMA)
     for lo, hi in itertools.pairwise(bounds):
         partial.partial_fit(Xin[lo:hi], y[lo:hi], classes=np.unique(y))
@@ -190,7 +190,7 @@ def test_huge_arguments_use_the_library():
     X = np.zeros((40, 3))
     X[np.arange(40), rng.integers(0, 3, 40)] = rng.choice([1e16, -3e17, 2.5e10, 7.0, -0.5], 40)
     y = np.where(rng.random(40) < 0.5, 1, -1)
-    clf = olkit.make("fogd", D=10, sigma=SIGMA).fit(X, y)
+    clf = olkit.make("fogd", D=10, sigma=SIGMA, shuffle=False).fit(X, y)
     U = directions(X.shape[1], 10, SIGMA, 0)
     Z = np.array([fourier_features(x, U) for x in X])
     np.testing.assert_allclose(clf.fourier_features(X), Z, rtol=0, atol=1e-16)

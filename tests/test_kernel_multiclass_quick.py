@@ -171,7 +171,7 @@ def test_streams_exercise_the_edge_cases():
 @pytest.mark.parametrize("name", ["duol", "pa1", "perceptron", "mira"])
 def test_multiclass_chunks_equal_one_pass(name):
     X, y = stream(7, n=90, K=4)
-    one = olkit.make(name, sigma=SIGMA).fit(X, y)
+    one = olkit.make(name, sigma=SIGMA, shuffle=False).fit(X, y)
     chunked = olkit.make(name, sigma=SIGMA)
     for lo, hi in itertools.pairwise([0, 25, 60, 90]):
         chunked.partial_fit(X[lo:hi], y[lo:hi], classes=np.arange(4))

@@ -90,7 +90,7 @@ IDS = [f"{n}-{'-'.join(f'{k}={v}' for k, v in p.items())}" for n, p in LEARNERS]
 def test_chunks_pickling_and_block_size_give_one_pass(name, params, monkeypatch):
     k = 2 if name == "sop" else 3
     X, y = stream(7, n=300, d=5, k=k, sparse=True)
-    whole = olkit.make(name, **params).fit(X, y)
+    whole = olkit.make(name, **params, shuffle=False).fit(X, y)
     chunked = olkit.make(name, **params)
     chunked.partial_fit(X[:100], y[:100], classes=np.unique(y))
     chunked = pickle.loads(pickle.dumps(chunked))  # saved and loaded mid-stream
@@ -99,7 +99,7 @@ def test_chunks_pickling_and_block_size_give_one_pass(name, params, monkeypatch)
     assert whole.n_mistakes_ == chunked.n_mistakes_ and whole.n_updates_ == chunked.n_updates_
     monkeypatch.setattr(kernel_base, "LINEAR_BLOCK_SIZE", 7)
     monkeypatch.setattr(LinearLearner, "_block_size", 7)
-    small = olkit.make(name, **params).fit(X, y)
+    small = olkit.make(name, **params, shuffle=False).fit(X, y)
     np.testing.assert_allclose(whole.coef_, small.coef_, rtol=1e-12, atol=1e-12)
     Z = X[:20]
     np.testing.assert_allclose(whole.decision_function(Z), small.decision_function(Z), rtol=1e-9, atol=1e-12)
@@ -109,11 +109,11 @@ def test_chunks_pickling_and_block_size_give_one_pass(name, params, monkeypatch)
 def test_covariance_stays_positive_definite(name):
     for k in (2, 4):
         X, y = stream(3, n=400, d=6, k=k)
-        full = olkit.make(name, covariance="full").fit(X, y)
+        full = olkit.make(name, covariance="full", shuffle=False).fit(X, y)
         for S in full.covariance_:
             np.testing.assert_allclose(S, S.T, atol=1e-12)
             assert np.linalg.eigvalsh(S).min() > 0
-        diag = olkit.make(name, covariance="diagonal").fit(X, y)
+        diag = olkit.make(name, covariance="diagonal", shuffle=False).fit(X, y)
         assert np.all(diag.covariance_ > 0) and np.all(np.isfinite(diag.coef_))
 
 
@@ -121,7 +121,7 @@ def test_multiclass_predicts_labels_and_linear_learners_are_multiclass():
     X, y = stream(5, n=400, d=6, k=4)
     labels = np.array(["a", "b", "c", "d"])[y]
     for name, params in (("scw1", {}), ("pa1", {"kernel": "linear"}), ("arow", {"covariance": "diagonal"})):
-        clf = olkit.make(name, **params).fit(X, labels)
+        clf = olkit.make(name, **params, shuffle=False).fit(X, labels)
         assert clf.coef_.shape == (4, X.shape[1])
         assert clf.decision_function(X).shape == (len(X), 4)
         assert set(clf.predict(X)) <= set(labels) and clf.score(X, labels) > 0.5

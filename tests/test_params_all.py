@@ -16,7 +16,7 @@ import pytest
 
 import olkit
 from olkit import registry
-from olkit.params import Interval, Options
+from olkit.params import InstanceOf, Interval, Options
 
 PARAMETERS_ACCEPTING_ANY_VALUE = {}
 """{(algorithm, parameter): why} — parameters that rightly have no declared constraint."""
@@ -26,8 +26,9 @@ y = np.where(X[:, 0] > 0, 1, -1)
 
 
 def resolve(constraint, learner):
-    """A declared constraint as an Interval / Options / None (callables depend on the other parameters)."""
-    if constraint is None or isinstance(constraint, (Interval, Options)):
+    """A declared constraint as an Interval / Options / InstanceOf / None (callables depend on the other
+    parameters)."""
+    if constraint is None or isinstance(constraint, (Interval, Options, InstanceOf)):
         return constraint
     return constraint(learner)
 
@@ -48,6 +49,8 @@ def bad_values(constraint):
     """Values ``constraint`` must reject, derived from it."""
     if constraint is None:
         return []
+    if isinstance(constraint, InstanceOf):
+        return ["abc-not-an-instance", 1.5]
     if isinstance(constraint, Options):
         out = ["abc-not-an-option", 1.5]
         strings = [v for v in constraint.values if isinstance(v, str)]
@@ -145,6 +148,8 @@ def good_values(constraint):
     """Values ``constraint`` must accept: every option, every end of a range that belongs to it."""
     if isinstance(constraint, Options):
         return list(constraint.values)
+    if isinstance(constraint, InstanceOf):
+        return [constraint.kind()]  # a default instance (numpy's RandomState())
     if isinstance(constraint, Interval):
         ends = [(constraint.low, ("both", "left")), (constraint.high, ("both", "right"))]
         return [end for end, closed in ends if end is not None and constraint.closed in closed]

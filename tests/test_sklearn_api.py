@@ -47,7 +47,7 @@ def test_pipeline_clone_and_cross_validation():
 
 def test_partial_fit_equals_fit():
     X, y = olkit.load_dataset("german")
-    one = olkit.make("duol").fit(X, y)
+    one = olkit.make("duol", shuffle=False).fit(X, y)
     chunked = olkit.make("duol")
     for lo, hi in [(0, 100), (100, 517), (517, 1000)]:
         chunked.partial_fit(X[lo:hi], y[lo:hi], classes=np.unique(y))

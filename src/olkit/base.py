@@ -1,8 +1,9 @@
 """The estimator base class shared by every olkit learner.
 
-Every learner is a scikit-learn classifier (DESIGN.md §2.4): ``fit`` is one online pass over the data in
-the given order, ``partial_fit`` continues the stream (chunks give the result of one pass, up to the rounding
-of dot products),
+Every learner is a scikit-learn classifier (DESIGN.md §2.4): ``fit`` is one online pass over the data,
+shuffled first unless ``shuffle=False`` (as scikit-learn's SGDClassifier, Perceptron and
+PassiveAggressiveClassifier do), ``partial_fit`` continues the stream in the given order (chunks give the
+result of one pass, up to the rounding of dot products),
 ``predict``/``decision_function`` use the current model, ``get_params``/``set_params`` follow the
 scikit-learn conventions. The class implements scikit-learn's estimator protocol without importing
 scikit-learn at module level: importing scikit-learn costs about a second, which would dominate a
@@ -18,9 +19,15 @@ import warnings
 import numpy as np
 import scipy.sparse as sp
 
-from .params import Options, nearest_name, validate_params
+from .params import BOOLEAN, RANDOM_STATE, Options, nearest_name, validate_params
 
 COMPAT_CHOICES = ("none",)
+
+FIT_ORDER_PARAMS = ("shuffle", "random_state")
+"""Parameters of every learner that only choose the order of ``fit``'s pass (scikit-learn's). The online
+protocol (``partial_fit``, :func:`olkit.evaluate_online`, ``olkit run``/``tune``, experiment configs)
+presents the stream in its own order and ignores them, so they are not parameters of the algorithm: the
+registry's listings (``olkit list``, ``Spec.defaults``) and ``resolved_params`` leave them out."""
 
 SEEN, MISTAKES, UPDATES = 0, 1, 2
 """Slots of a learner's running counters ``state_.cnt``: examples seen, mistakes, updates (then, from
@@ -34,6 +41,11 @@ MARGIN_TIE = 1e-9
 """A margin loss within this (relative to the scores) of 0 is no margin error: when a margin is exactly 1
 in exact arithmetic (e.g. a point just updated returns), rounding must not decide whether a step of ~1e-16
 is taken (MIRA, Projectron++)."""
+
+
+def all_finite(arrays):
+    """True if no floating-point array among ``arrays`` holds NaN or infinity."""
+    return all(np.isfinite(a).all() for a in arrays if a.dtype.kind == "f")
 
 
 def _plain_labels(values, limit=10):
@@ -65,6 +77,20 @@ class OnlineClassifier:
     Subclasses implement ``_check_params``, ``_new_state(X)`` (a fresh model for data like X),
     ``_engine_input(X)``, the block hooks used by :func:`olkit.protocol.run_online` (the
     predict-then-update loop itself) and ``_decision(X)``.
+
+    Parameters
+    ----------
+    Every learner has these two, after its own parameters (the last two of each ``__init__``):
+
+    shuffle : bool, default True
+        ``fit`` presents the rows in a random order (``rng.permutation(n)``), as scikit-learn's
+        SGDClassifier, Perceptron and PassiveAggressiveClassifier do: on a file sorted by class, one pass in
+        file order ends with the last class's rows and learns little else. False: one pass in the given
+        order (the online protocol). ``partial_fit`` and :func:`olkit.evaluate_online` never shuffle.
+    random_state : None, int >= 0 or numpy.random.RandomState, default None
+        The pass order of ``fit`` when ``shuffle`` is True (``sklearn.utils.check_random_state``: None
+        draws from numpy's global generator, an int gives the same order on every fit). It is not the
+        ``seed`` of a randomised algorithm (DUOL_rand, RBP, BOGD, FOGD), which the learner keeps itself.
     """
 
     algorithm_name = None
@@ -78,8 +104,17 @@ class OnlineClassifier:
         return sorted(p.name for p in sig.parameters.values()
                       if p.name != "self" and p.kind not in (p.VAR_KEYWORD, p.VAR_POSITIONAL))
 
+    @classmethod
+    def _algorithm_param_names(cls):
+        """The parameters of the algorithm: all but :data:`FIT_ORDER_PARAMS` (what the registry lists)."""
+        return [name for name in cls._get_param_names() if name not in FIT_ORDER_PARAMS]
+
     def get_params(self, deep=True):
         return {name: getattr(self, name) for name in self._get_param_names()}
+
+    def _algorithm_params(self):
+        """{parameter: value} of the algorithm's parameters (no :data:`FIT_ORDER_PARAMS`)."""
+        return {name: getattr(self, name) for name in self._algorithm_param_names()}
 
     def set_params(self, **params):
         """Set parameters. Unknown names raise ValueError here; values are checked by the one validation
@@ -129,7 +164,8 @@ class OnlineClassifier:
         return hasattr(self, "classes_")
 
     # ---- parameter checks (the one validation path, see olkit.params) ------------------------------
-    _parameter_constraints = {"compat": [lambda self: Options(tuple(self.compat_choices))]}
+    _parameter_constraints = {"compat": [lambda self: Options(tuple(self.compat_choices))],
+                              "shuffle": [BOOLEAN], "random_state": RANDOM_STATE}
     """{parameter: [constraint, ...]}; subclasses add theirs (merged along the class hierarchy)."""
 
     @classmethod
@@ -151,6 +187,21 @@ class OnlineClassifier:
         """Columns of the per-round scores: K on multiclass / multi-label data where the learner keeps K
         outputs, else 1."""
         return 1
+
+    # ---- undoing a refused round (see olkit.protocol.run_online) --------------------------------------
+    def _save_model(self):
+        """A copy of everything a block of rounds can change (here: the arrays of ``state_``)."""
+        return [a.copy() for a in self.state_]
+
+    def _restore_model(self, saved):
+        """Put back a :meth:`_save_model` copy, in place."""
+        for a, b in zip(self.state_, saved):
+            a[...] = b
+
+    def _model_is_finite(self):
+        """True if no value of the model is NaN or infinite (``state_[0]`` holds the parameters, which may
+        be infinite, e.g. U = ∞)."""
+        return all_finite(self.state_[1:])
 
     # ---- labels ------------------------------------------------------------------------------------
     def _set_classes(self, y, classes=None):
@@ -283,7 +334,8 @@ class OnlineClassifier:
 
     # ---- scikit-learn API ------------------------------------------------------------------------
     def fit(self, X, y):
-        """Reset the model and make one online pass over (X, y) in the given order."""
+        """Reset the model and make one online pass over (X, y): in a random order drawn from
+        ``random_state`` when ``shuffle`` is True (the default), else in the given order."""
         from .protocol import run_online
 
         self._validate_params()
@@ -291,8 +343,20 @@ class OnlineClassifier:
         y = self._validate_y(y, X.shape[0])
         self._set_classes(y)
         self._new_state(X)
-        run_online(self, X, self._encode_labels(y), np.arange(X.shape[0]))
+        run_online(self, X, self._encode_labels(y), self._fit_order(X.shape[0]))
         return self
+
+    def _fit_order(self, n):
+        """The order of ``fit``'s pass: ``check_random_state(random_state).permutation(n)`` when
+        ``shuffle``, else 0..n-1."""
+        if not self.shuffle:
+            return np.arange(n)
+        from sklearn.utils import check_random_state
+
+        seed = self.random_state
+        if isinstance(seed, numbers.Real):  # an integer-valued seed (validated), e.g. 3 or 3.0
+            seed = int(seed)
+        return check_random_state(seed).permutation(n)
 
     def partial_fit(self, X, y, classes=None):
         """Continue the online pass with (X, y); ``classes`` fixes the label set on the first call."""
@@ -314,10 +378,21 @@ class OnlineClassifier:
 
     def decision_function(self, X):
         """Score of every row under the current model: binary f(x), shape (n,) (positive means
-        ``classes_[1]``); multiclass (n, n_classes), one column per class of ``classes_``."""
+        ``classes_[1]``); multiclass (n, n_classes), one column per class of ``classes_``.
+
+        A row whose score is not finite in float64 (values so large that the kernel or the dot product
+        overflows) raises a ValueError naming it, never a NaN score."""
         self._check_fitted()
         X = self._validate_X(X, reset=False)
-        return self._decision(X)
+        scores = self._decision(X)
+        bad = ~np.isfinite(scores)
+        if bad.any():
+            rows = np.flatnonzero(bad.reshape(len(scores), -1).any(axis=1))
+            values = abs(X[rows[0]]).max()
+            raise ValueError(f"{self.algorithm_name}: the score of row {rows[0]} of X is NaN or infinite in float64 "
+                             f"({len(rows)} row(s) affected; its largest feature magnitude is {values:.3g}): "
+                             "rescale the features as the training data were")
+        return scores
 
     def predict(self, X):
         """Predicted labels. Binary: a score of exactly 0 predicts the positive class; multiclass: the
@@ -360,8 +435,9 @@ class OnlineClassifier:
         return self.state_.cnt.copy()
 
     def resolved_params(self):
-        """Parameters as used (defaults that depend on other parameters filled in)."""
-        return self.get_params()
+        """The algorithm's parameters as used (defaults that depend on other parameters filled in; not
+        ``fit``'s :data:`FIT_ORDER_PARAMS`, which no online run uses)."""
+        return self._algorithm_params()
 
     def diagnostics(self):
         """Algorithm-specific running counts (e.g. DUOL's strong/weak double updates)."""

@@ -10,6 +10,7 @@ Constraints:
 
 * :class:`Interval` — a finite real (or integer) number in a range; rejects bool, NaN and inf.
 * :class:`Options` — one of a fixed set of values (strings, booleans).
+* :class:`InstanceOf` — an instance of a type (a ``numpy.random.RandomState`` as ``random_state``).
 * ``None`` — the value None (a default resolved from other parameters, e.g. DUOL's C).
 * a callable ``learner -> Options`` — choices that depend on the other parameters (``compat``).
 """
@@ -31,6 +32,8 @@ class Interval:
     integer: bool = False
     even: bool = False
     """An even integer (Ahpatron's budget: the halving keeps B/2 SVs)."""
+    why: str = ""
+    """Why the range is what it is, added to the error message."""
 
     def accepts(self, value):
         if not isinstance(value, numbers.Real) or isinstance(value, (bool, np.bool_)):
@@ -58,10 +61,16 @@ class Interval:
         kind = "an even integer" if self.even else "an integer" if self.integer else "a number"
         parts = []
         if self.low is not None:
-            parts.append(f"{'>=' if self.closed in ('both', 'left') else '>'} {self.low:g}")
+            parts.append(f"{'>=' if self.closed in ('both', 'left') else '>'} {_bound(self.low)}")
         if self.high is not None:
-            parts.append(f"{'<=' if self.closed in ('both', 'right') else '<'} {self.high:g}")
-        return f"{kind} {' and '.join(parts)}" if parts else f"a finite {kind[2:] if kind.startswith('a ') else kind}"
+            parts.append(f"{'<=' if self.closed in ('both', 'right') else '<'} {_bound(self.high)}")
+        text = f"{kind} {' and '.join(parts)}" if parts else f"a finite {kind[2:] if kind.startswith('a ') else kind}"
+        return f"{text} ({self.why})" if self.why else text
+
+
+def _bound(value):
+    """An end of an Interval as text: an int exactly (4294967295, not 4.29497e+09), a float short (1e-154)."""
+    return str(value) if isinstance(value, int) else f"{value:g}"
 
 
 @dataclass(frozen=True)
@@ -87,11 +96,34 @@ POSITIVE = Interval(0, None, closed="neither")
 NON_NEGATIVE = Interval(0, None, closed="left")
 PROBABILITY_OPEN = Interval(0, 1, closed="neither")
 SEED = Interval(0, None, closed="left", integer=True)
+SIGMA = Interval(1e-154, 1e153, why="the Gaussian's 1/(2σ²) must be a finite, non-zero float64")
+"""Gaussian width σ: beyond these bounds γ = 1/(2σ²) overflows to inf (σ ≲ 7e-155) or underflows towards
+0 (σ ≳ 5e153, every kernel value 1), and the kernel values are NaN or meaningless."""
 BOOLEAN = Options((True, False))
 
 
+@dataclass(frozen=True)
+class InstanceOf:
+    """An instance of ``kind``, described in messages as ``description``."""
+
+    kind: type
+    description: str
+
+    def accepts(self, value):
+        return isinstance(value, self.kind)
+
+    def __str__(self):
+        return self.description
+
+
+RANDOM_STATE = [None, Interval(0, 2 ** 32 - 1, integer=True),
+                InstanceOf(np.random.RandomState, "a numpy.random.RandomState")]
+"""scikit-learn's ``random_state`` (``sklearn.utils.check_random_state``): None (numpy's global generator),
+a seed 0..2**32 - 1 (the seeds numpy's RandomState takes), or a RandomState."""
+
+
 def _resolve(constraint, learner):
-    if callable(constraint) and not isinstance(constraint, (Interval, Options)):
+    if callable(constraint) and not isinstance(constraint, (Interval, Options, InstanceOf)):
         return constraint(learner)
     return constraint
 

@@ -53,10 +53,91 @@ def run_online(learner, X, y_internal, order):
     scores_view = scores.reshape(len(order), 1) if learner._score_columns_2d and columns == 1 else scores
     with one_blas_thread():
         block = learner._block_size or BLOCK_SIZE
-        for start in range(0, len(order), block):
-            stop = min(start + block, len(order))
-            learner._learn_block(stream, X, order, start, stop, scores_view, mistakes)
+        span = max(block, CHECK_EVERY)
+        for start in range(0, len(order), span):
+            _learn_refusing_nonfinite(learner, stream, X, order, start, min(start + span, len(order)), block,
+                                      scores_view, mistakes)
     return scores, mistakes
+
+
+CHECK_EVERY = 4096
+"""Rounds between two copies of the learner's state (see :func:`_learn_refusing_nonfinite`): the copy and
+the model check cost O(model) each, here below 1 % of the learning time; a refused round costs a replay of
+at most this many rounds."""
+
+
+class UnlearnableExample(ValueError):
+    """A round whose score or update is not finite in float64 (NaN or infinity): the example is refused
+    and the model is left as it was before it. ``index`` is its row in X, ``position`` its place in the
+    pass (0-based; the examples before it were learned)."""
+
+    def __init__(self, message, index, position):
+        super().__init__(message)
+        self.index, self.position = index, position
+
+
+NUMERIC_FAILURES = (ArithmeticError, np.linalg.LinAlgError)
+"""What a compiled rule raises when its arithmetic fails (e.g. a division by zero)."""
+
+
+def _learn_refusing_nonfinite(learner, stream, X, order, start, stop, block, scores, mistakes):
+    """Positions start..stop-1 in blocks, never letting NaN or infinity into the model (never a silent
+    wrong number).
+
+    The learner's state is copied first (``_save_model``: what the rounds can change); the scores are
+    checked after each block and the model at the end. If either is not finite, or a rule raised an
+    arithmetic error, the copy is restored and the rounds are replayed one at a time to find the first
+    that fails: the rounds before it are learned, the model is put back to the state before it, and
+    :class:`UnlearnableExample` names it.
+    """
+    saved = learner._save_model()
+    failure = None
+    for lo in range(start, stop, block):
+        failure = _learn_checked(learner, stream, X, order, lo, min(lo + block, stop), scores, mistakes,
+                                 check_model=lo + block >= stop)
+        if failure is not None:
+            break
+    if failure is None:
+        return
+    learner._restore_model(saved)
+    for pos in range(start, stop):
+        saved = learner._save_model()
+        failure = _learn_checked(learner, stream, X, order, pos, pos + 1, scores, mistakes, check_model=True)
+        if failure is not None:
+            learner._restore_model(saved)
+            raise _refusal(learner, X, order, pos, failure)
+
+
+def _learn_checked(learner, stream, X, order, start, stop, scores, mistakes, check_model):
+    """Learn positions start..stop-1; None if the scores (and with ``check_model`` the model) are finite,
+    else the reason."""
+    try:
+        learner._learn_block(stream, X, order, start, stop, scores, mistakes)
+    except NUMERIC_FAILURES as exc:
+        return f"its update failed ({type(exc).__name__}: {exc})"
+    if not np.isfinite(scores[start:stop]).all():
+        return "its score is NaN or infinite"
+    if check_model and not learner._model_is_finite():
+        return "its update would put NaN or infinity into the model"
+    return None
+
+
+def _refusal(learner, X, order, pos, reason):
+    index = int(order[pos])
+    row = X[index]
+    values = np.abs(row.data if hasattr(row, "data") and not isinstance(row, np.ndarray) else row)
+    nonzero = values[values > 0]
+    if nonzero.size == 0:
+        scale = "It is a zero row."
+    else:
+        low, high = nonzero.min(), nonzero.max()
+        scale = f"Its non-zero feature magnitudes are {low:.3g}..{high:.3g}"
+        scale += (": values that far from 1 overflow or underflow this learner's arithmetic; rescale the features "
+                  "(e.g. sklearn.preprocessing.MaxAbsScaler) or drop the example." if high > 1e50 or low < 1e-50
+                  else ".")
+    return UnlearnableExample(
+        f"{learner.algorithm_name}: cannot learn example {index} (round {pos + 1} of this pass; the rounds before it "
+        f"were learned): {reason} in float64. The model is as it was before this example. {scale}", index, pos)
 
 
 @dataclass

@@ -28,8 +28,10 @@ class Spec:
 
     @property
     def defaults(self):
+        """{parameter: default} of the algorithm's parameters; not ``fit``'s ``shuffle`` and ``random_state``
+        (:data:`olkit.base.FIT_ORDER_PARAMS`), which every learner has and no online run uses."""
         sig = inspect.signature(self.cls.__init__)
-        return {p: sig.parameters[p].default for p in self.cls._get_param_names()}
+        return {p: sig.parameters[p].default for p in self.cls._algorithm_param_names()}
 
     @property
     def constraints(self):

@@ -84,7 +84,8 @@ def validate_config(config, source=None):
     """Check a config before anything runs: required and unknown keys, every algorithm name (registered or
     listed in ``optional_algorithms``), the parameter names of ``[params]``, ``[select]`` and the sweeps,
     ``[settings]`` keys and grid scales. A mistake raises :class:`ConfigError`; datasets are not checked
-    here (one that cannot be loaded is reported on the page as not run)."""
+    here (one that cannot be loaded is reported on the page as not run). Parameters are the algorithms' own:
+    ``fit``'s ``shuffle`` and ``random_state`` are unknown keys here (the runs follow the config's orderings)."""
     from ..registry import get, names
 
     for key in ("title", "paper", "datasets", "algorithms"):
@@ -113,7 +114,7 @@ def validate_config(config, source=None):
         if name in optional and registry_name(name) not in known:
             return None
         try:
-            return set(get(registry_name(name))._get_param_names())
+            return set(get(registry_name(name))._algorithm_param_names())
         except ValueError as exc:
             raise ConfigError(f"{where}: {exc}", source) from None
 
@@ -135,7 +136,7 @@ def validate_config(config, source=None):
             for name in [rule.get("algorithm"), rule.get("than"), *rule.get("others", [])]:
                 if name is not None:
                     parameters(name, f"[[acceptance.{kind}]]")
-    every_parameter = set().union(*(get(n)._get_param_names() for n in known))
+    every_parameter = set().union(*(get(n)._algorithm_param_names() for n in known))
     _unknown(config.get("settings", {}), every_parameter, "[settings] ", source, "parameter")
     check_params(config.get("params", {}), "params")
     check_params(config.get("select", {}), "select", grid=True)
@@ -180,7 +181,7 @@ def algorithm_settings(config, name, dataset=None):
     (the learner's default applies: e.g. B = "default" keeps a Projectron unbudgeted)."""
     from ..registry import get
 
-    valid = set(get(registry_name(name))._get_param_names())
+    valid = set(get(registry_name(name))._algorithm_param_names())
     local = per_dataset(config, dataset)
     params = {k: v for k, v in config.get("settings", {}).items() if k in valid}
     params.update({k: v for k, v in local.get("settings", {}).items() if k in valid})

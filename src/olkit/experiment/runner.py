@@ -11,6 +11,7 @@ refuses) fails alone: its algorithm's result says why (``"failed"``) and the oth
 """
 import numpy as np
 
+from ..base import FIT_ORDER_PARAMS
 from ..params import nearest_name
 from ..protocol import evaluate_online
 from ..registry import get, make
@@ -27,23 +28,38 @@ def registry_name(label):
 
 
 def split_params(algorithms, settings):
-    """Apply ``settings`` to every algorithm that has the parameter; a key none has is an error."""
+    """Apply ``settings`` to every algorithm that has the parameter; a key none has is an error, and so is
+    ``fit``'s ``shuffle`` / ``random_state`` (an online run follows the protocol order, never fit's)."""
     used = set()
     specs = []
     known = set()
     for name in algorithms:
-        valid = set(get(registry_name(name))._get_param_names())
-        known |= valid
+        cls = get(registry_name(name))
+        valid = set(cls._get_param_names())
+        known |= set(cls._algorithm_param_names())
         params = {k: v for k, v in settings.items() if k in valid}
         used.update(params)
         make(registry_name(name), **params)  # validate now, before anything runs
         specs.append((name, params))
+    refuse_fit_order_params(settings)
     unused = sorted(set(settings) - used)
     if unused:
         hints = [f"{k!r} (did you mean {near!r}?)" if (near := nearest_name(k, known)) else repr(k) for k in unused]
         raise ValueError(f"parameter(s) {', '.join(hints)} belong to none of {', '.join(algorithms)}; valid "
                          f"parameters: {', '.join(sorted(known))}")
     return specs
+
+
+def refuse_fit_order_params(settings):
+    """ValueError for ``shuffle`` / ``random_state`` (:data:`olkit.base.FIT_ORDER_PARAMS`): they order the pass
+    of ``fit`` only; a run of the runner is :func:`olkit.evaluate_online` over the protocol's orderings, which
+    would silently ignore them."""
+    given = [key for key in FIT_ORDER_PARAMS if key in settings]
+    if given:
+        shown = ", ".join(f"{key}={settings[key]!r}" for key in given)
+        raise ValueError(f"{shown}: shuffle and random_state only order the pass of fit (as in scikit-learn); "
+                         "olkit run and tune follow the online protocol's order: --order FILE, or random "
+                         "orderings drawn from --seed S")
 
 
 def run_one(name, params, X, y, order, label, n_checkpoints=20):

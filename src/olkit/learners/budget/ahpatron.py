@@ -56,6 +56,8 @@ def spd_solve(A, Bm):
     """A⁻¹Bm for a symmetric positive definite A (K₂ + ηI with η > 0): one Cholesky factorisation (half the
     work of LU) and two triangular solves; LU (np.linalg.solve) when rounding leaves A not numerically
     positive definite."""
+    if not np.isfinite(A).all():  # overflowed kernel values: NaN steps, refused by the protocol's check
+        return np.full(Bm.shape, np.nan)  # (numba's Cholesky raises past the handler on non-finite input)
     L = np.empty((0, 0))
     factored = True
     try:
@@ -309,13 +311,13 @@ class Ahpatron(BudgetLearner):
                               "epsilon": [PROBABILITY_OPEN], "eta": [Interval(0, None, closed="neither")]}
 
     def __init__(self, B=600, U=None, lam=None, epsilon=0.5, eta=0.0005, kernel="gaussian", sigma=1.0, degree=3,
-                 coef0=1.0, compat="none"):
+                 coef0=1.0, compat="none", *, shuffle=True, random_state=None):
         self.B = B
         self.U = U
         self.lam = lam
         self.epsilon = epsilon
         self.eta = eta
-        self._set_kernel_params(kernel, sigma, degree, coef0, compat)
+        self._set_kernel_params(kernel, sigma, degree, coef0, compat, shuffle, random_state)
 
     def _paper_U(self):
         return math.sqrt(self.B / 8.0) if self._multiclass_model() else math.sqrt(self.B) / 2.0
@@ -333,7 +335,7 @@ class Ahpatron(BudgetLearner):
         return [self._lam(), float(self.epsilon), self._U(), float(self.eta), float(self.B)]
 
     def resolved_params(self):
-        return {**self.get_params(), "U": self._U(), "lam": self._lam()}
+        return {**self._algorithm_params(), "U": self._U(), "lam": self._lam()}
 
     def diagnostics(self):
         return {"n_T": self._counter(N_T), "halvings": self._counter(HALVINGS),

@@ -85,11 +85,11 @@ class AVP(BudgetLearner):
                               "epsilon": [PROBABILITY_OPEN]}
 
     def __init__(self, U=math.inf, lam=None, epsilon=0.75, kernel="gaussian", sigma=1.0, degree=3, coef0=1.0,
-                 compat="none"):
+                 compat="none", *, shuffle=True, random_state=None):
         self.U = U
         self.lam = lam
         self.epsilon = epsilon
-        self._set_kernel_params(kernel, sigma, degree, coef0, compat)
+        self._set_kernel_params(kernel, sigma, degree, coef0, compat, shuffle, random_state)
 
     def _lam(self):
         if self.lam is not None:
@@ -100,7 +100,7 @@ class AVP(BudgetLearner):
         return [self._lam(), float(self.epsilon), float(self.U)]
 
     def resolved_params(self):
-        return {**self.get_params(), "lam": self._lam()}
+        return {**self._algorithm_params(), "lam": self._lam()}
 
     def diagnostics(self):
         return {"projections": self._counter(PROJECTIONS), "norm": math.sqrt(self.state_.fst[0])}

@@ -26,7 +26,7 @@ Diagnostics: ``removals``, ``clipped`` (entries clipped).
 """
 import math
 
-from ..._compile import njit_helper, njit_inline
+from ..._compile import njit_helper, njit_helper_sum, njit_inline
 from ..._rng import next_index, next_uniform
 from ...params import NON_NEGATIVE, POSITIVE, POWERS_OF_TWO
 from ...spec import register
@@ -54,15 +54,9 @@ def draw_by_weight(sv, st, p, n):
     """BOGD++'s draw: with w_i = p[i] (by slot) on entry, p_i = 1 − s w_i, s = (B − 1)/Σw (negative p_i
     clamped to 0 and p renormalised; Σw = 0: uniform), left in ``p``; returns the slot j drawn with
     probability p_j by one uniform walked along the arrival order."""
-    total = 0.0
-    for i in range(n):
-        total += p[i]
+    total = _sum(p, n)
     if total > 0.0:
-        scale = (n - 1.0) / total
-        mass = 0.0
-        for i in range(n):
-            p[i] = max(1.0 - scale * p[i], 0.0)
-            mass += p[i]
+        mass = _clamp_weights(p, n, (n - 1.0) / total)
         for i in range(n):
             p[i] = p[i] / mass
     else:
@@ -77,6 +71,27 @@ def draw_by_weight(sv, st, p, n):
             j = sv.arrival[q]
             break
     return j
+
+
+@njit_helper_sum
+def _sum(a, n):
+    """Σ_{i<n} a[i], vectorised (reassociated: the last bits differ from the sequential sum)."""
+    acc = 0.0
+    for i in range(n):
+        acc += a[i]
+    return acc
+
+
+@njit_helper_sum
+def _clamp_weights(p, n, scale):
+    """p[i] ← max(1 − scale·p[i], 0) (each product rounded once: no fused multiply-add) and their sum,
+    vectorised like :func:`_sum`."""
+    mass = 0.0
+    for i in range(n):
+        v = max(1.0 - scale * p[i], 0.0)
+        p[i] = v
+        mass += v
+    return mass
 
 
 @njit_helper
@@ -281,13 +296,13 @@ class _BOGDBase(BudgetLearner):
     _parameter_constraints = {"eta": [POSITIVE], "lam": [NON_NEGATIVE], "gamma": [POSITIVE]}
 
     def __init__(self, B=600, eta=0.5, lam=1e-5, gamma=1.0, seed=0, kernel="gaussian", sigma=1.0, degree=3,
-                 coef0=1.0, compat="none"):
+                 coef0=1.0, compat="none", *, shuffle=True, random_state=None):
         self.B = B
         self.eta = eta
         self.lam = lam
         self.gamma = gamma
         self.seed = seed
-        self._set_kernel_params(kernel, sigma, degree, coef0, compat)
+        self._set_kernel_params(kernel, sigma, degree, coef0, compat, shuffle, random_state)
 
     def _check_params(self):
         super()._check_params()

@@ -58,7 +58,7 @@ from ..._compile import (
     njit_inline,
 )
 from ...base import MISTAKES, N_COUNTERS, SEEN, UPDATES, OnlineClassifier
-from ...params import POSITIVE, SEED, Interval, Options
+from ...params import POSITIVE, SEED, SIGMA, Interval, Options
 from ...spec import register
 
 FEATURE_BLOCK_SIZE = 1 << 14
@@ -323,25 +323,23 @@ class FOGD(OnlineClassifier):
         "D": [Interval(1, None, integer=True)],
         "eta": [POSITIVE],
         "kernel": [Options(("gaussian",))],
-        "sigma": [POSITIVE],
+        "sigma": [SIGMA],
         "seed": [SEED],
     }
 
     _binary_as_multiclass = False
     """Test hook (D13.12): run 2-class data through the multiclass rule (K = 2) instead of the binary one."""
 
-    def __init__(self, D=2000, eta=0.5, kernel="gaussian", sigma=1.0, seed=0, compat="none"):
+    def __init__(self, D=2000, eta=0.5, kernel="gaussian", sigma=1.0, seed=0, compat="none",
+                 *, shuffle=True, random_state=None):
         self.D = D
         self.eta = eta
         self.kernel = kernel
         self.sigma = sigma
         self.seed = seed
         self.compat = compat
-
-    def _check_params(self):
-        if self.sigma < 1e-300:  # u = N(0, 1)/σ must stay finite (|N(0, 1)| < 64 always)
-            raise ValueError(f"{self.algorithm_name}: parameter sigma={self.sigma!r} is too small: the random "
-                             f"directions u ~ N(0, sigma^-2 I) overflow; sigma must be at least 1e-300")
+        self.shuffle = shuffle
+        self.random_state = random_state
 
     # ---- state -------------------------------------------------------------------------------------
     def _n_outputs(self):

@@ -231,9 +231,10 @@ class Forgetron(BudgetLearner):
                             source="LSOKL binary/forgetron.m, multiclass/forgetron.m"),
     }
 
-    def __init__(self, B=600, kernel="gaussian", sigma=1.0, degree=3, coef0=1.0, compat="none"):
+    def __init__(self, B=600, kernel="gaussian", sigma=1.0, degree=3, coef0=1.0, compat="none",
+                 *, shuffle=True, random_state=None):
         self.B = B
-        self._set_kernel_params(kernel, sigma, degree, coef0, compat)
+        self._set_kernel_params(kernel, sigma, degree, coef0, compat, shuffle, random_state)
 
     def _rule_params(self):
         return [float(self.B)]

@@ -275,11 +275,12 @@ class NOGD(BudgetLearner):
     _gram = "bounded"
     _parameter_constraints = {"k": [Interval(1, None, integer=True), None], "eta": [POSITIVE]}
 
-    def __init__(self, B=600, k=None, eta=0.5, kernel="gaussian", sigma=1.0, degree=3, coef0=1.0, compat="none"):
+    def __init__(self, B=600, k=None, eta=0.5, kernel="gaussian", sigma=1.0, degree=3, coef0=1.0, compat="none",
+                 *, shuffle=True, random_state=None):
         self.B = B
         self.k = k
         self.eta = eta
-        self._set_kernel_params(kernel, sigma, degree, coef0, compat)
+        self._set_kernel_params(kernel, sigma, degree, coef0, compat, shuffle, random_state)
 
     def _rank(self):
         """k, or round(0.2·B) (at least 1) when k is None; under compat="ahp-r" ⌊0.2·B⌋ (at least 1), as the
@@ -297,7 +298,7 @@ class NOGD(BudgetLearner):
                              f"B={self.B!r} (the rank of the Nyström map of B support vectors)")
 
     def resolved_params(self):
-        return {**self.get_params(), "k": self._rank()}
+        return {**self._algorithm_params(), "k": self._rank()}
 
     def _rule_params(self):
         return [float(self.B), float(self.eta)]

@@ -434,14 +434,14 @@ class POMDR(BudgetLearner):
                               "a": [Interval(0, None), None]}
 
     def __init__(self, U=25.0, B=600, B0=None, M=15, coe=0.1, a=None, kernel="gaussian", sigma=1.0, degree=3,
-                 coef0=1.0, compat="none"):
+                 coef0=1.0, compat="none", *, shuffle=True, random_state=None):
         self.U = U
         self.B = B
         self.B0 = B0
         self.M = M
         self.coe = coe
         self.a = a
-        self._set_kernel_params(kernel, sigma, degree, coef0, compat)
+        self._set_kernel_params(kernel, sigma, degree, coef0, compat, shuffle, random_state)
 
     def _new_state(self, X):
         self._stream_length = max(int(X.shape[0]), 2)
@@ -476,7 +476,7 @@ class POMDR(BudgetLearner):
         return [0.0] * (HEAD + 2 * K + M * (3 + d))
 
     def resolved_params(self):
-        out = self.get_params()
+        out = self._algorithm_params()
         if getattr(self, "_stream_length", None):
             out.update(B0=self._B0(), a=self._a())
         return out

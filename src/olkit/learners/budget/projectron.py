@@ -335,12 +335,15 @@ def projectron_dogma_multi_update(sv, st, s, t, kself, y, f, mistake):
 def projectron_lsokl_update(sv, st, s, t, kself, y, f, mistake):
     """LSOKL ``projectron.m`` / ``proplus.m`` (prm[2] = 1), binary and multiclass (``multiclass/*.m``): a
     fixed budget B (prm[4]); updates on mistakes ŷ ≠ y; K⁻¹ by the block formula with the first SV's
-    κ(x, x) (fst[0]) as every κ_t."""
+    κ(x, x) (fst[0]) as every κ_t. A first SV with κ(x, x) = 0 (the zero function, where LSOKL divides by
+    0 and its model becomes NaN) is not added: it would change no score."""
     plus, B, U = st.prm[2] > 0, int(st.prm[4]), st.prm[5]
     r, c, m, cD = margin_direction(s, t, y, f)
     n = sv.meta[N]
     if mistake:
         if n == 0:
+            if kself <= EPS:  # the zero function (e.g. a zero row, linear kernel): LSOKL divides by κ_t = 0
+                return False
             append_direction(sv, s, t, kself, y, r, c, 1.0)
             st.fst[0] = kself  # Kid
             sv.mats[0, 0, 0] = 1.0 / kself
@@ -541,8 +544,8 @@ class _ProjectronBase(BudgetLearner):
 
     def resolved_params(self):
         if self.compat == "lsokl" and hasattr(self, "classes_"):
-            return {**self.get_params(), "B": self._budget()}
-        return self.get_params()
+            return {**self._algorithm_params(), "B": self._budget()}
+        return self._algorithm_params()
 
     def diagnostics(self):
         out = {"projections": self._counter(PROJECTIONS), "additions": self._counter(ADDITIONS)}
@@ -559,11 +562,11 @@ class Projectron(_ProjectronBase):
                           extra="", diag="", name="projectron", compat=_compat_doc(False))
 
     def __init__(self, eta=0.9, threshold_on_squared=False, B=None, kernel="gaussian", sigma=1.0, degree=3,
-                 coef0=1.0, compat="none"):
+                 coef0=1.0, compat="none", *, shuffle=True, random_state=None):
         self.eta = eta
         self.threshold_on_squared = threshold_on_squared
         self.B = B
-        self._set_kernel_params(kernel, sigma, degree, coef0, compat)
+        self._set_kernel_params(kernel, sigma, degree, coef0, compat, shuffle, random_state)
 
 
 @register("projectron++", "Projectron++: Projectron that also learns from margin errors by projected steps "
@@ -577,9 +580,9 @@ class ProjectronPP(_ProjectronBase):
     _parameter_constraints = {"eta": [POSITIVE]}  # the margin rules divide by η
 
     def __init__(self, eta=0.9, threshold_on_squared=False, margin_rule="dogma", B=None, kernel="gaussian",
-                 sigma=1.0, degree=3, coef0=1.0, compat="none"):
+                 sigma=1.0, degree=3, coef0=1.0, compat="none", *, shuffle=True, random_state=None):
         self.eta = eta
         self.threshold_on_squared = threshold_on_squared
         self.margin_rule = margin_rule
         self.B = B
-        self._set_kernel_params(kernel, sigma, degree, coef0, compat)
+        self._set_kernel_params(kernel, sigma, degree, coef0, compat, shuffle, random_state)

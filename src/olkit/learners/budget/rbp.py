@@ -77,10 +77,11 @@ class RBP(BudgetLearner):
     _compat_rules = {"dogma": CompatRule(rbp_update, rbp_update, mistakes=DOGMA_MISTAKES,
                                          source="DOGMA k_perceptron_train.m / k_perceptron_multi_train.m")}
 
-    def __init__(self, B=600, seed=0, kernel="gaussian", sigma=1.0, degree=3, coef0=1.0, compat="none"):
+    def __init__(self, B=600, seed=0, kernel="gaussian", sigma=1.0, degree=3, coef0=1.0, compat="none",
+                 *, shuffle=True, random_state=None):
         self.B = B
         self.seed = seed
-        self._set_kernel_params(kernel, sigma, degree, coef0, compat)
+        self._set_kernel_params(kernel, sigma, degree, coef0, compat, shuffle, random_state)
 
     def _rule_params(self):
         return [float(self.B)]

@@ -81,11 +81,11 @@ class ALMA(KernelLearner):
     _linear_rule = ALMA_PRIMAL
 
     def __init__(self, alpha=0.9, C=math.sqrt(2.0), p=2, kernel="gaussian", sigma=8.0, degree=3,
-                 coef0=1.0, compat="none"):
+                 coef0=1.0, compat="none", *, shuffle=True, random_state=None):
         self.alpha = alpha
         self.C = C
         self.p = p
-        self._set_kernel_params(kernel, sigma, degree, coef0, compat)
+        self._set_kernel_params(kernel, sigma, degree, coef0, compat, shuffle, random_state)
 
     _parameter_constraints = {
         "alpha": [Interval(0, 1, closed="right")],

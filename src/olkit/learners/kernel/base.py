@@ -12,9 +12,10 @@ from ...base import (  # noqa: F401  (re-exported for the rules)
     SEEN,
     UPDATES,
     OnlineClassifier,
+    all_finite,
 )
 from ...kernels import KernelSpec, row_norms2
-from ...params import Interval, Options
+from ...params import SIGMA, Interval, Options
 from ..linear.base import LINEAR_BLOCK_SIZE, PrimalHooks
 from ..linear.model import LinearModel
 from .support_set import SupportSet, make_stream
@@ -73,7 +74,7 @@ class KernelLearner(PrimalHooks, OnlineClassifier):
 
     _parameter_constraints = {
         "kernel": [Options(("gaussian", "linear", "poly"))],
-        "sigma": [Interval(0, None, closed="neither")],
+        "sigma": [SIGMA],
         "degree": [Interval(1, None, integer=True)],
         "coef0": [Interval()],
     }
@@ -108,13 +109,15 @@ class KernelLearner(PrimalHooks, OnlineClassifier):
     def _linear_spec(self):
         return dict(rule=self._linear_rule, prm=self._rule_params(), libol=self.compat == "libol")
 
-    def _set_kernel_params(self, kernel, sigma, degree, coef0, compat):
+    def _set_kernel_params(self, kernel, sigma, degree, coef0, compat, shuffle, random_state):
         """Store the parameters every kernel learner has (called by each subclass's __init__)."""
         self.kernel = kernel
         self.sigma = sigma
         self.degree = degree
         self.coef0 = coef0
         self.compat = compat
+        self.shuffle = shuffle
+        self.random_state = random_state
 
     def _kernel_spec(self):
         return KernelSpec(self.kernel, self.sigma, self.degree, self.coef0)
@@ -211,6 +214,24 @@ class KernelLearner(PrimalHooks, OnlineClassifier):
         self.support_.reserve(more, rows.nnz if sp.issparse(rows) else 0)
         G = self.support_.dots(rows)
         self._loop()(self.support_.arrays(), self.state_, stream, G, order, start, stop, scores, mistakes)
+
+    # ---- undoing a refused round (olkit.protocol.run_online) -------------------------------------------
+    def _save_model(self):
+        if self._primal():
+            return self.model_.save()
+        # a learner with a budget removes and merges SVs: its inputs are saved too; the others only append
+        return self.support_.save(inputs=self._max_support() is not None), [a.copy() for a in self.state_]
+
+    def _restore_model(self, saved):
+        if self._primal():
+            return self.model_.restore(saved)
+        self.support_.restore(saved[0], self._kernel_spec().params())
+        OnlineClassifier._restore_model(self, saved[1])
+
+    def _model_is_finite(self):
+        if self._primal():
+            return self.model_.is_finite()
+        return self.support_.is_finite() and all_finite(self.state_[1:])  # state_[0]: the parameters
 
     def _loop(self):
         from .engine import block_loop, every_round, no_score_hook

@@ -346,7 +346,7 @@ class _DUOLBase(KernelLearner):
         return 0.2 if self._variant() == NIPS2009 else 0.0
 
     def resolved_params(self):
-        return {**self.get_params(), "C": self._C(), "rho": self._rho()}
+        return {**self._algorithm_params(), "C": self._C(), "rho": self._rho()}
 
     def _rule_params(self):
         return [float(self._C()), self._rho(), float(self.tol), float(self._variant()), float(self._solver)]
@@ -413,12 +413,12 @@ class DUOL(_DUOLBase):
     _parameter_constraints = {"variant": [Options(tuple(VARIANTS))]}
 
     def __init__(self, C=None, rho=None, variant="jmlr", tol=1e-9, kernel="gaussian", sigma=8.0, degree=3,
-                 coef0=1.0, compat="none"):
+                 coef0=1.0, compat="none", *, shuffle=True, random_state=None):
         self.C = C
         self.rho = rho
         self.variant = variant
         self.tol = tol
-        self._set_kernel_params(kernel, sigma, degree, coef0, compat)
+        self._set_kernel_params(kernel, sigma, degree, coef0, compat, shuffle, random_state)
 
     def _variant(self):
         return VARIANTS[self.variant]
@@ -432,11 +432,11 @@ class DUOL(_DUOLBase):
 
 class _DUOLVariant(_DUOLBase):
     def __init__(self, C=None, rho=None, tol=1e-9, kernel="gaussian", sigma=8.0, degree=3, coef0=1.0,
-                 compat="none"):
+                 compat="none", *, shuffle=True, random_state=None):
         self.C = C
         self.rho = rho
         self.tol = tol
-        self._set_kernel_params(kernel, sigma, degree, coef0, compat)
+        self._set_kernel_params(kernel, sigma, degree, coef0, compat, shuffle, random_state)
 
 
 @register("duol-appr", "DUOL_appr: double update with the approximate steps 1/(1-rho), clipped to C (JMLR 2011)",
@@ -468,12 +468,12 @@ class DUOLRand(_DUOLBase):
     _parameter_constraints = {"seed": [SEED]}
 
     def __init__(self, C=None, rho=None, tol=1e-9, seed=0, kernel="gaussian", sigma=8.0, degree=3, coef0=1.0,
-                 compat="none"):
+                 compat="none", *, shuffle=True, random_state=None):
         self.C = C
         self.rho = rho
         self.tol = tol
         self.seed = seed
-        self._set_kernel_params(kernel, sigma, degree, coef0, compat)
+        self._set_kernel_params(kernel, sigma, degree, coef0, compat, shuffle, random_state)
 
     def _seed(self):
         return int(self.seed)

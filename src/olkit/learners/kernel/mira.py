@@ -112,7 +112,7 @@ class MIRA(KernelLearner):
     --------
     >>> import numpy as np, olkit
     >>> X = np.array([[0.0, 0], [1, 0], [0, 1], [0.1, 0], [1, 0.1], [0, 0.9]])
-    >>> olkit.make("mira", sigma=0.5).fit(X, [0, 1, 2, 0, 1, 2]).predict(X).tolist()
+    >>> olkit.make("mira", sigma=0.5, shuffle=False).fit(X, [0, 1, 2, 0, 1, 2]).predict(X).tolist()
     [0, 1, 2, 0, 1, 2]
 
     References
@@ -126,10 +126,10 @@ class MIRA(KernelLearner):
     _parameter_constraints = {"C": [POSITIVE], "update": [Options(("mistake", "margin"))]}
 
     def __init__(self, C=1.0, update="mistake", kernel="gaussian", sigma=8.0, degree=3, coef0=1.0,
-                 compat="none"):
+                 compat="none", *, shuffle=True, random_state=None):
         self.C = C
         self.update = update
-        self._set_kernel_params(kernel, sigma, degree, coef0, compat)
+        self._set_kernel_params(kernel, sigma, degree, coef0, compat, shuffle, random_state)
 
     def _rule_params(self):
         return [float(self.C), float(self.update == "mistake")]

@@ -85,12 +85,12 @@ class OnlineSVM(KernelLearner):
     _gram = "cache"
 
     def __init__(self, C=5.0, tol=1e-3, working_set="margin", max_sweeps=1000, kernel="gaussian", sigma=8.0,
-                 degree=3, coef0=1.0, compat="none"):
+                 degree=3, coef0=1.0, compat="none", *, shuffle=True, random_state=None):
         self.C = C
         self.tol = tol
         self.working_set = working_set
         self.max_sweeps = max_sweeps
-        self._set_kernel_params(kernel, sigma, degree, coef0, compat)
+        self._set_kernel_params(kernel, sigma, degree, coef0, compat, shuffle, random_state)
 
     _parameter_constraints = {
         "C": [POSITIVE],

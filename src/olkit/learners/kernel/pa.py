@@ -82,9 +82,10 @@ class _PABase(KernelLearner):
     _variant = PA_PLAIN
     _parameter_constraints = {"C": [POSITIVE, None]}
 
-    def __init__(self, C=None, kernel="gaussian", sigma=8.0, degree=3, coef0=1.0, compat="none"):
+    def __init__(self, C=None, kernel="gaussian", sigma=8.0, degree=3, coef0=1.0, compat="none",
+                 *, shuffle=True, random_state=None):
         self.C = C
-        self._set_kernel_params(kernel, sigma, degree, coef0, compat)
+        self._set_kernel_params(kernel, sigma, degree, coef0, compat, shuffle, random_state)
 
     def _C(self):
         return paper_C(self)
@@ -93,7 +94,7 @@ class _PABase(KernelLearner):
         return [float(self._variant), float(self._C())]
 
     def resolved_params(self):
-        return {**self.get_params(), "C": self._C()}
+        return {**self._algorithm_params(), "C": self._C()}
 
 
 _PA_DOC = """{title}
@@ -147,14 +148,15 @@ class PA(_PABase):
     _primal_poor_score = True  # uncapped steps: 0.79 on scikit-learn's binary blobs after one pass
     _parameter_constraints = {}
 
-    def __init__(self, kernel="gaussian", sigma=8.0, degree=3, coef0=1.0, compat="none"):
-        self._set_kernel_params(kernel, sigma, degree, coef0, compat)
+    def __init__(self, kernel="gaussian", sigma=8.0, degree=3, coef0=1.0, compat="none",
+                 *, shuffle=True, random_state=None):
+        self._set_kernel_params(kernel, sigma, degree, coef0, compat, shuffle, random_state)
 
     def _rule_params(self):
         return [float(PA_PLAIN), 0.0]
 
     def resolved_params(self):  # plain PA has no C to resolve
-        return self.get_params()
+        return self._algorithm_params()
 
 
 @register("pa1", "PA-I: hinge-loss step min(C, loss/k(x_t,x_t)) (Crammer et al. 2006)", data=_DATA,

@@ -102,9 +102,9 @@ class KernelPerceptron(KernelLearner):
     _parameter_constraints = {"multiclass_update": [Options(tuple(MULTICLASS_UPDATES))]}
 
     def __init__(self, multiclass_update="max", kernel="gaussian", sigma=8.0, degree=3, coef0=1.0,
-                 compat="none"):
+                 compat="none", *, shuffle=True, random_state=None):
         self.multiclass_update = multiclass_update
-        self._set_kernel_params(kernel, sigma, degree, coef0, compat)
+        self._set_kernel_params(kernel, sigma, degree, coef0, compat, shuffle, random_state)
 
     def _check_params(self):
         super()._check_params()

@@ -93,8 +93,9 @@ class ROMMA(_ROMMABase):
     Li, Y., Long, P. M. (2002). The relaxed online maximum margin algorithm. Machine Learning 46.
     """
 
-    def __init__(self, kernel="gaussian", sigma=8.0, degree=3, coef0=1.0, compat="none"):
-        self._set_kernel_params(kernel, sigma, degree, coef0, compat)
+    def __init__(self, kernel="gaussian", sigma=8.0, degree=3, coef0=1.0, compat="none",
+                 *, shuffle=True, random_state=None):
+        self._set_kernel_params(kernel, sigma, degree, coef0, compat, shuffle, random_state)
 
     def _rule_params(self):
         return [0.0, 0.0, float(self.compat == "libol")]
@@ -117,9 +118,9 @@ class AggROMMA(_ROMMABase):
     """
 
     def __init__(self, romma_reset_case=False, kernel="gaussian", sigma=8.0, degree=3, coef0=1.0,
-                 compat="none"):
+                 compat="none", *, shuffle=True, random_state=None):
         self.romma_reset_case = romma_reset_case
-        self._set_kernel_params(kernel, sigma, degree, coef0, compat)
+        self._set_kernel_params(kernel, sigma, degree, coef0, compat, shuffle, random_state)
 
     _parameter_constraints = {"romma_reset_case": [BOOLEAN]}
 

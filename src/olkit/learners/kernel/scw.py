@@ -55,12 +55,12 @@ class _SCWBase(KernelLearner):
     _parameter_constraints = {**COVARIANCE_CONSTRAINTS, "eta": [CONFIDENCE], "C": [POSITIVE]}
 
     def __init__(self, eta, C=1.0, a=1.0, covariance="full", kernel="linear", sigma=8.0, degree=3, coef0=1.0,
-                 compat="none"):
+                 compat="none", *, shuffle=True, random_state=None):
         self.eta = eta
         self.C = C
         self.a = a
         self.covariance = covariance
-        self._set_kernel_params(kernel, sigma, degree, coef0, compat)
+        self._set_kernel_params(kernel, sigma, degree, coef0, compat, shuffle, random_state)
 
     @property
     def compat_choices(self):
@@ -124,8 +124,9 @@ class SCW1(_SCWBase):
     _variant = SCW_I
 
     def __init__(self, eta=0.75, C=1.0, a=1.0, covariance="full", kernel="linear", sigma=8.0, degree=3,
-                 coef0=1.0, compat="none"):
-        super().__init__(eta, C, a, covariance, kernel, sigma, degree, coef0, compat)
+                 coef0=1.0, compat="none", *, shuffle=True, random_state=None):
+        super().__init__(eta, C, a, covariance, kernel, sigma, degree, coef0, compat, shuffle=shuffle,
+                         random_state=random_state)
 
 
 @register("scw2", "SCW-II: soft confidence-weighted learning with a squared-hinge slack "
@@ -153,5 +154,6 @@ class SCW2(_SCWBase):
     _variant = SCW_II
 
     def __init__(self, eta=0.9, C=1.0, a=1.0, covariance="full", kernel="linear", sigma=8.0, degree=3,
-                 coef0=1.0, compat="none"):
-        super().__init__(eta, C, a, covariance, kernel, sigma, degree, coef0, compat)
+                 coef0=1.0, compat="none", *, shuffle=True, random_state=None):
+        super().__init__(eta, C, a, covariance, kernel, sigma, degree, coef0, compat, shuffle=shuffle,
+                         random_state=random_state)

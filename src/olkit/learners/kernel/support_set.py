@@ -59,6 +59,7 @@ from ..._compile import (
     njit_helper_sum,
     njit_inline,
 )
+from ...base import all_finite
 from ...kernels import (
     dot_block,
     kernel_from_dot,
@@ -291,6 +292,47 @@ class SupportSet:
     def kernel(self, rows, norm2_rows, kp):
         """Kernel matrix of the given rows against the stored SVs."""
         return kernel_from_gram(kp, self.dots(rows), norm2_rows, self.norm2[: self.n])
+
+    # -- undoing rounds (see olkit.protocol.run_online) ---------------------------------------------------
+    def save(self, inputs):
+        """A copy of what a block of rounds can change: the per-SV values of the n SVs, ``meta`` and the SV×SV
+        matrices, and with ``inputs`` also the SV inputs. Without ``inputs`` the block must only append SVs
+        (a learner without a budget): the inputs and Gram entries of the n SVs stay as they are."""
+        n = self.n
+        saved = {name: getattr(self, name)[:n].copy() for name in self._PER_SV}
+        saved["meta"] = self.meta.copy()
+        saved["mats"] = self.mats[:, :n, :n].copy()
+        if inputs:
+            pool = int(self.meta[POOL])
+            saved["inputs"] = (self.X[:n].copy(), self.indices[:pool].copy(), self.data[:pool].copy())
+        return saved
+
+    def restore(self, saved, kp):
+        """Put back a :meth:`save` copy (the arrays may have grown since: the values go to the first slots).
+        With the inputs, the Gram cache is recomputed from them (kernel parameters ``kp``): equal to the
+        cached values up to the rounding of the dot products; copying it every block would cost more than
+        the rest of the copy."""
+        self.meta[:] = saved["meta"]
+        self.meta[HAS_GRAM] = int(self.use_gram)  # a Gram cache dropped when the arrays grew stays dropped
+        n = self.n
+        for name in self._PER_SV:
+            getattr(self, name)[:n] = saved[name]
+        self.mats[:, :n, :n] = saved["mats"]
+        if "inputs" in saved:
+            X, indices, data = saved["inputs"]
+            self.X[:n] = X
+            self.indices[: len(indices)] = indices
+            self.data[: len(data)] = data
+            if self.use_gram:
+                vectors = self.vectors()
+                self.gram[:n, :n] = self.kernel(vectors, self.norm2[:n], kp)
+                self.meta[GSYNC] = n
+
+    def is_finite(self):
+        """True if no coefficient, cached score, norm or SV×SV matrix entry is NaN or infinite."""
+        n = self.n
+        return all_finite((self.coef[:n], self.hw[:n], self.F[:n], self.norm2[:n], self.kself[:n],
+                           self.mats[:, :n, :n]))
 
     # -- pickling: store only what is in use ----------------------------------------------------------
     def __getstate__(self):

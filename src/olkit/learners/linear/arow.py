@@ -55,11 +55,13 @@ class AROW(LinearLearner):
     _rule = AROW_RULE
     _parameter_constraints = {**COVARIANCE_CONSTRAINTS, "r": [POSITIVE]}
 
-    def __init__(self, r=1.0, a=1.0, covariance="full", compat="none"):
+    def __init__(self, r=1.0, a=1.0, covariance="full", compat="none", *, shuffle=True, random_state=None):
         self.r = r
         self.a = a
         self.covariance = covariance
         self.compat = compat
+        self.shuffle = shuffle
+        self.random_state = random_state
 
     def _rule_params(self):
         return [float(self.r)]

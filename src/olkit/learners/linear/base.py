@@ -51,6 +51,15 @@ class PrimalHooks:
     def _primal_warm_up(self, X, y_internal):
         self.model_.warm_up(X, self._primal_make_stream(X, y_internal))
 
+    def _save_model(self):
+        return self.model_.save()
+
+    def _restore_model(self, saved):
+        self.model_.restore(saved)
+
+    def _model_is_finite(self):
+        return self.model_.is_finite()
+
     @property
     def coef_(self):
         """Weights (mean μ), shape (1, d) for binary data, (n_classes, d) for multiclass data."""

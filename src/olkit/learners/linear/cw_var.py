@@ -14,18 +14,42 @@ from .engine import NO_STEP, TRIGGERED_NO_STEP, PrimalRule
 def cw_var_step(prm, fst, m, v, dn2, mistake):
     """C6, prm = [φ]: update iff m < φv:
     α = [−(1 + 2φm) + sqrt((1 + 2φm)² − 8φ(m − φv))]/(4φv), Σ⁻¹ += 2αφ ΔΔᵀ
-    (c = 2αφ, β = 2αφ/(1 + 2αφv))."""
+    (c = 2αφ, β = 2αφ/(1 + 2αφv)).
+
+    α is the formula as written unless it overflowed (b² beyond float64: NaN/inf); then its scale-safe,
+    cancellation-free equivalent :func:`cw_var_alpha_stable` (issue 9, item 1). The formula's numerator
+    also cancels as m → φv; it is kept there, as CW's α (:func:`.cw.cw_alpha`): after an update the
+    constraint is active, so a repeated row sits on the trigger's boundary and the last bits of α decide
+    #updates."""
     phi = prm[0]
     if m >= phi * v:
         return NO_STEP
     if v <= EPS:
         return TRIGGERED_NO_STEP
     b = 1.0 + 2.0 * phi * m
-    alpha = (-b + math.sqrt(max(b * b - 8.0 * phi * (m - phi * v), 0.0))) / (4.0 * phi * v)
+    num = -b + math.sqrt(max(b * b - 8.0 * phi * (m - phi * v), 0.0))
+    if math.isfinite(num) or not (math.isfinite(m) and math.isfinite(v)):  # (m, v themselves overflowed: as it was)
+        alpha = num / (4.0 * phi * v)
+    else:
+        alpha = cw_var_alpha_stable(phi, m, v)
     if alpha <= 0.0:
         return TRIGGERED_NO_STEP
     c = 2.0 * alpha * phi
     return (True, alpha, 1.0, c / (1.0 + c * v), c, 1.0)
+
+
+@njit
+def cw_var_alpha_stable(phi, m, v):
+    """CW-var's α = [−b + sqrt(b² − 8φ(m − φv))]/(4φv), b = 1 + 2φm (φ, v > 0, m < φv), without cancellation
+    or overflowing squares, equal in exact arithmetic: with g = φv − m > 0, R = sqrt(b² + 8φg) =
+    hypot(b, sqrt(8φg)); for b ≤ 0, α = (R − b)/(4φv), non-negative terms; for b > 0, times (R + b)/(R + b),
+    R² − b² = 8φg, so α = 8φg/(4φv(R + b)) = 2(g/v)/(b + R), all terms positive."""
+    b = 1.0 + 2.0 * phi * m
+    g = phi * v - m
+    root = math.hypot(b, math.sqrt(8.0 * phi * g))
+    if b > 0.0:
+        return 2.0 * (g / v) / (b + root)
+    return (root - b) / (4.0 * phi * v)
 
 
 CW_VAR_RULE = PrimalRule("cw-var", cw_var_step)

@@ -24,8 +24,11 @@ block function with the same signature (``PrimalRule.block``).
 
 Every step rule has the signature ``step(prm, fst, m, v, dn2, mistake)`` and returns
 ``(triggered, alpha, gamma, beta, c, kappa)``; ``triggered`` is LIBOL's "loss l_t > 0" (what
-``compat="libol"`` counts as an update).
+``compat="libol"`` counts as an update). A second-order rule returns β = c/(1 + cv) with c its inverse-form
+constant (Σ⁻¹ ← Σ⁻¹ + c ΔΔᵀ) for both covariance forms: ρ = 1/(1 + cv) bounds the full and "drop" diagonals
+from below (see :func:`_full_cov_step`).
 """
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -147,24 +150,66 @@ def _exact_norm_reset(W, fst):
 
 
 @njit
-def _full_cov_step(Sig, beta, kappa, u):
-    """Σ ← κ (Σ − β u uᵀ)."""
+def _bound_by_cauchy_schwarz(Sig, u, v):
+    """u = Σx kept within the bound every positive semi-definite Σ satisfies (issue 9, item 1):
+    u_i² = (e_iᵀΣx)² ≤ Σ_ii·xᵀΣx = Σ_ii v. Once rank-one downdates have cancelled (cv ≫ 1/ε: the variance
+    left along the rows seen is below the rounding of Σ's O(1) entries), Σ keeps off-diagonal residues of
+    ~ε·a next to diagonals of ~a/(cv) and is no longer semi-definite; u then grows past its bound by many
+    orders of magnitude, and the mean step αu and the downdate βuuᵀ fed it back until Σ and μ overflowed
+    (rows of ~1e36..1e145). An entry more than twice its bound — impossible in exact arithmetic, and far
+    beyond rounding, which leaves the bound's tight cases (a row along one axis, repeated rows) within a
+    few ulps — is set to the bound ±sqrt(Σ_ii max(v, 0)); every other entry is left as computed, so runs
+    that never reach that state are bit for bit as before. With u bounded, |βu_i u_j| ≤ 4βv·sqrt(Σ_iiΣ_jj)
+    ≤ 4·sqrt(Σ_iiΣ_jj): the downdate can no longer blow Σ up."""
+    vp = max(v, 0.0)
+    for i in range(u.shape[0]):
+        ui = u[i]
+        sii = max(Sig[i, i], 0.0)
+        if ui * ui > 4.0 * (sii * vp):
+            u[i] = math.copysign(math.sqrt(sii) * math.sqrt(vp), ui)
+
+
+@njit
+def _full_cov_step(Sig, beta, kappa, u, rho):
+    """Σ ← κ (Σ − β u uᵀ), u = Σx, β = c/(1 + cv) for the rule's inverse-form constant c (Σ⁻¹ += c xxᵀ),
+    ρ = 1/(1 + cv) = 1 − βv (computed as 1/(1 + cv), without the cancellation of 1 − βv).
+
+    The diagonal stays non-negative (issue 9, item 1): for a positive semi-definite Σ, Cauchy–Schwarz
+    gives u_i² = (e_iᵀΣx)² ≤ Σ_ii·xᵀΣx = Σ_ii v, so in exact arithmetic Σ_ii − βu_i² ≥ Σ_ii(1 − βv) = ρΣ_ii
+    > 0 (multiclass: v sums both classes' quadratic forms, which only lowers ρ; the bound holds). When x
+    lies along a direction where Σ has almost no variance left (cv ≫ 1), βu_i² ≈ Σ_ii and the rounded
+    difference cancels; a computed Σ_ii ≤ 0 — impossible in exact arithmetic, the unambiguous sign of
+    that cancellation — is replaced by the bound κρΣ_ii, which is nearer the exact value. Every other
+    entry is the formula's, bit for bit (including (βu_i)·u_j, which leaves Σ symmetric only to the
+    rounding of one product, as before): the held results (SCW Table 3, LIBOL-compatible runs) were
+    computed with it, and CW on noisy data, or CW/SCW on rows that repeat (whose trigger sits exactly on
+    its boundary), change mistakes or #updates on a change of the last bit — also from replacing a
+    diagonal that is positive but rounded below the bound, which therefore stays.
+    """
     d = Sig.shape[0]
     for i in range(d):
         bi = beta * u[i]
         if bi != 0.0:
+            floor = rho * Sig[i, i]
             for j in range(d):
                 Sig[i, j] = kappa * (Sig[i, j] - bi * u[j])
+            if Sig[i, i] <= 0.0:
+                Sig[i, i] = kappa * floor
         elif kappa != 1.0:
             for j in range(d):
                 Sig[i, j] *= kappa
 
 
 @njit
-def _diag_step(W, D, fst, o, sign, alpha, mode, beta, c, idx, val, xs, lo, hi, C_nherd):
+def _diag_step(W, D, fst, o, sign, alpha, mode, beta, c, idx, val, xs, lo, hi, C_nherd, rho):
     """Diagonal covariance, class o: w_o ← w_o + sign·α Σ_o x with the old Σ, then Σ_jj for the row's
     non-zeros — the inverse form Σ_jj/(1 + c Σ_jj x_j²), or NHERD's "exact" Σ_jj/(1 + C x_j² Σ_jj)² and
-    "drop" Σ_jj − β (Σ_jj x_j)². (κ is applied by the caller through the covariance scale.)"""
+    "drop" Σ_jj − β (Σ_jj x_j)². (κ is applied by the caller through the covariance scale.)
+
+    "drop" is kept at or above its exact lower bound ρΣ_jj, ρ = 1/(1 + cv) = 1 − βv (issue 9, item 1): with
+    v = Σ_k Σ_kk x_k² ≥ Σ_jj x_j², Σ_jj − β(Σ_jj x_j)² = Σ_jj(1 − βΣ_jj x_j²) ≥ Σ_jj(1 − βv) = ρΣ_jj ≥ 0 in
+    exact arithmetic, while the rounded difference cancels (and could go negative) when one feature carries
+    almost all of v and cv ≫ 1. max(formula, ρΣ_jj) is the formula wherever it respects the bound."""
     cs = fst[CSCALE]
     a = sign * alpha * cs / fst[WSCALE]
     for p in range(lo, hi):
@@ -179,7 +224,7 @@ def _diag_step(W, D, fst, o, sign, alpha, mode, beta, c, idx, val, xs, lo, hi, C
             q = 1.0 + C_nherd * x * x * sjj
             D[o, j] = djj / (q * q)
         else:
-            D[o, j] = (sjj - beta * (sjj * x) * (sjj * x)) / cs
+            D[o, j] = max(sjj - beta * (sjj * x) * (sjj * x), rho * sjj) / cs
 
 
 
@@ -278,12 +323,14 @@ def linear_block(cfg, prm, fst, cnt, W, S, D, u1, u2, fs, indptr, idx, val, y, o
         npairs = 1.0 if o2 < 0 else 2.0
         dn2 = npairs * xn2
 
+        v1 = v2 = 0.0  # full covariance: xᵀΣ_o x of each class of the round
         if cov == FULL:
             _full_times_x(S, o1, idx, val, xs, lo, hi, u1)
-            v = _sparse_dot(u1, idx, val, xs, lo, hi)
+            v = v1 = _sparse_dot(u1, idx, val, xs, lo, hi)
             if o2 >= 0:
                 _full_times_x(S, o2, idx, val, xs, lo, hi, u2)
-                v += _sparse_dot(u2, idx, val, xs, lo, hi)
+                v2 = _sparse_dot(u2, idx, val, xs, lo, hi)
+                v += v2
         elif cov == DIAGONAL:
             if K == 1:
                 v = vd * xs * xs
@@ -312,22 +359,28 @@ def linear_block(cfg, prm, fst, cnt, W, S, D, u1, u2, fs, indptr, idx, val, y, o
             fst[WSCALE] *= gamma
             if abs(fst[WSCALE]) < RESCALE_BELOW:
                 _renormalise(W, fst)
+        # ρ = 1/(1 + cv) = 1 − βv: the exact lower bound of Σ_jj'/Σ_jj (before κ) of the full and "drop" forms
+        rho = 1.0 / (1.0 + c * v) if cov != NO_COV else 1.0
         if cov == DIAGONAL:  # mean and covariance of each class in one pass over the non-zeros
-            _diag_step(W, D, fst, o1, g1, alpha, mode, beta, c, idx, val, xs, lo, hi, prm[0])
+            _diag_step(W, D, fst, o1, g1, alpha, mode, beta, c, idx, val, xs, lo, hi, prm[0], rho)
             if o2 >= 0:
-                _diag_step(W, D, fst, o2, -1.0, alpha, mode, beta, c, idx, val, xs, lo, hi, prm[0])
+                _diag_step(W, D, fst, o2, -1.0, alpha, mode, beta, c, idx, val, xs, lo, hi, prm[0], rho)
             if kappa != 1.0:
                 fst[CSCALE] *= kappa  # κ scales every Σ_jj: lazily, through the covariance scale
             continue
+        if cov == FULL:  # u = Σx within its Cauchy–Schwarz bound before it moves the mean and Σ
+            _bound_by_cauchy_schwarz(S[o1], u1, v1)
+            if o2 >= 0:
+                _bound_by_cauchy_schwarz(S[o2], u2, v2)
         if alpha != 0.0:
             move_mean(W, fst, o1, g1, alpha, cov, u1, idx, val, xs, lo, hi)  # noqa: F821
             if o2 >= 0:
                 move_mean(W, fst, o2, -1.0, alpha, cov, u2, idx, val, xs, lo, hi)  # noqa: F821
         after_update(fst, gamma, alpha, m, dn2)  # noqa: F821
         if cov == FULL:
-            _full_cov_step(S[o1], beta, kappa, u1)
+            _full_cov_step(S[o1], beta, kappa, u1, rho)
             if o2 >= 0:
-                _full_cov_step(S[o2], beta, kappa, u2)
+                _full_cov_step(S[o2], beta, kappa, u2, rho)
             if kappa != 1.0:
                 for o in range(K):  # classes not in the round are scaled too (IELLIP)
                     if o != o1 and o != o2:

@@ -65,12 +65,14 @@ class IELLIP(LinearLearner):
     _poor_score = True  # mistake-driven with a fast-decaying step: one pass fits small toy data poorly
     _parameter_constraints = {**COVARIANCE_CONSTRAINTS, "b": [PROBABILITY_OPEN], "c": [PROBABILITY_OPEN]}
 
-    def __init__(self, a=1.0, b=0.3, c=0.1, covariance="full", compat="none"):
+    def __init__(self, a=1.0, b=0.3, c=0.1, covariance="full", compat="none", *, shuffle=True, random_state=None):
         self.a = a
         self.b = b
         self.c = c
         self.covariance = covariance
         self.compat = compat
+        self.shuffle = shuffle
+        self.random_state = random_state
 
     def _rule_params(self):
         return [float(self.b)]

@@ -15,8 +15,20 @@ from collections import namedtuple
 import numpy as np
 import scipy.sparse as sp
 
-from ...base import N_COUNTERS
-from .engine import AUX, COV, CSCALE, DIAG_MODE, DIAGONAL, FULL, LIBOL, N_CFG, N_FST, NO_COV, WSCALE
+from ...base import N_COUNTERS, all_finite
+from .engine import (
+    AUX,
+    COV,
+    CSCALE,
+    DIAG_MODE,
+    DIAGONAL,
+    FULL,
+    LIBOL,
+    N_CFG,
+    N_FST,
+    NO_COV,
+    WSCALE,
+)
 
 FULL_COVARIANCE_LIMIT_BYTES = 4 * 2**30
 """A full covariance larger than this is refused before anything is allocated (use "diagonal")."""
@@ -94,6 +106,20 @@ class LinearModel:
         st = self.state
         self.rule.loop()(self.cfg, st.prm, st.fst, st.cnt, self.W, self.S, self.D, self.u1, self.u2, self.fs,
                      X.indptr, X.indices, X.data, y_internal, order, start, stop, scores, mistakes)
+
+    def _arrays(self):
+        return (self.W, self.S, self.D, self.fs, *self.state)
+
+    def save(self):
+        """A copy of the model and the rule state (for undoing a refused round, see olkit.protocol)."""
+        return [a.copy() for a in self._arrays()]
+
+    def restore(self, saved):
+        for a, b in zip(self._arrays(), saved):
+            a[...] = b
+
+    def is_finite(self):
+        return all_finite((self.W, self.S, self.D, self.fs, self.state.fst))  # not the parameters (C = ∞ is valid)
 
     def warm_up(self, X, y_internal):
         """Load (or compile) the compiled loop before any timing starts (runs no example)."""

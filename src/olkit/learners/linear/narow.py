@@ -52,11 +52,13 @@ class NAROW(LinearLearner):
     _rule = NAROW_RULE
     _parameter_constraints = {**COVARIANCE_CONSTRAINTS, "b": [POSITIVE]}
 
-    def __init__(self, b=1.0, a=1.0, covariance="full", compat="none"):
+    def __init__(self, b=1.0, a=1.0, covariance="full", compat="none", *, shuffle=True, random_state=None):
         self.b = b
         self.a = a
         self.covariance = covariance
         self.compat = compat
+        self.shuffle = shuffle
+        self.random_state = random_state
 
     def _rule_params(self):
         return [float(self.b)]

@@ -1,4 +1,6 @@
 """NHERD: normal herding (Crammer & Lee 2010), ALGORITHMS.md C10."""
+import math
+
 from ..._compile import njit
 from ...base import EPS
 from ...params import POSITIVE, POWERS_OF_TWO, Options
@@ -12,7 +14,10 @@ from .engine import DIAG_DROP, DIAG_INVERSE, DIAG_SQUARED, NO_STEP, TRIGGERED_NO
 def nherd_step(prm, fst, m, v, dn2, mistake):
     """C10, prm = [C]: update iff 1 − m > 0: α = (1 − m)/(v + 1/C) (with the old Σ);
     full Σ ← Σ − ΣΔΔᵀΣ (C²v + 2C)/(1 + Cv)²  (β);  diagonal "project": c = C²v + 2C.
-    The diagonal "exact" and "drop" variants are applied by the engine from C (prm[0]) and β."""
+    The diagonal "exact" and "drop" variants are applied by the engine from C (prm[0]) and β.
+
+    Where (1 + Cv)² overflows (Cv > ~1e154; β became 0 where β ≈ 1/v), β is evaluated as
+    (C/(1 + Cv))·((Cv + 2)/(1 + Cv)) — the same value, since C²v + 2C = C(Cv + 2) (issue 9, item 1)."""
     C = prm[0]
     loss = 1.0 - m
     if loss <= 0.0:
@@ -20,7 +25,11 @@ def nherd_step(prm, fst, m, v, dn2, mistake):
     if v <= EPS:
         return TRIGGERED_NO_STEP
     alpha = loss / (v + 1.0 / C)
-    beta = (C * C * v + 2.0 * C) / ((1.0 + C * v) * (1.0 + C * v))
+    den = (1.0 + C * v) * (1.0 + C * v)
+    if math.isfinite(den):
+        beta = (C * C * v + 2.0 * C) / den
+    else:
+        beta = (C / (1.0 + C * v)) * ((C * v + 2.0) / (1.0 + C * v))
     return (True, alpha, 1.0, beta, C * C * v + 2.0 * C, 1.0)
 
 
@@ -57,12 +66,15 @@ class NHERD(LinearLearner):
     _parameter_constraints = {**COVARIANCE_CONSTRAINTS, "C": [POSITIVE],
                               "diagonal": [Options(tuple(NHERD_DIAGONALS))]}
 
-    def __init__(self, C=1.0, a=1.0, covariance="full", diagonal="project", compat="none"):
+    def __init__(self, C=1.0, a=1.0, covariance="full", diagonal="project", compat="none",
+                 *, shuffle=True, random_state=None):
         self.C = C
         self.a = a
         self.covariance = covariance
         self.diagonal = diagonal
         self.compat = compat
+        self.shuffle = shuffle
+        self.random_state = random_state
 
     def _rule_params(self):
         return [float(self.C)]

@@ -5,7 +5,8 @@ from ..._compile import njit
 from ...spec import register
 from .base import COVARIANCE_CONSTRAINTS, LinearLearner
 from ...base import MISTAKES, SEEN, UPDATES
-from .engine import COV, FULL, LIBOL, WSCALE, PrimalRule, _full_times_x, _sparse_dot
+from .engine import (COV, FULL, LIBOL, WSCALE, PrimalRule, _bound_by_cauchy_schwarz, _full_cov_step, _full_times_x,
+                     _sparse_dot)
 
 
 @njit
@@ -39,6 +40,7 @@ def _sop_round(cfg, W, S, D, u, idx, val, y, t, lo, hi, pos, scores, mistakes):
     if cov == FULL:
         _full_times_x(S, 0, idx, val, 1.0, lo, hi, u)
         q = _sparse_dot(u, idx, val, 1.0, lo, hi)
+        _bound_by_cauchy_schwarz(S[0], u, q)  # u_i² ≤ A⁻¹_ii q (issue 9, item 1; a no-op unless A⁻¹ cancelled)
         f = 0.0
         for j in range(W.shape[0]):
             f += W[j, 0] * u[j]
@@ -65,13 +67,11 @@ def _sop_round(cfg, W, S, D, u, idx, val, y, t, lo, hi, pos, scores, mistakes):
         for p in range(lo, hi):
             W[idx[p], 0] += yt * val[p]
     if cov == FULL:
-        Sig = S[0]
+        # A⁻¹ ← A⁻¹ − uuᵀ/(1 + q): the engine's rank-one downdate with c = 1 (A += xxᵀ), β = ρ = 1/(1 + q) — the
+        # same products as before, and a diagonal that cancels to ≤ 0 becomes its exact bound A⁻¹_ii/(1 + q)
+        # (see _full_cov_step; issue 9, item 1)
         b = 1.0 / (1.0 + q)
-        for i in range(Sig.shape[0]):
-            bi = b * u[i]
-            if bi != 0.0:
-                for j in range(Sig.shape[1]):
-                    Sig[i, j] -= bi * u[j]
+        _full_cov_step(S[0], b, 1.0, u, b)
     else:
         for p in range(lo, hi):
             j = idx[p]
@@ -136,10 +136,12 @@ class SOP(LinearLearner):
     _multiclass = False
     _parameter_constraints = COVARIANCE_CONSTRAINTS
 
-    def __init__(self, a=1.0, covariance="full", compat="none"):
+    def __init__(self, a=1.0, covariance="full", compat="none", *, shuffle=True, random_state=None):
         self.a = a
         self.covariance = covariance
         self.compat = compat
+        self.shuffle = shuffle
+        self.random_state = random_state
 
     def _linear_spec(self):
         # A⁻¹ starts at I/a: the model's covariance slot holds A⁻¹
