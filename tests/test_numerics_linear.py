@@ -14,14 +14,12 @@
 * the held results: wherever the formula as written has not cancelled or overflowed, the compiled rules
   return it bit for bit (checked against the formula evaluated in Python on ordinary inputs).
 """
-import importlib.util
 import math
-import sys
 from decimal import Decimal, localcontext
-from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import CW_1E6, CW_1E6_Y, SCW2_1E13, SCW2_1E13_Y, load_fuzz
 
 import olkit
 from olkit.learners.linear.base import phi_of
@@ -37,20 +35,7 @@ from olkit.learners.linear.engine import _full_cov_step
 from olkit.learners.linear.nherd import nherd_step
 from olkit.learners.linear.scw import scw2_alpha, scw2_alpha_stable
 
-
-def _load_fuzz():
-    """tools/fuzz.py (the property checks shared with ``make fuzz`` and tests/test_properties.py)."""
-    if "fuzz" in sys.modules:
-        return sys.modules["fuzz"]
-    path = Path(__file__).resolve().parents[1] / "tools" / "fuzz.py"
-    spec = importlib.util.spec_from_file_location("fuzz", path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("fuzz", module)
-    spec.loader.exec_module(module)
-    return module
-
-
-fuzz = _load_fuzz()
+fuzz = load_fuzz()
 EPS = np.finfo(float).eps
 ETAS = (0.55, 0.7, 0.75, 0.9, 0.95, 0.99)
 PREC = 800
@@ -158,33 +143,6 @@ def _margins(rng, n):
 # ---------------------------------------------------------------------------------------------------------
 # 1. CW / SCW-I / SCW-II with a diagonal covariance: the streams that divided by zero
 # ---------------------------------------------------------------------------------------------------------
-CW_1E6 = [[-1312728.3837081857, -1277770.1056990512], [-326582.7267783759, 605350.6029426029],
-          [50212.604617254, -103133.31475697157], [50212.604617254, -103133.31475697157],
-          [-166930.9247144691, 1218898.3915387438], [-88987.58009690273, -267486.0099398768],
-          [50212.604617254, -103133.31475697157], [1880684.566609142, -1485985.8797673146],
-          [1369970.1280743418, 552457.081849068], [262861.3002127229, 230280.81435792926],
-          [-612928.843892751, -786306.0129686362], [356779.03468454012, 736001.32774730195]]
-CW_1E6_Y = ["ant", "ant", "ant", "bee", "ant", "bee", "ant", "bee", "bee", "bee", "ant", "bee"]
-"""tests/test_properties.py CW_1E6: cw covariance='diagonal', eta=0.9 divided by zero (also scaled)."""
-
-SCW2_1E13 = [[2892869402624.0, -1295693119488.0, -621072416768.0],
-             [-6888721743872.0, -8913281875968.0, -964431511552.0],
-             [-13806433468416.0, -2981459394560.0, -451919708160.0],
-             [9871856500736.0, 7701445214208.0, -637729832960.0],
-             [-25252788699136.0, 4260261789696.0, -1281559101440.0],
-             [-8705821638656.0, -4054772350976.0, -1047652532224.0],
-             [18244169629696.0, 5728060833792.0, 1137030332416.0],
-             [5730867871744.0, -8225423360000.0, -1183100174336.0],
-             [3397981306880.0, -19602239127552.0, 1448690581504.0],
-             [-4538545209344.0, 867150397440.0, 400773480448.0],
-             [4144609886208.0, 5981609132032.0, 443622850560.0],
-             [-11182259830784.0, 8713196797952.0, 161474101248.0],
-             [-18939807531008.0, -24664241864704.0, 78214815744.0]]
-SCW2_1E13_Y = ["ant", "ant", "bee", "bee", "ant", "bee", "ant", "ant", "bee", "bee", "bee", "ant", "bee"]
-"""tests/test_properties.py SCW2_1E13: scw2 covariance='diagonal', C=0.1, eta=0.9 divided by zero (it did at
-every scale 1e-3..1e23 of these rows)."""
-
-
 @pytest.mark.parametrize("scale", [1e-3, 1.0, 10.0, 1e7, 1e13, 1e18, 1e23, 1e29])
 @pytest.mark.parametrize("name,params", [("cw", {"covariance": "diagonal", "eta": 0.9}),
                                          ("scw1", {"covariance": "diagonal", "C": 1.0, "eta": 0.9}),
@@ -377,6 +335,11 @@ def test_nherd_beta_where_the_square_overflows():
                 assert beta == (C * C * v + 2.0 * C) / ((1.0 + C * v) * (1.0 + C * v))
 
 
+ROWS_1E77 = ([[3e+77, 3e+77], [-2e+77, -2e+77], [0.0, 0.0], [-2e+77, 3e+77], [2e+77, -2e+77]], [-1, 1, 1, -1, 1])
+"""fuzz seed 1, run 0: rows ~1e77 on which full-covariance AROW and NAROW (compat='libol') lost positive
+definiteness."""
+
+
 # ---------------------------------------------------------------------------------------------------------
 # 4. Negative covariance diagonals: the fuzzer's streams, and the rank-one downdate itself
 # ---------------------------------------------------------------------------------------------------------
@@ -427,20 +390,10 @@ NEGATIVE_DIAGONAL = [
      [-1, 1, 1, -1]),
     # fuzz seed 1, run 0 (rows ~1e77)
     ('arow', {'covariance': 'full', 'r': 0.1, 'compat': 'libol'},
-     [[3e+77, 3e+77],
-      [-2e+77, -2e+77],
-      [0.0, 0.0],
-      [-2e+77, 3e+77],
-      [2e+77, -2e+77]],
-     [-1, 1, 1, -1, 1]),
+     *ROWS_1E77),
     # fuzz seed 1, run 0 (rows ~1e77)
     ('narow', {'covariance': 'full', 'b': 0.1, 'compat': 'libol'},
-     [[3e+77, 3e+77],
-      [-2e+77, -2e+77],
-      [0.0, 0.0],
-      [-2e+77, 3e+77],
-      [2e+77, -2e+77]],
-     [-1, 1, 1, -1, 1]),
+     *ROWS_1E77),
     # fuzz seed 0, run 1367 (rows ~1e39)
     ('cw-var', {'covariance': 'full', 'eta': 0.7, 'compat': 'libol'},
      [[-3e+39, -1e+39, -1e+39, -2e+39, 1e+39, -3e+39],

@@ -28,31 +28,18 @@ Magnitudes:
 * ``test_known_defect`` — the defects the fuzzer found at ordinary magnitudes (or that are crashes), each
   on a small literal stream, strict xfail likewise.
 """
-import importlib.util
 import os
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import CW_1E6, CW_1E6_Y, SCW2_1E13, SCW2_1E13_Y, load_fuzz
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import olkit
 from olkit import registry
 
-
-def _load_fuzz():
-    """tools/fuzz.py (the stream builder and the checks, shared with ``make fuzz``) as module ``fuzz``."""
-    path = Path(__file__).resolve().parents[1] / "tools" / "fuzz.py"
-    spec = importlib.util.spec_from_file_location("fuzz", path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("fuzz", module)
-    spec.loader.exec_module(module)
-    return module
-
-
-fuzz = _load_fuzz()
+fuzz = load_fuzz()
 
 HANDLED_EXPONENTS = (-2, 2)
 """Row magnitudes 10^e the learners handle today (measured with tools/fuzz.py --exponents)."""
@@ -292,29 +279,6 @@ def _known(name, params, X, y, cuts, reason, id):
 ROW_835 = [12.57302210933933, -1.3210486329130189, 640.422650443282, 10.490011715303972, -535.6693731611109]
 """A row of norm ~835: with sigma = 8, ||x - x||^2 computed as ||x||^2 + ||x||^2 - 2 x.x is 0 on one code path
 and ~2e-10 on the other, so the Gaussian kernel of two copies of it is 1 or 1 - 1.8e-12."""
-
-CW_1E6 = [[-1312728.3837081857, -1277770.1056990512], [-326582.7267783759, 605350.6029426029],
-          [50212.604617254, -103133.31475697157], [50212.604617254, -103133.31475697157],
-          [-166930.9247144691, 1218898.3915387438], [-88987.58009690273, -267486.0099398768],
-          [50212.604617254, -103133.31475697157], [1880684.566609142, -1485985.8797673146],
-          [1369970.1280743418, 552457.081849068], [262861.3002127229, 230280.81435792926],
-          [-612928.843892751, -786306.0129686362], [356779.03468454012, 736001.32774730195]]
-CW_1E6_Y = ["ant", "ant", "ant", "bee", "ant", "bee", "ant", "bee", "bee", "bee", "ant", "bee"]
-
-SCW2_1E13 = [[2892869402624.0, -1295693119488.0, -621072416768.0],
-             [-6888721743872.0, -8913281875968.0, -964431511552.0],
-             [-13806433468416.0, -2981459394560.0, -451919708160.0],
-             [9871856500736.0, 7701445214208.0, -637729832960.0],
-             [-25252788699136.0, 4260261789696.0, -1281559101440.0],
-             [-8705821638656.0, -4054772350976.0, -1047652532224.0],
-             [18244169629696.0, 5728060833792.0, 1137030332416.0],
-             [5730867871744.0, -8225423360000.0, -1183100174336.0],
-             [3397981306880.0, -19602239127552.0, 1448690581504.0],
-             [-4538545209344.0, 867150397440.0, 400773480448.0],
-             [4144609886208.0, 5981609132032.0, 443622850560.0],
-             [-11182259830784.0, 8713196797952.0, 161474101248.0],
-             [-18939807531008.0, -24664241864704.0, 78214815744.0]]
-SCW2_1E13_Y = ["ant", "ant", "bee", "bee", "ant", "bee", "ant", "ant", "bee", "bee", "bee", "ant", "bee"]
 
 ORTHOGONAL = [[-0.01, -0.03], [0.03, -0.01], [0.03, -0.01], [0.03, -0.01], [0.03, -0.01]]
 """x0.x1 = -0.0003 + 0.0003 is 0 summed plainly and -1.07e-20 with a fused multiply-add (BLAS)."""
