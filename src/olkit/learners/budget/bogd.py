@@ -50,27 +50,26 @@ REMOVALS, CLIPPED = 0, 1  # diagnostic slots
 
 
 @njit_helper
-def draw_by_weight(sv, st, p, n):
-    """BOGD++'s draw: with w_i = p[i] (by slot) on entry, p_i = 1 − s w_i, s = (B − 1)/Σw (negative p_i
-    clamped to 0 and p renormalised; Σw = 0: uniform), left in ``p``; returns the slot j drawn with
-    probability p_j by one uniform walked along the arrival order."""
-    total = _sum(p, n)
+def draw_by_weight(sv, st, p, n, total):
+    """BOGD++'s draw: with w_i = p[i] (by slot) and their sum ``total`` on entry, p_i = 1 − s w_i,
+    s = (B − 1)/Σw (negative p_i clamped to 0 and p renormalised; Σw = 0: uniform). Leaves the clamped
+    weights v_i in ``p`` and returns (j, mass): p_i = v_i/mass (one division, whoever computes it), and the
+    slot j drawn with probability p_j by one uniform walked along the arrival order."""
     if total > 0.0:
         mass = _clamp_weights(p, n, (n - 1.0) / total)
-        for i in range(n):
-            p[i] = p[i] / mass
     else:
+        mass = float(n)
         for i in range(n):
-            p[i] = 1.0 / n
+            p[i] = 1.0
     u = next_uniform(st.rng)
     j = sv.arrival[n - 1]
     acc = 0.0
     for q in range(n):
-        acc += p[sv.arrival[q]]
+        acc += p[sv.arrival[q]] / mass
         if acc > u:
             j = sv.arrival[q]
             break
-    return j
+    return j, mass
 
 
 @njit_helper_sum
@@ -95,39 +94,52 @@ def _clamp_weights(p, n, scale):
 
 
 @njit_helper
-def remove_weighted(sv, st, decay):
-    """BOGD++'s removal: draw j ~ p over the arrival order, rescale every kept row by decay/(1 − p_i)."""
+def remove_weighted(sv, st, decay, bound):
+    """BOGD++'s removal (D8): draw j ~ p over the arrival order, rescale every kept row by decay/(1 − p_i),
+    clip its entries to ±bound and remove j; returns the number of entries clipped."""
     n = sv.meta[N]
     p = sv.grow  # p_i by slot (scratch)
-    if sv.coef.shape[1] == 1:
-        _weights_binary(sv.coef, sv.kself, p, n)
-    else:
-        for i in range(n):
-            p[i] = row_norm(sv, i) * math.sqrt(sv.kself[i])
-    j = draw_by_weight(sv, st, p, n)
-    if sv.coef.shape[1] == 1:
-        _rescale_kept_binary(sv.coef, sv.hw, p, n, j, decay)
-    else:
-        for i in range(n):
-            if i != j:
-                scale_row(sv, i, decay / (1.0 - p[i]))
+    if sv.coef.shape[1] == 1:  # one pass for the weights and their sum, one for the rescale and the clip
+        j, mass = draw_by_weight(sv, st, p, n, _weights_binary(sv.coef, sv.kself, p, n))
+        clipped = _rescale_clip_binary(sv.coef, sv.hw, p, mass, n, j, decay, bound)
+        sv_remove(sv, j)
+        return clipped
+    for i in range(n):
+        p[i] = row_norm(sv, i) * math.sqrt(sv.kself[i])
+    j, mass = draw_by_weight(sv, st, p, n, _sum(p, n))
+    for i in range(n):
+        if i != j:
+            scale_row(sv, i, decay / (1.0 - p[i] / mass))
     sv_remove(sv, j)
+    return clip_entries(sv, bound)
 
 
-@njit_helper
+@njit_helper_sum
 def _weights_binary(coef, kself, w, n):
-    """w_i = |α_i|·√κ(x_i, x_i) (the binary ‖A_i‖·‖x_i‖_H; one vectorised loop)."""
+    """w_i = |α_i|·√κ(x_i, x_i) (the binary ‖A_i‖·‖x_i‖_H) and their sum (one vectorised loop, as
+    :func:`_sum`)."""
+    total = 0.0
     for i in range(n):
-        w[i] = abs(coef[i, 0]) * math.sqrt(kself[i])
+        v = abs(coef[i, 0]) * math.sqrt(kself[i])
+        w[i] = v
+        total += v
+    return total
 
 
 @njit_helper
-def _rescale_kept_binary(coef, hw, p, n, j, decay):
-    """α_i ← α_i·decay/(1 − p_i) for i ≠ j (one vectorised loop: row j, removed next, is left as it is)."""
+def _rescale_clip_binary(coef, hw, v, mass, n, j, decay, bound):
+    """α_i ← clamp(α_i·decay/(1 − v_i/mass), ±bound) for i ≠ j (row j, removed next, is left as it is), in
+    one vectorised loop; returns how many were clipped."""
+    clipped = 0
     for i in range(n):
-        g = decay / (1.0 - p[i]) if i != j else 1.0
-        coef[i, 0] *= g
+        keep = i != j
+        g = decay / (1.0 - v[i] / mass) if keep else 1.0
+        a = coef[i, 0] * g
+        c = min(max(a, -bound), bound) if keep else a
+        clipped += c != a
+        coef[i, 0] = c
         hw[i] *= g
+    return clipped
 
 
 @njit_inline
@@ -151,8 +163,8 @@ def bogd_update(sv, st, s, t, kself, y, f, mistake):
     r, c, m, cD = margin_direction(s, t, y, f)
     update = m < 1.0 and kself > EPS
     full = sv.meta[N] >= B
-    if update and full and weighted:
-        remove_weighted(sv, st, decay)  # the round's decay is in its per-SV rescale
+    if update and full and weighted:  # D8: rescale the kept rows (the round's decay in it), clip, then append
+        st.cnt[D0 + CLIPPED] += remove_weighted(sv, st, decay, eta * gamma)
     elif decay != 1.0:
         sv_scale(sv, decay)
     if not update:
@@ -162,8 +174,6 @@ def bogd_update(sv, st, s, t, kself, y, f, mistake):
             remove_by_age(sv, next_index(st.rng, sv.meta[N]))
             sv_scale(sv, B / (B - 1.0))
         st.cnt[D0 + REMOVALS] += 1
-    if full and weighted:  # D8: rescale the kept rows, clip, then append
-        st.cnt[D0 + CLIPPED] += clip_entries(sv, eta * gamma)
     append_direction(sv, s, t, kself, y, r, c, eta)
     if full and not weighted:  # D7: append, then clip every row
         st.cnt[D0 + CLIPPED] += clip_entries(sv, eta * gamma)
@@ -219,8 +229,8 @@ def bogdpp_ahp_r_update(sv, st, s, t, kself, y, f, mistake):
     p = sv.grow  # p_i by slot: 1 − s|α_i|, s = (B − 1)/Σ|α| (κ(x, x) taken as 1)
     for i in range(n):
         p[i] = abs(sv.coef[i, 0])
-    j = draw_by_weight(sv, st, p, n)  # (R's sample() would stop on a negative weight: clamped)
-    keep = 1.0 - p[j]
+    j, mass = draw_by_weight(sv, st, p, n, _sum(p, n))  # (R's sample() would stop on a negative weight: clamped)
+    keep = 1.0 - p[j] / mass
     if keep > 0.0:  # every coefficient: (1 − ηλ)α/(1 − p_j), the round's decay applied a second time
         for i in range(n):
             sv.coef[i, 0] = decay * sv.coef[i, 0] / keep
