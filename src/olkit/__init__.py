@@ -22,6 +22,8 @@ _EXPORTS = {
     "load_dataset": ("data", "load_dataset"),
     "dataset_info": ("data", "dataset_info"),
     "list_datasets": ("data", "list_datasets"),
+    "save": ("persist", "save"),
+    "load": ("persist", "load"),
 }
 
 __all__ = [*_EXPORTS, "__version__"]

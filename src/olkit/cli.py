@@ -7,6 +7,9 @@
               [--format table|json]
     olkit list [ALGO ...] [--verbose] [--format table|json]
     olkit datasets
+    olkit train ALGO --data TRAIN --model FILE [--kernel K] [--set KEY=VALUE ...]
+    olkit train [ALGO] --model FILE --continue --data MORE
+    olkit predict --model FILE --data TEST [--out PREDICTIONS]
 
 User mistakes (unknown algorithm, bad parameter, unreadable data, label problems, bad options) print
 one line on stderr, ``olkit: error: ...``, and exit with status 2 — never a traceback.
@@ -162,6 +165,21 @@ def build_parser():
     lst.add_argument("--verbose", "-v", action="store_true", help="show the full spec of every algorithm")
     lst.add_argument("--format", choices=("table", "json"), default="table")
     sub.add_parser("datasets", help="list the dataset catalog and where each dataset is found")
+    # issue 10: models on disk (olkit.persist)
+    train = sub.add_parser("train", help="one online pass in file order over a dataset, then save the model")
+    train.add_argument("algorithm", nargs="?", metavar="ALGO", help="the algorithm (optional with --continue: "
+                       "the model's; if given it must match)")
+    train.add_argument("--data", required=True, help="dataset name (see `olkit datasets`) or LIBSVM file path")
+    train.add_argument("--model", required=True, metavar="FILE", help="model file to write (.npz; with "
+                       "--continue: read, then overwritten)")
+    train.add_argument("--kernel", help="kernel of a kernel learner (gaussian, linear, poly)")
+    train.add_argument("--set", action="append", metavar="KEY=VALUE", help="parameter of the algorithm")
+    train.add_argument("--continue", dest="resume", action="store_true", help="load --model and keep learning "
+                       "on --data (the model keeps its parameters)")
+    predict = sub.add_parser("predict", help="predict the labels of a dataset with a saved model")
+    predict.add_argument("--model", required=True, metavar="FILE", help="model file written by `olkit train`")
+    predict.add_argument("--data", required=True, help="dataset name (see `olkit datasets`) or LIBSVM file path")
+    predict.add_argument("--out", metavar="FILE", help="write one predicted label per line into FILE")
     return parser
 
 
@@ -218,6 +236,124 @@ def cmd_tune(args):
         tried = "; ".join(f"{t['parameter']}={t['value']:g}:{t['mistakes']}" for t in entry["tuning"]) or "-"
         rows.append([entry["algorithm"], chosen, tried])
     print(text_table(["algorithm", "chosen", "candidate: mistakes"], rows))
+
+
+def _model_data(args, n_features=None):
+    """(X, y, name) of --data; X padded with empty columns to a model's ``n_features`` (a LIBSVM file has as
+    many columns as its largest feature index), refused if it has more."""
+    import scipy.sparse as sp
+
+    from .data import load_dataset
+
+    X, y = load_dataset(args.data)
+    name = os.path.basename(args.data) if os.path.sep in args.data else args.data
+    if n_features is not None and X.shape[1] != n_features:
+        if X.shape[1] > n_features:
+            raise UsageError(f"--data {args.data} has {X.shape[1]} features, but the model {args.model} was "
+                             f"trained on {n_features}: the data must use feature indices 1..{n_features}")
+        X = sp.csr_matrix(X)
+        X = sp.csr_matrix((X.data, X.indices, X.indptr), shape=(X.shape[0], n_features))
+    return X, y, name
+
+
+def _load_model(path):
+    from .persist import load
+
+    if not os.path.exists(path):
+        raise UsageError(f"--model {path}: no such file")
+    return load(path)
+
+
+def _label_text(value):
+    """A label as a line of a predictions file: 1 (not 1.0) for integral numbers, strings as they are."""
+    if hasattr(value, "item"):
+        value = value.item()
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def cmd_train(args):
+    """``olkit train``: evaluate_online in file order (the online protocol), then save the model."""
+    import numpy as np
+
+    from .persist import save
+    from .protocol import evaluate_online
+    from .registry import make
+    from .report.tables import text_table
+
+    settings = command_settings(args)
+    if args.resume:
+        if settings:
+            raise UsageError("--set / --kernel cannot be combined with --continue: a model keeps the parameters "
+                             "it was trained with")
+        clf = _load_model(args.model)
+        if args.algorithm and args.algorithm != clf.algorithm_name:
+            raise UsageError(f"--model {args.model} is a {clf.algorithm_name} model, not {args.algorithm} "
+                             "(leave ALGO out with --continue)")
+        X, y, name = _model_data(args, clf.n_features_in_)
+        if clf.multilabel_:
+            raise UsageError(f"--model {args.model} is a multi-label model; olkit train reads single-label data")
+        unknown = sorted(set(np.unique(y).tolist()) - set(clf.classes_.tolist()))
+        if unknown:
+            raise UsageError(f"--data {args.data} has label(s) {', '.join(map(_label_text, unknown[:5]))} that are "
+                             f"not among the model's classes ({', '.join(map(_label_text, clf.classes_))})")
+    else:
+        if not args.algorithm:
+            raise UsageError("train needs an algorithm (see `olkit list`), or --continue to resume a saved model")
+        from .experiment.runner import refuse_fit_order_params
+
+        refuse_fit_order_params(settings)
+        clf = make(args.algorithm, **settings)
+        X, y, name = _model_data(args)
+    res = evaluate_online(clf, X, y, reset=not args.resume)
+    folder = os.path.dirname(os.path.abspath(args.model))
+    if not os.path.isdir(folder):
+        raise UsageError(f"--model {args.model}: the directory {folder} does not exist")
+    try:
+        save(clf, args.model)
+    except OSError as exc:
+        raise UsageError(f"--model {args.model}: cannot write the model: {exc.strerror or exc}") from None
+    what = "continued" if args.resume else "1 run"
+    print(f"{name} ({res.n_examples} examples, {X.shape[1]} features, {len(clf.classes_)} classes; {what}, "
+          "file order)")
+    print(text_table(["Algorithm", "Mistake (%)", "#SV", "#Updates", "Time (s)"],
+                     [[clf.algorithm_name, f"{100 * res.mistake_rate:.3f}", str(res.n_sv), str(res.n_updates),
+                       f"{res.seconds:.3f}"]]))
+    print(f"model saved to {args.model} ({clf.n_seen_} examples seen in all)")
+
+
+def cmd_predict(args):
+    """``olkit predict``: the labels of --data under a saved model; the accuracy where the file's labels
+    are among the model's classes."""
+    import numpy as np
+
+    clf = _load_model(args.model)
+    if clf.multilabel_:
+        raise UsageError(f"--model {args.model} is a multi-label model; olkit predict reads single-label data")
+    X, y, name = _model_data(args, clf.n_features_in_)
+    pred = clf.predict(X)
+    n = len(pred)
+    if args.out:
+        try:
+            with open(args.out, "w") as fh:
+                fh.writelines(_label_text(v) + "\n" for v in pred)
+        except OSError as exc:
+            raise UsageError(f"--out {args.out}: cannot write the predictions: {exc.strerror or exc}") from None
+    known = np.isin(y, clf.classes_)
+    classes = ", ".join(map(_label_text, clf.classes_))
+    shown = ", ".join(map(_label_text, np.unique(y[~known])[:5]))
+    print(f"{name}: {n} examples predicted by the {clf.algorithm_name} model {args.model}")
+    if not known.any():
+        print(f"no accuracy: the file's labels ({shown}) are not among the model's classes ({classes}) — an "
+              "unlabelled file?")
+    else:
+        right = int(np.sum(pred[known] == y[known]))
+        scope = "" if known.all() else (f" on the {int(known.sum())} examples whose label is one of the model's "
+                                        f"classes ({classes}); {int((~known).sum())} have other labels ({shown})")
+        print(f"accuracy {right / known.sum():.4f} ({right} of {int(known.sum())} right){scope}")
+    if args.out:
+        print(f"predictions written to {args.out} (one label per line)")
 
 
 def write_outputs(doc, out_dir, fmt):
@@ -361,7 +497,8 @@ def cmd_datasets(_args):
 def main(argv=None):
     parser = build_parser()
     args = parser.parse_args(argv)
-    handler = {"run": cmd_run, "tune": cmd_tune, "list": cmd_list, "datasets": cmd_datasets}[args.command]
+    handler = {"run": cmd_run, "tune": cmd_tune, "list": cmd_list, "datasets": cmd_datasets, "train": cmd_train,
+               "predict": cmd_predict}[args.command]
     try:
         if args.command in ("run", "tune"):
             check_options(args)

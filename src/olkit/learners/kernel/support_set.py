@@ -365,6 +365,36 @@ class SupportSet:
         self.grow = np.zeros(self.capacity + 1)
         self.moved = np.zeros(self.capacity, np.int64)
 
+    def restore_capacity(self, capacity, pool_capacity):
+        """After :meth:`__setstate__` (arrays of exactly n SVs): check that the arrays agree with ``meta``,
+        then grow them to the capacities the saved set had (:mod:`olkit.persist`), so that the loaded set
+        grows, and drops an outgrown Gram cache, exactly when the saved one would have."""
+        n, pool = self.n, int(self.meta[POOL])
+        d, K = self.n_features, self.n_outputs
+        expected = {name: (n,) for name in self._PER_SV}
+        expected.update(coef=(n, K), X=(0 if self.sparse else n, d), indices=(pool,), data=(pool,),
+                        gram=(n, n) if self.use_gram else (0, 0), mats=(len(self.matrix_names), n, n))
+        for name, shape in expected.items():
+            if getattr(self, name).shape != shape:
+                raise ValueError(f"support set array {name} has shape {getattr(self, name).shape}, expected {shape}")
+        if self.sparse and n and (self.start[:n].min() < 0 or self.stop[:n].max() > pool
+                                  or np.any(self.start[:n] > self.stop[:n])):
+            raise ValueError("support set rows point outside the pool of non-zeros")
+        if self.meta[HAS_GRAM] != int(self.use_gram) or self.meta[SPARSE] != int(self.sparse):
+            raise ValueError("support set flags disagree with its meta data")
+        if capacity > n or (self.sparse and pool_capacity > pool):
+            old = {name: getattr(self, name) for name in self._PER_SV + ("X", "indices", "data", "gram", "mats")}
+            self._allocate(max(capacity, n), max(pool_capacity, pool) if self.sparse else 0)
+            if not self.sparse:
+                self.X[:n] = old["X"]
+            self.indices[:pool] = old["indices"]
+            self.data[:pool] = old["data"]
+            for name in self._PER_SV:
+                getattr(self, name)[:n] = old[name]
+            if self.use_gram:
+                self.gram[:n, :n] = old["gram"]
+            self.mats[:, :n, :n] = old["mats"]
+
 
 # ---- compiled helpers ----------------------------------------------------------------------------
 
