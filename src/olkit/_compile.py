@@ -241,5 +241,26 @@ def compile_loop(template, **bindings):
         module = importlib.util.module_from_spec(spec)
         sys.modules[modname] = module
         spec.loader.exec_module(module)
-    _LOOPS[key] = getattr(module, tname)
-    return _LOOPS[key]
+    _LOOPS[key] = loop = getattr(module, tname)
+    _notice_if_uncached(loop, bindings)
+    return loop
+
+
+def _notice_if_uncached(loop, bindings):
+    """The one-line first-compile notice (:func:`olkit.progress.compile_notice`, only when the command line
+    turned progress on) if ``loop`` is not in numba's disk cache. A cache miss is known without compiling:
+    numba writes a function's index file (``<name>-<line>.pyXY.nbi``) when it first caches it, so a missing
+    index means the first call compiles (an index from an older numba, or for other argument types, is
+    not detected: no notice then, never a wrong one on a warm cache)."""
+    from . import progress
+
+    if not progress.active():
+        return
+    try:
+        cached = os.path.exists(loop._cache._cache_file._index_path)
+    except AttributeError:  # another numba's internals: no notice
+        return
+    if not cached:
+        piece = bindings.get("update") or bindings.get("step") or next(iter(bindings.values()))
+        owner = _ref(piece)[0].rsplit(".", 1)[-1]
+        progress.compile_notice(f"{owner}'s loop")

@@ -28,6 +28,15 @@ class UsageError(Exception):
     pass
 
 
+class _StoreGiven(argparse.Action):
+    """Store the value and remember that the option was given (``args.given``): ``--stream`` refuses an
+    explicit ``--seed`` even when it equals the default."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        setattr(namespace, self.dest, values)
+        namespace.given = getattr(namespace, "given", set()) | {option_string}
+
+
 class ArgumentParser(argparse.ArgumentParser):
     """argparse with the command's one-line errors (no usage block): ``olkit: error: ...``, status 2."""
 
@@ -127,6 +136,8 @@ def build_parser():
     parser = ArgumentParser(prog="olkit", description="Online classification: kernel, second-order "
                                      "linear and budgeted learners, and the papers' experiments.")
     sub = parser.add_subparsers(dest="command", required=True)
+    quiet = {"action": "store_true", "help": "no progress bar or compile notice on stderr (shown only when stderr "
+             "is a terminal, or with OLKIT_PROGRESS=1)"}
     run = sub.add_parser("run", help="run algorithms online on a dataset")
     run.add_argument("algorithms", nargs="+", metavar="ALGO")
     run.add_argument("--data", required=True, help="dataset name (see `olkit datasets`) or LIBSVM file path")
@@ -135,7 +146,8 @@ def build_parser():
     run.add_argument("--repeats", type=int, help=f"random orderings (default {DEFAULT_REPEATS}, as in the papers; "
                      "not with --order)")
     group = run.add_mutually_exclusive_group()
-    group.add_argument("--seed", type=int, default=0, help="seed of the orderings (ordering r uses seed+r), >= 0")
+    group.add_argument("--seed", type=int, default=0, action=_StoreGiven,
+                       help="seed of the orderings (ordering r uses seed+r), >= 0")
     group.add_argument("--order", metavar="FILE", help="one 0-based example index per line, each example exactly "
                        "once (a file with duplicate, missing or out-of-range indices is refused); a single run")
     run.add_argument("--format", choices=FORMATS, default="table")
@@ -146,8 +158,15 @@ def build_parser():
                      "(grids of ALGORITHMS.md E2, one pass per candidate on the first ordering); parameters "
                      "fixed by --set are not tuned")
     # issue 9 (result store, olkit.experiment.store): --out DIR keeps every finished run in DIR/.cells
+    run.add_argument("--quiet", "-q", **quiet)
     run.add_argument("--resume", action="store_true", help="with --out: reuse the finished runs a previous "
                      "(e.g. killed) run stored in DIR/.cells, compute only the others")
+    # issue 10 item 6: out-of-core streams (olkit.stream)
+    run.add_argument("--stream", action="store_true", help="one run in file order, reading the LIBSVM file in "
+                     "chunks, never whole (memory: one chunk plus the model); a first scanning pass finds the "
+                     "width and the classes. Not with --repeats > 1, --seed, --order, --tune, --out")
+    run.add_argument("--chunk-size", type=int, default=None, metavar="N", help="with --stream: examples per chunk "
+                     "(default 100000)")
     tune = sub.add_parser("tune", help="select parameters as the SCW experiments did (ALGORITHMS.md E2)")
     tune.add_argument("algorithms", nargs="+", metavar="ALGO")
     tune.add_argument("--data", required=True, help="dataset name (see `olkit datasets`) or LIBSVM file path")
@@ -158,6 +177,7 @@ def build_parser():
     group.add_argument("--order", metavar="FILE", help="validation ordering: one 0-based index per line, each "
                        "example exactly once (otherwise refused)")
     tune.add_argument("--format", choices=("table", "json"), default="table")
+    tune.add_argument("--quiet", "-q", **quiet)
     tune.add_argument("--jobs", type=int, help="parallel processes over candidates (default: automatic; -1: all "
                       "cores)")
     lst = sub.add_parser("list", help="list the algorithms; with ALGO names (or --verbose), their full specs")
@@ -174,8 +194,13 @@ def build_parser():
                        "--continue: read, then overwritten)")
     train.add_argument("--kernel", help="kernel of a kernel learner (gaussian, linear, poly)")
     train.add_argument("--set", action="append", metavar="KEY=VALUE", help="parameter of the algorithm")
+    train.add_argument("--quiet", "-q", **quiet)
     train.add_argument("--continue", dest="resume", action="store_true", help="load --model and keep learning "
                        "on --data (the model keeps its parameters)")
+    train.add_argument("--stream", action="store_true", help="read the LIBSVM file --data in chunks, never whole "
+                       "(a first scanning pass finds the width and the classes)")
+    train.add_argument("--chunk-size", type=int, default=None, metavar="N", help="with --stream: examples per chunk "
+                       "(default 100000)")
     predict = sub.add_parser("predict", help="predict the labels of a dataset with a saved model")
     predict.add_argument("--model", required=True, metavar="FILE", help="model file written by `olkit train`")
     predict.add_argument("--data", required=True, help="dataset name (see `olkit datasets`) or LIBSVM file path")
@@ -184,6 +209,8 @@ def build_parser():
 
 
 def cmd_run(args):
+    if args.stream or args.chunk_size is not None:
+        return cmd_run_stream(args)
     from .data import load_dataset
     from .experiment.runner import run_experiment
     from .report.tables import format_results
@@ -209,6 +236,95 @@ def cmd_run(args):
         print("\ntuned: " + "; ".join(chosen))
     if args.out:
         write_outputs(doc, args.out, args.format)
+
+
+DEFAULT_CHUNK_SIZE = 100_000
+
+
+def _stream_path(args):
+    """--data of --stream: a LIBSVM file (catalog names are refused: they may be generated or several files),
+    and --chunk-size checked."""
+    if not args.stream:
+        raise UsageError("--chunk-size needs --stream")
+    chunk = DEFAULT_CHUNK_SIZE if args.chunk_size is None else args.chunk_size
+    if chunk < 1:
+        raise UsageError(f"--chunk-size must be >= 1, got {chunk}")
+    if not os.path.isfile(args.data):
+        raise UsageError(f"--stream reads a LIBSVM file; --data {args.data} is not a file (catalog datasets are "
+                         "loaded whole: drop --stream)")
+    return args.data, chunk
+
+
+def _stream_table(name, results, info, what):
+    from .report.tables import text_table
+
+    return (f"{name} ({info['n_examples']} examples, {info['n_features']} features, {len(info['labels'])} classes; "
+            f"{what}, file order, streamed)\n" +
+            text_table(["Algorithm", "Mistake (%)", "#SV", "#Updates", "Time (s)"],
+                       [[res.algorithm, f"{100 * res.mistake_rate:.3f}", str(res.n_sv), str(res.n_updates),
+                         f"{res.seconds:.3f}"] for res in results]))
+
+
+def cmd_run_stream(args):
+    """``olkit run ALGO --data FILE --stream``: one online pass per algorithm in file order, the file read in
+    chunks (olkit.stream); the same mistakes, #SV, #updates as the in-memory run in file order."""
+    from .data.libsvm import scan_libsvm
+    from .experiment.runner import refuse_fit_order_params
+    from .registry import make
+    from .stream import evaluate_libsvm_stream
+
+    refused = [opt for opt, on in (("--repeats > 1", (args.repeats or 1) > 1), ("--order", args.order),
+                                   ("--seed", "--seed" in getattr(args, "given", ())), ("--tune", args.tune),
+                                   ("--out", args.out), ("--resume", args.resume)) if on]
+    if refused:
+        raise UsageError(f"--stream is one run in file order; it cannot be combined with {', '.join(refused)}")
+    if args.format not in ("table", "json"):
+        raise UsageError(f"--stream prints --format table or json, not {args.format}")
+    path, chunk = _stream_path(args)
+    from .experiment.runner import split_params
+
+    settings = command_settings(args)
+    refuse_fit_order_params(settings)
+    # each algorithm takes the --set values it has, as in `olkit run`; bad names / parameters: before reading
+    learners = [make(algo, **params) for algo, params in split_params(args.algorithms, settings)]
+    info = scan_libsvm(path, chunk)
+    name = os.path.basename(path)
+    results = []
+    for clf in learners:
+        res, _ = evaluate_libsvm_stream(clf, path, chunk, n_features=info["n_features"], classes=info["labels"],
+                                        n_examples=info["n_examples"])
+        results.append(res)
+    if args.format == "json":
+        print(json.dumps({"dataset": name, "n_examples": info["n_examples"], "n_features": info["n_features"],
+                          "classes": info["labels"].tolist(), "order": "file order (streamed)", "chunk_size": chunk,
+                          "results": [{"algorithm": r.algorithm, "params": r.params, **r.to_dict()}
+                                      for r in results]}, indent=1, default=str))
+        return
+    print(_stream_table(name, results, info, "1 run"))
+
+
+def cmd_train_stream(args, clf):
+    """``olkit train ... --stream``: the pass of ``olkit train`` with the file read in chunks; returns
+    (res, n_features, name)."""
+    from .data.libsvm import scan_libsvm
+    from .stream import evaluate_libsvm_stream
+
+    path, chunk = _stream_path(args)
+    info = scan_libsvm(path, chunk)
+    if args.resume:
+        if info["n_features"] > clf.n_features_in_:
+            raise UsageError(f"--data {args.data} has {info['n_features']} features, but the model {args.model} was "
+                             f"trained on {clf.n_features_in_}: the data must use feature indices "
+                             f"1..{clf.n_features_in_}")
+        unknown = sorted(set(info["labels"].tolist()) - set(clf.classes_.tolist()))
+        if unknown:
+            raise UsageError(f"--data {args.data} has label(s) {', '.join(map(_label_text, unknown[:5]))} that are "
+                             f"not among the model's classes ({', '.join(map(_label_text, clf.classes_))})")
+        res, _ = evaluate_libsvm_stream(clf, path, chunk, n_features=clf.n_features_in_, classes=clf.classes_,
+                                        reset=False)
+        return res, clf.n_features_in_, os.path.basename(path)
+    res, _ = evaluate_libsvm_stream(clf, path, chunk, n_features=info["n_features"], classes=info["labels"])
+    return res, info["n_features"], os.path.basename(path)
 
 
 def cmd_tune(args):
@@ -291,9 +407,10 @@ def cmd_train(args):
         if args.algorithm and args.algorithm != clf.algorithm_name:
             raise UsageError(f"--model {args.model} is a {clf.algorithm_name} model, not {args.algorithm} "
                              "(leave ALGO out with --continue)")
-        X, y, name = _model_data(args, clf.n_features_in_)
         if clf.multilabel_:
             raise UsageError(f"--model {args.model} is a multi-label model; olkit train reads single-label data")
+        streamed = args.stream or args.chunk_size is not None  # issue 10 item 6: labels checked by the scan
+        X, y, name = (None, clf.classes_, None) if streamed else _model_data(args, clf.n_features_in_)
         unknown = sorted(set(np.unique(y).tolist()) - set(clf.classes_.tolist()))
         if unknown:
             raise UsageError(f"--data {args.data} has label(s) {', '.join(map(_label_text, unknown[:5]))} that are "
@@ -305,8 +422,16 @@ def cmd_train(args):
 
         refuse_fit_order_params(settings)
         clf = make(args.algorithm, **settings)
-        X, y, name = _model_data(args)
-    res = evaluate_online(clf, X, y, reset=not args.resume)
+        if not (args.stream or args.chunk_size is not None):
+            X, y, name = _model_data(args)
+    from .progress import example_bar
+
+    if args.stream or args.chunk_size is not None:  # issue 10 item 6: the file read in chunks
+        res, width, name = cmd_train_stream(args, clf)
+    else:
+        with example_bar(X.shape[0], f"{clf.algorithm_name} train"):
+            res = evaluate_online(clf, X, y, reset=not args.resume)
+        width = X.shape[1]
     folder = os.path.dirname(os.path.abspath(args.model))
     if not os.path.isdir(folder):
         raise UsageError(f"--model {args.model}: the directory {folder} does not exist")
@@ -315,8 +440,8 @@ def cmd_train(args):
     except OSError as exc:
         raise UsageError(f"--model {args.model}: cannot write the model: {exc.strerror or exc}") from None
     what = "continued" if args.resume else "1 run"
-    print(f"{name} ({res.n_examples} examples, {X.shape[1]} features, {len(clf.classes_)} classes; {what}, "
-          "file order)")
+    print(f"{name} ({res.n_examples} examples, {width} features, {len(clf.classes_)} classes; {what}, "
+          f"file order{', streamed' if args.stream else ''})")
     print(text_table(["Algorithm", "Mistake (%)", "#SV", "#Updates", "Time (s)"],
                      [[clf.algorithm_name, f"{100 * res.mistake_rate:.3f}", str(res.n_sv), str(res.n_updates),
                        f"{res.seconds:.3f}"]]))
@@ -500,6 +625,10 @@ def main(argv=None):
     handler = {"run": cmd_run, "tune": cmd_tune, "list": cmd_list, "datasets": cmd_datasets, "train": cmd_train,
                "predict": cmd_predict}[args.command]
     try:
+        if args.command in ("run", "tune", "train"):  # issue 10: progress on stderr (a terminal, or OLKIT_PROGRESS=1)
+            from .progress import activate
+
+            activate(quiet=args.quiet)
         if args.command in ("run", "tune"):
             check_options(args)
         handler(args)

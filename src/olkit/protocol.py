@@ -57,7 +57,14 @@ def run_online(learner, X, y_internal, order):
         for start in range(0, len(order), span):
             _learn_refusing_nonfinite(learner, stream, X, order, start, min(start + span, len(order)), block,
                                       scores_view, mistakes)
+            if _SPAN_HOOK is not None:  # progress (olkit.progress.example_bar): once per span, never per example
+                _SPAN_HOOK(min(span, len(order) - start))
     return scores, mistakes
+
+
+_SPAN_HOOK = None
+"""Called with the number of rounds after each span of :func:`run_online` when set (the command line's
+progress bar, :func:`olkit.progress.example_bar`); None otherwise."""
 
 
 CHECK_EVERY = 4096

@@ -8,6 +8,9 @@
 >>> classes.tolist()
 [1.0, 2.0]
 
+Large files can be read in chunks, never whole: ``for X, y in iter_libsvm(path, chunk_size=100_000): ...``
+(see :func:`iter_libsvm`).
+
 Datasets outside the package are found in the directory named by the environment variable ``OLKIT_DATA``;
 any other argument to :func:`load_dataset` is taken as the path of a LIBSVM file.
 
@@ -29,11 +32,13 @@ from .catalog import (
     list_datasets,
     load_dataset,
 )
-from .libsvm import read_libsvm
+from .libsvm import iter_libsvm, read_libsvm, scan_libsvm
 from .synthetic import make_scw_synthetic
 
 __all__ = [
     "read_libsvm",
+    "iter_libsvm",
+    "scan_libsvm",
     "load_dataset",
     "dataset_info",
     "list_datasets",

@@ -19,6 +19,7 @@ import bz2
 import errno
 import gzip
 import hashlib
+import io
 import math
 import os
 import zlib
@@ -27,7 +28,7 @@ from typing import BinaryIO
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["read_libsvm", "pad_features"]
+__all__ = ["iter_libsvm", "pad_features", "read_libsvm", "scan_libsvm"]
 
 _EXPECTED = "expected 'label index:value ...' with 1-based increasing integer indices"
 # sklearn stores feature indices in a C int, so larger ones overflow there.
@@ -77,22 +78,114 @@ def read_libsvm(path: str | os.PathLike, n_features: int | None = None) -> tuple
 
 
 def _parse(path):
-    # imported here: importing scikit-learn takes about a second, too much for a warm command-line run
-    from sklearn.datasets import load_svmlight_file
-
     try:
-        try:
-            with _open_binary(path) as stream:
-                X, y = load_svmlight_file(stream, zero_based=False, dtype=np.float64)
-        except (ValueError, OverflowError) as exc:
-            raise _first_bad_line_error(path, fallback=str(exc)) from exc
+        with _open_binary(path) as stream:
+            X, y = _parse_block(stream, path)
     except (OSError, EOFError, zlib.error) as exc:  # also while _first_bad_line_error reads the file again
         raise _unreadable_error(path, exc) from exc
-    if not (np.isfinite(X.data).all() and np.isfinite(y).all()):
-        raise _first_bad_line_error(path, fallback="NaN or infinite label or value")
     if X.shape[0] == 0:
         raise ValueError(f"{path}: no examples (the file is empty or holds only comments and blank lines)")
     return X, y
+
+
+def _parse_block(source, path, lines=None, first_lineno=1, zero_based=False):
+    """Parse LIBSVM text (a binary stream or bytes) with sklearn's compiled reader: (X, y), X as wide as
+    its largest index. Used by both :func:`read_libsvm` (the whole file) and :func:`iter_libsvm` (one chunk).
+
+    On a malformed line, or a NaN or infinite number, the text is scanned again line by line to name the
+    first bad line as ``path:line``: ``lines`` are the block's lines (``first_lineno`` the file line number
+    of the first one); ``None`` means the block is the whole file, read again from ``path``.
+    """
+    # imported here: importing scikit-learn takes about a second, too much for a warm command-line run
+    from sklearn.datasets import load_svmlight_file
+
+    if isinstance(source, bytes):
+        source = io.BytesIO(source)
+    try:
+        X, y = load_svmlight_file(source, zero_based=zero_based, dtype=np.float64)
+    except (ValueError, OverflowError) as exc:
+        raise _first_bad_line_error(path, str(exc), lines, first_lineno, zero_based) from exc
+    if not (np.isfinite(X.data).all() and np.isfinite(y).all()):
+        raise _first_bad_line_error(path, "NaN or infinite label or value", lines, first_lineno, zero_based)
+    return X, y
+
+
+def _is_example(line: bytes) -> bool:
+    """Whether a line holds an example (not blank, not only a comment)."""
+    head = line.lstrip()
+    return bool(head) and not head.startswith(b"#")
+
+
+def _raw_chunks(path: str, chunk_size: int, zero_based: bool):
+    """(X, y) of each run of ``chunk_size`` example lines of the file, in file order, X as wide as the
+    chunk's largest index. Reads ``chunk_size`` lines at a time, never the whole file."""
+    if isinstance(chunk_size, bool) or not isinstance(chunk_size, (int, np.integer)) or chunk_size < 1:
+        raise ValueError(f"chunk_size must be an integer >= 1, got {chunk_size!r}")
+    path = os.fspath(path)
+    if not os.path.exists(path):
+        raise FileNotFoundError(errno.ENOENT, "no such LIBSVM file", path)
+    if os.path.isdir(path):
+        raise ValueError(f"{path} is a directory; expected a LIBSVM file (plain text, .gz or .bz2)")
+    seen = 0
+    try:
+        with _open_binary(path) as stream:
+            lines, rows, first, lineno = [], 0, 1, 0
+            for lineno, line in enumerate(stream, start=1):
+                lines.append(line)
+                if _is_example(line):
+                    rows += 1
+                    if rows == chunk_size:
+                        X, y = _parse_block(b"".join(lines), path, lines, first, zero_based)
+                        seen += X.shape[0]
+                        yield X, y
+                        lines, rows, first = [], 0, lineno + 1
+            if rows:
+                X, y = _parse_block(b"".join(lines), path, lines, first, zero_based)
+                seen += X.shape[0]
+                yield X, y
+    except (OSError, EOFError, zlib.error) as exc:
+        raise _unreadable_error(path, exc) from exc
+    if seen == 0:
+        raise ValueError(f"{path}: no examples (the file is empty or holds only comments and blank lines)")
+
+
+def scan_libsvm(path: str | os.PathLike, chunk_size: int = 100_000, zero_based: bool = False) -> dict:
+    """One reading pass over a LIBSVM file in chunks (memory bounded by ``chunk_size``): its number of
+    examples, its width (largest feature index; +1 if ``zero_based``) and its sorted distinct labels.
+
+    Raises the same errors as :func:`read_libsvm` (``path:line`` for a malformed line)."""
+    n, width, labels = 0, 0, np.empty(0)
+    for X, y in _raw_chunks(path, chunk_size, zero_based):
+        n += X.shape[0]
+        width = max(width, X.shape[1])
+        labels = np.union1d(labels, y)
+    return {"n_examples": n, "n_features": width, "labels": labels}
+
+
+def iter_libsvm(path: str | os.PathLike, chunk_size: int = 100_000, n_features: int | None = None,
+                zero_based: bool = False):
+    """Read a LIBSVM file (plain, ``.gz`` or ``.bz2``) in chunks, without loading it whole.
+
+    Yields ``(X_chunk, y_chunk)`` in file order: ``X_chunk`` a CSR float64 matrix of ``chunk_size`` rows (the
+    last chunk may have fewer; comment and blank lines do not count) and ``n_features`` columns, the same for
+    every chunk; ``y_chunk`` the raw labels, as :func:`read_libsvm` gives them. Memory is bounded by the chunk,
+    not the file.
+
+    ``n_features=None`` makes a first, scanning pass over the file to find its largest feature index (the
+    reading time doubles, the memory stays bounded; :func:`scan_libsvm` gives that pass's result, labels
+    included, to a caller that needs them up front). Give ``n_features`` to read the file once; an index
+    above it is an error naming the lines. ``zero_based=True`` reads 0-based indices (index 0 allowed).
+
+    Errors are those of :func:`read_libsvm`: ``path:line`` for a malformed line (raised when its chunk is
+    reached: the chunks before it were already yielded), a clear message for a corrupt or truncated
+    compressed file. This is a generator: nothing is read (and nothing checked) before the first ``next``.
+    """
+    if n_features is None:
+        n_features = scan_libsvm(path, chunk_size, zero_based)["n_features"]
+    elif isinstance(n_features, bool) or not isinstance(n_features, (int, np.integer)) or n_features < 1:
+        raise ValueError(f"n_features must be an integer >= 1 or None, got {n_features!r}")
+    for X, y in _raw_chunks(path, chunk_size, zero_based):
+        yield pad_features(X, int(n_features), source=os.fspath(path)), y
 
 
 # ---- parsed-file cache ---------------------------------------------------------------------------
@@ -183,21 +276,39 @@ def _unreadable_error(path: str, exc: BaseException) -> ValueError:
                       "or compressed with gzip or bzip2")
 
 
-def _first_bad_line_error(path: str, fallback: str) -> ValueError:
-    """Build the error for a file known to be bad, naming its first malformed line.
+def _first_bad_line_error(path: str, fallback: str, lines=None, first_lineno: int = 1,
+                          zero_based: bool = False) -> ValueError:
+    """Build the error for a file (or a block of its ``lines``, the first at line ``first_lineno``) known to
+    be bad, naming its first malformed line.
 
     ``fallback`` (sklearn's own message) is used only if the line-by-line scan finds nothing, which would
     mean the two parsers disagree; the error is then still raised, just without a line number.
     """
-    with _open_binary(path) as stream:
-        for lineno, line in enumerate(stream, start=1):
-            reason = _line_problem(line)
-            if reason is not None:
-                return ValueError(f"{path}:{lineno}: malformed LIBSVM line: {reason}; {_EXPECTED}")
-    return ValueError(f"{path}: cannot be read as LIBSVM: {fallback}; {_EXPECTED}")
+    if lines is None:
+        with _open_binary(path) as stream:
+            found = _first_problem(stream, 1, zero_based)
+    else:
+        found = _first_problem(lines, first_lineno, zero_based)
+    if found is not None:
+        lineno, reason = found
+        return ValueError(f"{path}:{lineno}: malformed LIBSVM line: {reason}; {_expected(zero_based)}")
+    return ValueError(f"{path}: cannot be read as LIBSVM: {fallback}; {_expected(zero_based)}")
 
 
-def _line_problem(line: bytes) -> str | None:
+def _expected(zero_based: bool) -> str:
+    return _EXPECTED.replace("1-based", "0-based") if zero_based else _EXPECTED
+
+
+def _first_problem(lines, first_lineno: int, zero_based: bool):
+    """(line number, reason) of the first bad line of ``lines``, or None."""
+    for lineno, line in enumerate(lines, start=first_lineno):
+        reason = _line_problem(line, zero_based)
+        if reason is not None:
+            return lineno, reason
+    return None
+
+
+def _line_problem(line: bytes, zero_based: bool = False) -> str | None:
     """Return why ``line`` is not a valid LIBSVM line, or ``None`` if it is.
 
     Mirrors the tokenisation of sklearn's reader (text after ``#`` is a comment, whitespace separates
@@ -227,8 +338,8 @@ def _line_problem(line: bytes) -> str | None:
             index = int(index_text)
         except ValueError:
             return f"index {_show(index_text)} is not an integer"
-        if index < 1:
-            return f"index {index} is < 1 (indices are 1-based)"
+        if index < (0 if zero_based else 1):
+            return f"index {index} is < 0" if zero_based else f"index {index} is < 1 (indices are 1-based)"
         if index > _MAX_INDEX:
             return f"index {index} is too large (at most {_MAX_INDEX})"
         if index <= previous:

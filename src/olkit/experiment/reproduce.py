@@ -891,7 +891,12 @@ def main(argv=None):
                         "runs stored in <output dir>/.cells/<page stem>/ (by a run that was killed, say)")
     parser.add_argument("--render-only", action="store_true",
                         help="rewrite the page from the JSON of the last run (CONFIG: that .json file)")
+    parser.add_argument("--quiet", "-q", action="store_true", help="no progress bar or compile notice on stderr "
+                        "(shown only when stderr is a terminal, or with OLKIT_PROGRESS=1)")
     args = parser.parse_args(argv)
+    from .. import progress
+
+    progress.activate(quiet=args.quiet)
     if args.render_only:
         print(render_from_json(args.config, args.output))
         return

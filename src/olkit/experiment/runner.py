@@ -11,6 +11,7 @@ refuses) fails alone: its algorithm's result says why (``"failed"``) and the oth
 """
 import numpy as np
 
+from .. import progress
 from ..base import FIT_ORDER_PARAMS
 from ..params import nearest_name
 from ..protocol import evaluate_online
@@ -128,12 +129,25 @@ def run_tasks(tasks, X, y, n_jobs=None, n_checkpoints=20, store=None):
         return name, params, X, y, order, label, n_checkpoints, paths[i]
 
     n_jobs = _jobs(n_jobs, X.shape[0] * len(todo))
-    if n_jobs == 1 or len(todo) < 2:
-        done = [run_cell(*arguments(i)) for i in todo]
+    done = []
+    if len(todo) == 1:  # one run: progress per block of examples (olkit.progress; nothing when it is off)
+        with progress.example_bar(len(tasks[todo[0]][3]), f"{tasks[todo[0]][0]} run"):
+            done.append(run_cell(*arguments(todo[0])))
+    elif not todo:
+        pass
+    elif n_jobs == 1:
+        with progress.bar(len(todo), "runs", "run") as bar:
+            for i in todo:
+                done.append(run_cell(*arguments(i)))
+                bar.update()
     else:
         from joblib import Parallel, delayed
 
-        done = Parallel(n_jobs=n_jobs)(delayed(run_cell)(*arguments(i)) for i in todo)
+        cells_done = Parallel(n_jobs=n_jobs, return_as="generator")(delayed(run_cell)(*arguments(i)) for i in todo)
+        with progress.bar(len(todo), "runs", "run") as bar:  # per finished cell, in this (the parent) process
+            for cell in cells_done:
+                done.append(cell)
+                bar.update()
     for i, cell in zip(todo, done):
         cells[i] = cell
     if store is not None:

@@ -15,6 +15,7 @@ Settled uncertainty (ALGORITHMS.md E2 [UNCERTAIN]: the paper does not describe i
 LIBOL's ``CV_algorithm.m``; the validation ordering is the first ordering of the runs (``seed:<seed>``)
 in the runner and the reproduction, or any ordering given to :func:`tune` / ``olkit tune --order``.
 """
+from .. import progress
 from ..protocol import evaluate_online
 from ..registry import get, make, spec
 from .orders import validation_order  # noqa: F401  (the validation ordering of tune)
@@ -51,11 +52,17 @@ def tune(name, X, y, order, params=None, grids=None, n_jobs=None):
         trials = [{**params, key: value} for value in candidates]
         jobs = n_jobs if n_jobs is not None else (1 if X.shape[0] * len(trials) < 400_000 else -1)
         if jobs == 1:
-            counts = [_mistakes(name, trial, X, y, order) for trial in trials]
+            results = (_mistakes(name, trial, X, y, order) for trial in trials)
         else:
             from joblib import Parallel, delayed
 
-            counts = Parallel(n_jobs=jobs)(delayed(_mistakes)(name, trial, X, y, order) for trial in trials)
+            results = Parallel(n_jobs=jobs, return_as="generator")(delayed(_mistakes)(name, trial, X, y, order)
+                                                                   for trial in trials)
+        counts = []
+        with progress.bar(len(trials), f"tuning {name} {key}", "candidate") as bar:  # per finished candidate
+            for count in results:
+                counts.append(count)
+                bar.update()
         best = None
         for value, count in zip(candidates, counts):
             trace.append({"parameter": key, "value": value, "mistakes": int(count)})
