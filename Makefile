@@ -11,7 +11,7 @@ install: $(STAMP)
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e ".[test,river,progress]"
+	$(PY) -m pip install --quiet -e ".[test,river,progress,dask]"
 	touch $(STAMP)
 
 demo: $(STAMP)

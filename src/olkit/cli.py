@@ -77,6 +77,9 @@ def check_options(args):
     if args.jobs == 0:
         raise UsageError("--jobs must be a number of processes >= 1, or negative to count back from the "
                          "number of cores (-1: all cores), got 0")
+    from .experiment.backend import check
+
+    check(args.backend, args.scheduler)  # issue 10 item 5
 
 
 def _some(indices, limit=5):
@@ -180,6 +183,11 @@ def build_parser():
     tune.add_argument("--quiet", "-q", **quiet)
     tune.add_argument("--jobs", type=int, help="parallel processes over candidates (default: automatic; -1: all "
                       "cores)")
+    for command in (run, tune):  # issue 10 item 5: olkit.experiment.backend
+        command.add_argument("--backend", metavar="NAME", help="where parallel runs go: loky (local processes, "
+                             "the default) or dask (a Dask cluster; extra olkit[dask])")
+        command.add_argument("--scheduler", metavar="ADDRESS", help="with --backend dask: the scheduler's address "
+                             "(e.g. tcp://host:8786); without it, a local cluster of --jobs (default 2) processes")
     lst = sub.add_parser("list", help="list the algorithms; with ALGO names (or --verbose), their full specs")
     lst.add_argument("algorithms", nargs="*", metavar="ALGO", help="show the full spec of these algorithms")
     lst.add_argument("--verbose", "-v", action="store_true", help="show the full spec of every algorithm")
@@ -631,6 +639,12 @@ def main(argv=None):
             activate(quiet=args.quiet)
         if args.command in ("run", "tune"):
             check_options(args)
+            if args.backend == "dask" and not getattr(args, "stream", False):
+                from .experiment.backend import use
+
+                with use(args.backend, args.scheduler, args.jobs):
+                    handler(args)
+                return 0
         handler(args)
     except (UsageError, ValueError, FileNotFoundError) as exc:
         print(f"olkit: error: {exc}", file=sys.stderr)

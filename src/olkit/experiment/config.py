@@ -10,6 +10,7 @@ import tomllib
 from importlib import resources
 
 from ..params import nearest_name
+from .backend import check as check_backend
 from .runner import registry_name
 
 PAPER_TABLES = {"duol_jmlr_table2": "duol_jmlr_table2.json", "scw_icml_table3": "scw_icml_table3.json",
@@ -47,7 +48,8 @@ def load_config(path):
 
 CONFIG_KEYS = {"title", "paper", "output", "notes", "datasets", "algorithms", "optional_algorithms", "repeats",
                "seed", "seed_per_ordering", "tune", "settings", "params", "select", "per_dataset", "count",
-               "digits", "bold_best", "report_wall_time", "protocol_text", "paper_rows", "acceptance", "rho_sweep"}
+               "digits", "bold_best", "report_wall_time", "protocol_text", "paper_rows", "acceptance", "rho_sweep",
+               "backend", "scheduler"}
 """The top-level keys of a config; a section named ``*_sweep``, ``*_comparison`` or ``*_diagnostic`` is an
 analysis (:func:`olkit.experiment.reproduce.section_kind`) with the keys of :data:`SECTION_KEYS`."""
 SECTION_KEYS = {
@@ -106,6 +108,13 @@ def validate_config(config, source=None):
     for key in ("tune", "seed_per_ordering", "bold_best", "report_wall_time"):
         if not isinstance(config.get(key, False), bool):
             raise ConfigError(f"{key} must be true or false, got {config[key]!r}", source)
+    for key in ("backend", "scheduler"):  # issue 10 item 5 (olkit.experiment.backend)
+        if not isinstance(config.get(key, ""), str):
+            raise ConfigError(f"{key} must be a string, got {config[key]!r}", source)
+    try:
+        check_backend(config.get("backend"), config.get("scheduler"), prefix="")
+    except ValueError as exc:
+        raise ConfigError(str(exc), source) from None
     optional = set(config.get("optional_algorithms", ()))
     known = set(names())
 

@@ -56,6 +56,7 @@ import time
 import numpy as np
 
 from ..data import CATALOG, load_dataset
+from .backend import BackendError
 from .config import (  # noqa: F401
     PAPER_TABLES,
     ConfigError,
@@ -488,6 +489,16 @@ def reproduce(config_path, only=None, repeats=None, n_jobs=None, output=None, fr
 
 
 def reproduce_config(config, command, only=None, repeats=None, n_jobs=None, output=None, fresh=False):
+    """:func:`run_config` on the config's ``backend`` / ``scheduler`` (:func:`olkit.experiment.backend.use`:
+    local joblib processes, or a Dask cluster; issue 10 item 5)."""
+    from . import backend
+
+    validate_config(config)
+    with backend.use(config.get("backend"), config.get("scheduler"), n_jobs):
+        return run_config(config, command, only, repeats, n_jobs, output, fresh)
+
+
+def run_config(config, command, only=None, repeats=None, n_jobs=None, output=None, fresh=False):
     """Run an experiment config (a dict as in experiments/*.toml) and write its markdown page.
 
     The config is checked first (:func:`olkit.experiment.config.validate_config`: a mistake is a
@@ -903,7 +914,7 @@ def main(argv=None):
     try:
         page, _ = reproduce(args.config, only=args.only, repeats=args.repeats, n_jobs=args.jobs, output=args.output,
                             fresh=args.fresh)
-    except ConfigError as exc:
+    except (ConfigError, BackendError) as exc:
         print(exc, file=sys.stderr)
         sys.exit(2)
     print(page)

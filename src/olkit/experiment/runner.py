@@ -16,6 +16,7 @@ from ..base import FIT_ORDER_PARAMS
 from ..params import nearest_name
 from ..protocol import evaluate_online
 from ..registry import get, make
+from . import backend
 from .orders import make_orders
 from .store import array_digest, save_cell
 
@@ -96,12 +97,6 @@ def _summary(runs):
     return mean, std
 
 
-def _jobs(n_jobs, work):
-    if n_jobs is not None:
-        return n_jobs
-    return 1 if work < 400_000 else -1  # process start-up costs more than small runs
-
-
 def per_ordering_seed(name, params, seed):
     """``params`` with the learner's ``seed`` set to ``seed`` when the learner has one and ``params`` does
     not fix it (randomised learners draw afresh for every ordering, as every run of the papers did)."""
@@ -128,9 +123,10 @@ def run_tasks(tasks, X, y, n_jobs=None, n_checkpoints=20, store=None):
         name, params, label, order = tasks[i]
         return name, params, X, y, order, label, n_checkpoints, paths[i]
 
-    n_jobs = _jobs(n_jobs, X.shape[0] * len(todo))
+    n_jobs = backend.jobs(n_jobs, X.shape[0] * len(todo))  # issue 10 item 5: loky or a Dask cluster
     done = []
-    if len(todo) == 1:  # one run: progress per block of examples (olkit.progress; nothing when it is off)
+    # one local run: progress per block of examples (olkit.progress; nothing when it is off)
+    if len(todo) == 1 and not backend.distributed():
         with progress.example_bar(len(tasks[todo[0]][3]), f"{tasks[todo[0]][0]} run"):
             done.append(run_cell(*arguments(todo[0])))
     elif not todo:
@@ -141,9 +137,9 @@ def run_tasks(tasks, X, y, n_jobs=None, n_checkpoints=20, store=None):
                 done.append(run_cell(*arguments(i)))
                 bar.update()
     else:
-        from joblib import Parallel, delayed
+        from joblib import delayed
 
-        cells_done = Parallel(n_jobs=n_jobs, return_as="generator")(delayed(run_cell)(*arguments(i)) for i in todo)
+        cells_done = backend.parallel(n_jobs)(delayed(run_cell)(*arguments(i)) for i in todo)
         with progress.bar(len(todo), "runs", "run") as bar:  # per finished cell, in this (the parent) process
             for cell in cells_done:
                 done.append(cell)

@@ -18,6 +18,7 @@ in the runner and the reproduction, or any ordering given to :func:`tune` / ``ol
 from .. import progress
 from ..protocol import evaluate_online
 from ..registry import get, make, spec
+from . import backend
 from .orders import validation_order  # noqa: F401  (the validation ordering of tune)
 
 
@@ -50,14 +51,13 @@ def tune(name, X, y, order, params=None, grids=None, n_jobs=None):
         if key not in valid:
             raise ValueError(f"cannot tune {key!r}: {name} has no such parameter")
         trials = [{**params, key: value} for value in candidates]
-        jobs = n_jobs if n_jobs is not None else (1 if X.shape[0] * len(trials) < 400_000 else -1)
+        jobs = backend.jobs(n_jobs, X.shape[0] * len(trials))  # issue 10 item 5: loky or a Dask cluster
         if jobs == 1:
             results = (_mistakes(name, trial, X, y, order) for trial in trials)
         else:
-            from joblib import Parallel, delayed
+            from joblib import delayed
 
-            results = Parallel(n_jobs=jobs, return_as="generator")(delayed(_mistakes)(name, trial, X, y, order)
-                                                                   for trial in trials)
+            results = backend.parallel(jobs)(delayed(_mistakes)(name, trial, X, y, order) for trial in trials)
         counts = []
         with progress.bar(len(trials), f"tuning {name} {key}", "candidate") as bar:  # per finished candidate
             for count in results:

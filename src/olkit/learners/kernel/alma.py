@@ -71,6 +71,14 @@ class ALMA(KernelLearner):
     kernel, sigma, degree, coef0 : as the other kernel learners.
     compat : "none"; with kernel="linear" also "libol" (see above).
 
+    Examples
+    --------
+    >>> import olkit
+    >>> X, y = olkit.load_dataset("german")
+    >>> res = olkit.evaluate_online(olkit.make("alma"), X, y)
+    >>> round(res.mistake_rate, 3)  # german in file order: deterministic
+    0.309
+
     References
     ----------
     Gentile, C. (2001). A new approximate maximal margin classification algorithm. JMLR 2.

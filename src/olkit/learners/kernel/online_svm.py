@@ -75,6 +75,14 @@ class OnlineSVM(KernelLearner):
         Bound on coordinate-ascent sweeps per round.
     kernel, sigma, degree, coef0, compat : as the other kernel learners.
 
+    Examples
+    --------
+    >>> import olkit
+    >>> X, y = olkit.load_dataset("german")
+    >>> res = olkit.evaluate_online(olkit.make("online-svm"), X, y)
+    >>> round(res.mistake_rate, 3)  # german in file order: deterministic
+    0.249
+
     References
     ----------
     Shalev-Shwartz, S., Singer, Y. (2006). Online learning meets optimization in the dual. COLT.

@@ -88,6 +88,14 @@ class ROMMA(_ROMMABase):
     compat : {"none", "libol"}
         "libol": first update w = y_t κ(x_t, ·) as LIBOL's ROMMA.m (no division by κ_t).
 
+    Examples
+    --------
+    >>> import olkit
+    >>> X, y = olkit.load_dataset("german")
+    >>> res = olkit.evaluate_online(olkit.make("romma"), X, y)
+    >>> round(res.mistake_rate, 3)  # german in file order: deterministic
+    0.304
+
     References
     ----------
     Li, Y., Long, P. M. (2002). The relaxed online maximum margin algorithm. Machine Learning 46.
@@ -111,6 +119,14 @@ class AggROMMA(_ROMMABase):
         Use the KKT case y_t f ≥ κ_t‖w‖² (discard every SV and restart from x_t). Off by default, as in
         LIBOL and, judging by their SV counts, the DUOL experiments.
     kernel, sigma, degree, coef0, compat : as :class:`ROMMA`.
+
+    Examples
+    --------
+    >>> import olkit
+    >>> X, y = olkit.load_dataset("german")
+    >>> res = olkit.evaluate_online(olkit.make("agg-romma"), X, y)
+    >>> round(res.mistake_rate, 3)  # german in file order: deterministic
+    0.299
 
     References
     ----------

@@ -47,6 +47,14 @@ class AROW(LinearLearner):
         Regularisation (LIBOL default 1; LIBOL passes its tuned "C" as r).
 """ + COVARIANCE_DOC.format(c="1/r") + LIBOL_COMPAT_DOC.format(libol="no other difference") + """
 
+    Examples
+    --------
+    >>> import olkit
+    >>> X, y = olkit.load_dataset("german")
+    >>> res = olkit.evaluate_online(olkit.make("arow"), X, y)
+    >>> round(res.mistake_rate, 3)  # german in file order: deterministic
+    0.253
+
     References
     ----------
     Crammer, K., Kulesza, A., Dredze, M. (2009). Adaptive regularization of weight vectors. NIPS.

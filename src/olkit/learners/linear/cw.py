@@ -131,6 +131,14 @@ class CW(LinearLearner):
 """ + COVARIANCE_DOC.format(c="αφ/√u") + """
     compat : {"none", "libol"} — "libol" counts rounds with positive loss as updates (no other difference).
 
+    Examples
+    --------
+    >>> import olkit
+    >>> X, y = olkit.load_dataset("german")
+    >>> res = olkit.evaluate_online(olkit.make("cw"), X, y)
+    >>> round(res.mistake_rate, 3)  # german in file order: deterministic
+    0.344
+
     References
     ----------
     Crammer, K., Dredze, M., Pereira, F. (2008). Exact convex confidence-weighted learning. NIPS.

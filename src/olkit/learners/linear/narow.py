@@ -44,6 +44,14 @@ class NAROW(LinearLearner):
     Settled uncertainty (ALGORITHMS.md C11 [UNCERTAIN]): the rule is LIBOL's; it was not re-verified
     against the NIPS 2010 text.
 
+    Examples
+    --------
+    >>> import olkit
+    >>> X, y = olkit.load_dataset("german")
+    >>> res = olkit.evaluate_online(olkit.make("narow"), X, y)
+    >>> round(res.mistake_rate, 3)  # german in file order: deterministic
+    0.263
+
     References
     ----------
     Orabona, F., Crammer, K. (2010). New adaptive algorithms for online classification. NIPS.

@@ -126,6 +126,14 @@ class SOP(LinearLearner):
     ``coef_`` is the current w = A⁻¹v (without the next instance's term); ``decision_function`` applies
     SOP's own prediction vᵀ(A + xxᵀ)⁻¹x to each row, so it is not ``X @ coef_.T``.
 
+    Examples
+    --------
+    >>> import olkit
+    >>> X, y = olkit.load_dataset("german")
+    >>> res = olkit.evaluate_online(olkit.make("sop"), X, y)
+    >>> round(res.mistake_rate, 3)  # german in file order: deterministic
+    0.32
+
     References
     ----------
     Cesa-Bianchi, N., Conconi, A., Gentile, C. (2005). A second-order perceptron algorithm.
