@@ -23,7 +23,7 @@ needs_german = pytest.mark.skipif(not os.environ.get("OLKIT_DATA"), reason="OLKI
 def cluster():
     from dask.distributed import LocalCluster
 
-    with LocalCluster(n_workers=2, processes=True, threads_per_worker=1, dashboard_address=None) as local:
+    with LocalCluster(n_workers=2, processes=True, threads_per_worker=1, dashboard_address=":0") as local:
         yield local
 
 

@@ -60,7 +60,7 @@ def use(backend=None, scheduler=None, n_jobs=None):
     with contextlib.ExitStack() as stack:
         if scheduler is None:
             target = stack.enter_context(LocalCluster(n_workers=_workers(n_jobs), processes=True,
-                                                      threads_per_worker=1, dashboard_address=None))
+                                                      threads_per_worker=1, dashboard_address=":0"))  # any free port
         else:
             target = scheduler
         try:
