@@ -16,6 +16,7 @@ import time
 from dataclasses import dataclass, field
 
 import numpy as np
+import scipy.sparse as sp
 
 BLOCK_SIZE = 256
 """Examples per block of the kernel learners: large enough for BLAS-3 efficiency, small enough that the
@@ -132,7 +133,7 @@ def _learn_checked(learner, stream, X, order, start, stop, scores, mistakes, che
 def _refusal(learner, X, order, pos, reason):
     index = int(order[pos])
     row = X[index]
-    values = np.abs(row.data if hasattr(row, "data") and not isinstance(row, np.ndarray) else row)
+    values = np.abs(row.data if sp.issparse(row) else row)
     nonzero = values[values > 0]
     if nonzero.size == 0:
         scale = "It is a zero row."

@@ -220,7 +220,7 @@ class KernelLearner(PrimalHooks, OnlineClassifier):
         if self._primal():
             return self.model_.save()
         # a learner with a budget removes and merges SVs: its inputs are saved too; the others only append
-        return self.support_.save(inputs=self._max_support() is not None), [a.copy() for a in self.state_]
+        return self.support_.save(inputs=self._max_support() is not None), OnlineClassifier._save_model(self)
 
     def _restore_model(self, saved):
         if self._primal():

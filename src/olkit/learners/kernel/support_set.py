@@ -232,8 +232,13 @@ class SupportSet:
         if self.use_gram and self.gram_limit_bytes is not None and new_cap * new_cap * 8 > self.gram_limit_bytes:
             self.use_gram = False  # too large: load_gram_row computes rows on demand from now on
             self.meta[HAS_GRAM] = 0
+        self._grow(new_cap, new_nnz)
+
+    def _grow(self, cap, nnz_cap):
+        """New arrays of capacity ``cap`` (and ``nnz_cap`` pooled non-zeros) holding the n SVs in use."""
+        n, pool = self.n, int(self.meta[POOL])
         old = {name: getattr(self, name) for name in self._PER_SV + ("X", "indices", "data", "gram", "mats")}
-        self._allocate(new_cap, new_nnz)
+        self._allocate(cap, nnz_cap)
         if not self.sparse:
             self.X[:n] = old["X"][:n]
         self.indices[:pool] = old["indices"][:pool]
@@ -383,17 +388,7 @@ class SupportSet:
         if self.meta[HAS_GRAM] != int(self.use_gram) or self.meta[SPARSE] != int(self.sparse):
             raise ValueError("support set flags disagree with its meta data")
         if capacity > n or (self.sparse and pool_capacity > pool):
-            old = {name: getattr(self, name) for name in self._PER_SV + ("X", "indices", "data", "gram", "mats")}
-            self._allocate(max(capacity, n), max(pool_capacity, pool) if self.sparse else 0)
-            if not self.sparse:
-                self.X[:n] = old["X"]
-            self.indices[:pool] = old["indices"]
-            self.data[:pool] = old["data"]
-            for name in self._PER_SV:
-                getattr(self, name)[:n] = old[name]
-            if self.use_gram:
-                self.gram[:n, :n] = old["gram"]
-            self.mats[:, :n, :n] = old["mats"]
+            self._grow(max(capacity, n), max(pool_capacity, pool) if self.sparse else 0)
 
 
 # ---- compiled helpers ----------------------------------------------------------------------------
