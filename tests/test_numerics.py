@@ -205,3 +205,68 @@ def test_cli_tiny_sigma_is_one_line(tmp_path):
     X, y = _stream(20, 3)
     code, lines = _cli_error(tmp_path, X, y, "duol", "--set", "sigma=1e-160")
     assert code != 0 and len(lines) == 1 and "sigma" in lines[0], lines
+
+
+# ---- the Gaussian kernel of near pairs (olkit.kernels.NEAR) ------------------------------------------------
+
+def _copies(scale, d=5, seed=3):
+    """Rows at the given scale with every row repeated (duplicates of earlier rows later in the stream)."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(12, d)) * scale
+    X = np.vstack([X, X[::-1], X[:4]])
+    y = np.where(rng.random(X.shape[0]) > 0.5, 1, -1)
+    return X, y
+
+
+@pytest.mark.parametrize("scale", [835.0, 1e10, 1e100])
+@pytest.mark.parametrize("fmt", ["dense", "csr"])
+def test_gaussian_of_copies_is_one_on_every_path(scale, fmt):
+    """κ(x, x') = 1 for copies of a row at any magnitude: the kernel matrix, the compiled loop (block product
+    and loop tail) and decision_function (the expansion ‖x‖² + ‖z‖² − 2 x·z alone gave 1 − 1.8e-12 at norm 835
+    and anything in [0, 1] at 1e10, depending on the code path)."""
+    from olkit.kernels import KernelSpec, kernel_matrix
+
+    X, y = _copies(scale)
+    Z = sp.csr_matrix(X) if fmt == "csr" else X
+    sigma = 8.0
+    K = kernel_matrix(Z, Z, KernelSpec("gaussian", sigma))
+    same = (X[:, None, :] == X[None, :, :]).all(-1)
+    assert np.all(K[same] == 1.0)
+    assert np.all(K[~same] == 0.0) if scale > 1e3 else np.all(K[~same] < 1.0)
+    # the loop: one pass against chunks (block product against loop tail for the same pairs)
+    one = olkit.evaluate_online(olkit.make("perceptron", sigma=sigma), Z, y)
+    for cut in (1, 7, 13, 20):
+        clf = olkit.make("perceptron", sigma=sigma)
+        clf.partial_fit(Z[:cut], y[:cut], classes=[-1, 1])
+        rest = olkit.evaluate_online(clf, Z[cut:], y[cut:], reset=False)
+        assert np.array_equal(rest.mistake_flags, one.mistake_flags[cut:])
+        assert np.array_equal(rest.scores, one.scores[cut:])
+    full = olkit.make("perceptron", sigma=sigma, shuffle=False).fit(Z, y)
+    ref = olkit.make("perceptron", sigma=sigma)
+    ref.partial_fit(Z[:7], y[:7], classes=[-1, 1])
+    ref.partial_fit(Z[7:], y[7:])
+    assert np.array_equal(full.decision_function(Z), ref.decision_function(Z))
+
+
+def test_gaussian_near_pair_is_accurate():
+    """A near pair (‖x − z‖² ≤ NEAR (‖x‖² + ‖z‖²)) is computed from the differences: accurate to rounding,
+    where the expansion loses every digit."""
+    from olkit.kernels import KernelSpec, kernel_matrix
+
+    x = np.array([[3e4, -2e4, 1e4, 5e3]])
+    delta = np.array([[0.5, -1.0, 0.25, 2.0]])
+    z = x + delta
+    sigma = 2.0
+    want = np.exp(-np.sum((z - x) ** 2) / (2 * sigma * sigma))
+    for A, B in ((x, z), (sp.csr_matrix(x), sp.csr_matrix(z)), (x, sp.csr_matrix(z))):
+        got = kernel_matrix(A, B, KernelSpec("gaussian", sigma))[0, 0]
+        assert got == pytest.approx(want, rel=1e-12)
+    # the compiled loop: z is an SV, x the row being scored (block product and loop tail)
+    X = np.vstack([z, x, x])
+    y = np.array([-1, 1, 1])  # round 0 is a mistake (f = 0 predicts +1): z becomes an SV with coefficient -1
+    for Z in (X, sp.csr_matrix(X)):
+        res = olkit.evaluate_online(olkit.make("perceptron", sigma=sigma), Z, y)
+        assert -res.scores[1] == pytest.approx(want, rel=1e-12)
+        clf = olkit.make("perceptron", sigma=sigma)
+        clf.partial_fit(Z[:1], y[:1], classes=[-1, 1])
+        assert -clf.decision_function(Z[1:2])[0] == pytest.approx(want, rel=1e-12)

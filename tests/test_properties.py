@@ -222,22 +222,14 @@ ALL_MAGNITUDES_SEED = 1
 
 ALL_MAGNITUDES_FAIL = {
     "perceptron": "chunks != one pass at 1e145..1e147 (a refusal or a mistake flag on one path only)",
-    "pa": "chunks != one pass at 1e129..1e133 (a mistake flag, not at a tie)",
-    "pa1": "chunks != one pass at 1e129..1e133 (a mistake flag, not at a tie)",
-    "pa2": "chunks != one pass at 1e129..1e133 (a mistake flag, not at a tie)",
-    "duol": "chunks != one pass at 1e129 (a mistake flag, not at a tie)",
-    "duol-appr": "chunks != one pass at 1e133 (a mistake flag, not at a tie)",
-    "duol-iter": "chunks != one pass at 1e133 (a mistake flag, not at a tie)",
-    "mira": "chunks != one pass at 1e147 (a mistake flag, not at a tie)",
-    "nogd": "chunks != one pass at 1e139 (the final decision_function)",
-    "projectron++": "chunks != one pass at 1e147 (a mistake flag, not at a tie)",
     "rbp": "chunks != one pass at 1e135 (a refusal on one path only)",
 }
 """{algorithm: what fails today on 1e-150..1e150} (``make fuzz``; its work list in
 benchmarks/results/fuzz.json). Each is a strict xfail: when an algorithm is fixed its test fails, and the
-entry goes. NaN/inf no longer occurs (a round that would produce it is refused, olkit.protocol); what is left
-is the chunked ≡ one pass property at extreme magnitudes, where the block product (BLAS) and the loop's dot
-products round differently and an example is refused, or a margin decided, on one path only."""
+entry goes. NaN/inf no longer occurs (a round that would produce it is refused, olkit.protocol), and the
+Gaussian kernel of near pairs is computed from the differences (olkit.kernels.NEAR: it removed pa, pa1, pa2,
+duol, duol-appr, duol-iter, mira, nogd and projectron++ from this list). What is left is at 1e135..1e147,
+where ‖x‖² is within a few decades of overflow: an example is refused on one code path only."""
 
 
 def _all_magnitudes_param(name):
@@ -278,7 +270,8 @@ def _known(name, params, X, y, cuts, reason, id):
 
 ROW_835 = [12.57302210933933, -1.3210486329130189, 640.422650443282, 10.490011715303972, -535.6693731611109]
 """A row of norm ~835: with sigma = 8, ||x - x||^2 computed as ||x||^2 + ||x||^2 - 2 x.x is 0 on one code path
-and ~2e-10 on the other, so the Gaussian kernel of two copies of it is 1 or 1 - 1.8e-12."""
+and ~2e-10 on the other, so the Gaussian kernel of two copies of it was 1 or 1 - 1.8e-12 (now 1 on both: a near
+pair is computed from the differences, olkit.kernels.NEAR)."""
 
 ORTHOGONAL = [[-0.01, -0.03], [0.03, -0.01], [0.03, -0.01], [0.03, -0.01], [0.03, -0.01]]
 """x0.x1 = -0.0003 + 0.0003 is 0 summed plainly and -1.07e-20 with a fused multiply-add (BLAS)."""
@@ -295,7 +288,7 @@ KNOWN_DEFECTS = [
              f"crash-{name}-lsokl-zero-row-{kernel['kernel']}")
       for name in ("projectron", "projectron++")
       for kernel in ({"kernel": "linear"}, {"kernel": "poly", "degree": 2, "coef0": 0.0})],
-    *[_known(name, {}, [ROW_835, ROW_835], [0, 1], [1],
+    *[_fixed(name, {}, [ROW_835, ROW_835], [0, 1], [1],
              f"{name}: the Gaussian kernel of two copies of a row of norm ~835 (sigma = 8) is 1 on one code path and "
              "1 - 1.8e-12 on the other (||x||^2 + ||z||^2 - 2 x.z), so ROMMA's degenerate update is taken or not: "
              "chunks and one pass end with different models (final score -1 vs 0)", f"duplicate-row-kernel-{name}")

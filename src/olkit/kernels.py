@@ -5,6 +5,14 @@ engine compute a whole block of kernel rows with one BLAS matrix product:
 
 * Gaussian  κ(x, z) = exp(−‖x − z‖² / (2σ²)) with ‖x − z‖² = ‖x‖² + ‖z‖² − 2 x·z (clamped at 0),
   the 2σ² convention of DUOL/LSOKL/Ahpatron (ALGORITHMS.md §0.4); κ(x, x) = 1 exactly.
+  That expansion cancels for near pairs: its rounding error is ~ε(‖x‖² + ‖z‖²), so two copies of a row
+  of norm 835 get κ = 1 from one code path and 1 − 1.8e-12 from another (BLAS and a loop round x·z
+  differently), and copies of a row of norm 1e10 with σ = 8 get anything from 0 to 1. A pair whose expanded
+  ‖x − z‖² is at most NEAR·(‖x‖² + ‖z‖²) is therefore marked (NEAR_PAIR) by :func:`kernel_row_from_dots` and
+  recomputed by the caller from the explicit differences Σ (x_k − z_k)²
+  (:func:`olkit.learners.kernel.support_set.near_pairs`, :func:`fix_near_pairs`): copies of a row get κ = 1 on every path, at any
+  magnitude, and a near pair's value is accurate. Any other pair's expanded distance has a relative
+  error below ~d·ε/NEAR (d features).
 * linear    κ(x, z) = x·z
 * polynomial κ(x, z) = (x·z + coef0)^degree
 """
@@ -130,27 +138,67 @@ def kernel_diagonal(kp, norm2):
     return out
 
 
+NEAR = 2.0 ** -20
+"""A Gaussian pair with expanded ‖x − z‖² ≤ NEAR·(‖x‖² + ‖z‖²) is recomputed from the differences (see the
+module docstring). Measured on the paper datasets, only copies of a row and near-copies qualify."""
+NEAR_PAIR = -1.0
+"""The mark :func:`kernel_row_from_dots` leaves on such a pair (a Gaussian value is never negative)."""
+
+
 @njit_helper
 def kernel_row_from_dots(kp, g, norm2_x, norm2_cols, n):
-    """In place: g[j] ← κ(x, z_j) for j < n from the dot products g[j] = x·z_j (a vectorised loop)."""
+    """In place: g[j] ← κ(x, z_j) for j < n from the dot products g[j] = x·z_j (a vectorised loop).
+
+    Gaussian: a near pair (see :data:`NEAR`) is left as NEAR_PAIR for the caller to recompute from the
+    differences; returns how many were left (0 for the other kernels)."""
     if kp[0] == GAUSSIAN:
         gamma = kp[1]
+        near = 0
         for j in range(n):
-            g[j] = gaussian_from_dot(g[j], norm2_x, norm2_cols[j], gamma)
-    elif kp[0] == LINEAR:
-        return
-    else:
-        c0, deg = kp[3], kp[2]
-        for j in range(n):
-            g[j] = (g[j] + c0) ** deg
+            s = norm2_x + norm2_cols[j]
+            d2 = s - 2.0 * g[j]
+            is_near = d2 <= NEAR * s
+            near += is_near
+            g[j] = NEAR_PAIR if is_near else exp_nonpositive(-max2(d2, 0.0) * gamma)
+        return near
+    if kp[0] == LINEAR:
+        return 0
+    c0, deg = kp[3], kp[2]
+    for j in range(n):
+        g[j] = (g[j] + c0) ** deg
+    return 0
+
+
+@njit
+def gaussian_from_sq_dists(d2, gamma):
+    """exp(−γ d2) for an array of squared distances (the same exp as every other Gaussian value)."""
+    out = np.empty_like(d2)
+    for i in range(d2.shape[0]):
+        out[i] = exp_nonpositive(-d2[i] * gamma)
+    return out
 
 
 @njit
 def kernel_from_gram(kp, G, norm2_rows, norm2_cols):
-    """Turn a block of dot products G (in place) into kernel values."""
+    """Turn a block of dot products G (in place) into kernel values, near Gaussian pairs left as NEAR_PAIR
+    (:func:`fix_near_pairs` recomputes them); returns G."""
     for i in range(G.shape[0]):
         kernel_row_from_dots(kp, G[i], norm2_rows[i], norm2_cols, G.shape[1])
     return G
+
+
+def fix_near_pairs(K, A, B, kp):
+    """In place: the entries of a kernel block K = κ(A, B) that :func:`kernel_from_gram` left as NEAR_PAIR,
+    recomputed from the explicit differences of their rows (dense or CSR); returns K."""
+    ii, jj = np.nonzero(K == NEAR_PAIR)
+    if ii.size:
+        if sp.issparse(A) != sp.issparse(B):
+            A, B = (M.toarray() if sp.issparse(M) else M for M in (A[np.unique(ii)], B[np.unique(jj)]))
+            ii, jj = np.searchsorted(np.unique(ii), ii), np.searchsorted(np.unique(jj), jj)
+        D = A[ii] - B[jj]
+        d2 = np.asarray(D.multiply(D).sum(axis=1)).ravel() if sp.issparse(D) else np.einsum("ij,ij->i", D, D)
+        K[ii, jj] = gaussian_from_sq_dists(np.ascontiguousarray(d2, dtype=np.float64), kp[1])
+    return K
 
 
 def row_norms2(X):
@@ -174,4 +222,5 @@ def kernel_matrix(A, B, spec, norm2_a=None, norm2_b=None):
     norm2_a = row_norms2(A) if norm2_a is None else norm2_a
     norm2_b = row_norms2(B) if norm2_b is None else norm2_b
     G = np.ascontiguousarray(dot_block(A, B), dtype=np.float64)
-    return kernel_from_gram(spec.params(), G, norm2_a, norm2_b)
+    kp = spec.params()
+    return fix_near_pairs(kernel_from_gram(kp, G, norm2_a, norm2_b), A, B, kp)

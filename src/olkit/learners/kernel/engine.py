@@ -36,10 +36,13 @@ from .support_set import (
     CLOCK,
     MULTICLASS,
     MULTILABEL,
+    SPARSE,
     N,
     begin_block,
-    kernel_row,
-    scores_from_row,
+    binary_scores,
+    direction_scores,
+    kernel_row_dense,
+    kernel_row_sparse,
 )
 
 
@@ -106,10 +109,11 @@ def kernel_block(sv, st, s, G, order, start, stop, scores, mistakes):
     for pos in range(start, stop):
         t = order[pos]
         # the kernel row and the scores (plain arrays: passing the named tuples costs ~0.1 µs a call)
-        kself = kernel_row(sv.krow, G, pos - start, sv.meta, sv.gcol, sv.moved, sv.norm2, sv.X, sv.start, sv.stop,
-                           sv.indices, sv.data, s.X, s.indptr, s.indices, s.data, s.work, s.norm2, s.kp, t)
+        kself = row_kernel(sv.krow, G, pos - start, sv.meta, sv.gcol, sv.moved, sv.norm2, sv.X,  # noqa: F821
+                           sv.start, sv.stop, sv.indices, sv.data, s.X, s.indptr, s.indices, s.data, s.work, s.norm2,
+                           s.kp, t)
         f = scores[pos]
-        scores_from_row(sv.coef, sv.krow, sv.meta[N], sv.hr, sv.hs, sv.hw, f)
+        row_scores(sv.coef, sv.krow, sv.meta[N], sv.hr, sv.hs, sv.hw, f)  # noqa: F821
         score_hook(sv, st, s, t, kself, f)  # noqa: F821  (bound by block_loop)
         mistake = is_mistake(s, t, f)  # noqa: F821  (bound by block_loop)
         mistakes[pos] = mistake
@@ -126,8 +130,9 @@ _BLOCK_LOOPS = {}
 
 def block_loop(update, score_hook=no_score_hook, mistake_tests=None, gate=every_round):
     """``kernel_block`` for one algorithm's update rule, score hook and gate: a callable with the loop's
-    arguments that runs the loop compiled for the stream's data kind (``Stream.info[0]``), compiling it
-    on first use.
+    arguments that runs the loop compiled for the stream's data kind (``Stream.info[0]``: the mistake test
+    and the scores, one output or K) and the SVs' storage (dense or CSR kernel rows), compiling it on first
+    use.
 
     ``mistake_tests`` ({data kind: test}, each ``test(s, t, f) -> bool``) replaces the mistake test of
     §0.2 for the kinds it names: a learner reproducing a reference code that counts mistakes differently
@@ -141,14 +146,15 @@ def block_loop(update, score_hook=no_score_hook, mistake_tests=None, gate=every_
         tests = {**MISTAKE_TESTS, **dict(extra)}
 
         def run(sv, st, s, G, order, start, stop, scores, mistakes):
-            kind = int(s.info[0])
-            loop = loops.get(kind)
+            kind, sparse = int(s.info[0]), bool(sv.meta[SPARSE])
+            loop = loops.get((kind, sparse))
             if loop is None:
                 loop = compile_loop(kernel_block, update=update, score_hook=score_hook, is_mistake=tests[kind],
-                                    needs_update=gate)
+                                    needs_update=gate, row_kernel=kernel_row_sparse if sparse else kernel_row_dense,
+                                    row_scores=binary_scores if kind == BINARY else direction_scores)
                 with loop_compile_options():  # compile (or load from the disk cache) on an empty block
                     loop(sv, st, s, G[:0], order, start, start, scores, mistakes)
-                loops[kind] = loop
+                loops[kind, sparse] = loop
             return loop(sv, st, s, G, order, start, stop, scores, mistakes)
 
         _BLOCK_LOOPS[key] = run

@@ -61,7 +61,10 @@ from ..._compile import (
 )
 from ...base import all_finite
 from ...kernels import (
+    NEAR_PAIR,
     dot_block,
+    exp_nonpositive,
+    fix_near_pairs,
     kernel_from_dot,
     kernel_from_gram,
     kernel_row_from_dots,
@@ -296,7 +299,8 @@ class SupportSet:
 
     def kernel(self, rows, norm2_rows, kp):
         """Kernel matrix of the given rows against the stored SVs."""
-        return kernel_from_gram(kp, self.dots(rows), norm2_rows, self.norm2[: self.n])
+        K = kernel_from_gram(kp, self.dots(rows), norm2_rows, self.norm2[: self.n])
+        return fix_near_pairs(K, rows, self.vectors(), kp)
 
     # -- undoing rounds (see olkit.protocol.run_online) ---------------------------------------------------
     def save(self, inputs):
@@ -435,13 +439,27 @@ def fill_kernel_row(sv, s, t, G, p):
 def kernel_row(krow, G, p, meta, gcol, moved, sv_norm2, sv_X, sv_start, sv_stop, sv_indices, sv_data,
                X, indptr, indices, data, work, norm2, kp, t):
     """Fill ``krow[:n]`` with κ(x_i, x_t) for all SVs and return κ(x_t, x_t) (the support set's and the
-    stream's arrays, as :func:`fill_kernel_row` passes them).
+    stream's arrays, as :func:`fill_kernel_row` passes them): :func:`kernel_row_sparse` or
+    :func:`kernel_row_dense`, as the SVs are stored. The compiled loop binds one of the two (a run compiles
+    only its own storage's code)."""
+    if meta[SPARSE]:
+        return kernel_row_sparse(krow, G, p, meta, gcol, moved, sv_norm2, sv_X, sv_start, sv_stop, sv_indices,
+                                 sv_data, X, indptr, indices, data, work, norm2, kp, t)
+    return kernel_row_dense(krow, G, p, meta, gcol, moved, sv_norm2, sv_X, sv_start, sv_stop, sv_indices, sv_data,
+                            X, indptr, indices, data, work, norm2, kp, t)
+
+
+@njit_helper
+def kernel_row_dense(krow, G, p, meta, gcol, moved, sv_norm2, sv_X, sv_start, sv_stop, sv_indices, sv_data,
+                     X, indptr, indices, data, work, norm2, kp, t):
+    """:func:`kernel_row` for dense SVs and stream rows.
 
     Entries of the covered slots (the first ``meta[NPRE]``) come from row p of the block of dot products
     G (column ``gcol[j]``); the rest (SVs added since the block started) are computed here. The dot
     products are copied first and turned into kernel values by one vectorised pass over the row
     (:func:`olkit.kernels.kernel_row_from_dots`: a row in the L2 cache, measured faster than one pass
-    over the whole block).
+    over the whole block). Gaussian values of near pairs are then computed from the differences
+    (:data:`olkit.kernels.NEAR`).
 
     The hot loop calls this with plain arrays: a compiled call (or an inlined function) that takes the
     named tuples copies their ~30 arrays with a reference count each, ~0.1 µs a call, about a third of
@@ -450,14 +468,63 @@ def kernel_row(krow, G, p, meta, gcol, moved, sv_norm2, sv_X, sv_start, sv_stop,
     n = meta[N]
     npre = min2(meta[NPRE], n)
     xn = norm2[t]
-    _covered_row(krow, G, p, npre, gcol, moved, meta[NMOVED], kp, xn, sv_norm2)
+    near = _covered_row(krow, G, p, npre, gcol, moved, meta[NMOVED], kp, xn, sv_norm2)
     if npre < n:
-        if meta[SPARSE]:
-            _sparse_tail(krow, npre, n, sv_start, sv_stop, sv_indices, sv_data, indptr[t], indptr[t + 1],
-                         indices, data, work, kp, xn, sv_norm2)
-        else:
-            _dense_tail(krow, npre, n, sv_X, X[t], kp, xn, sv_norm2)
+        near += _dense_tail(krow, npre, n, sv_X, X[t], kp, xn, sv_norm2)
+    if near:
+        near_pairs_dense(krow, n, sv_X, X, t, kp[1])
     return kernel_from_dot(kp, xn, xn, xn)
+
+
+@njit_helper
+def kernel_row_sparse(krow, G, p, meta, gcol, moved, sv_norm2, sv_X, sv_start, sv_stop, sv_indices, sv_data,
+                      X, indptr, indices, data, work, norm2, kp, t):
+    """:func:`kernel_row_dense` for CSR SVs and stream rows."""
+    n = meta[N]
+    npre = min2(meta[NPRE], n)
+    xn = norm2[t]
+    lo, hi = indptr[t], indptr[t + 1]
+    near = _covered_row(krow, G, p, npre, gcol, moved, meta[NMOVED], kp, xn, sv_norm2)
+    if npre < n:
+        near += _sparse_tail(krow, npre, n, sv_start, sv_stop, sv_indices, sv_data, lo, hi, indices, data, work, kp,
+                             xn, sv_norm2)
+    if near:
+        near_pairs_sparse(krow, n, sv_start, sv_stop, sv_indices, sv_data, lo, hi, indices, data, work, kp[1])
+    return kernel_from_dot(kp, xn, xn, xn)
+
+
+@njit_helper
+def near_pairs_dense(krow, n, sv_X, X, t, gamma):
+    """krow[j] ← exp(−γ ‖x − x_j‖²) from the explicit differences wherever krow[j] is NEAR_PAIR (see
+    :data:`olkit.kernels.NEAR`), for x = row t of X and dense SVs."""
+    for j in range(n):
+        if krow[j] == NEAR_PAIR:
+            acc = 0.0
+            for k in range(sv_X.shape[1]):
+                v = X[t, k] - sv_X[j, k]
+                acc += v * v
+            krow[j] = exp_nonpositive(-acc * gamma)
+
+
+@njit_helper
+def near_pairs_sparse(krow, n, start, stop, indices, data, lo, hi, x_indices, x_data, work, gamma):
+    """:func:`near_pairs_dense` for CSR SVs and x = the CSR entries lo..hi−1 of ``x_indices``/``x_data``
+    (through the all-zero scatter buffer ``work``, left all zero)."""
+    for j in range(n):
+        if krow[j] != NEAR_PAIR:
+            continue
+        for q in range(lo, hi):
+            work[x_indices[q]] = x_data[q]
+        acc = 0.0
+        for q in range(start[j], stop[j]):
+            v = work[indices[q]] - data[q]
+            acc += v * v
+            work[indices[q]] = 0.0  # consumed: the x entries left are those x_j does not have
+        for q in range(lo, hi):
+            v = work[x_indices[q]]
+            acc += v * v
+            work[x_indices[q]] = 0.0
+        krow[j] = exp_nonpositive(-acc * gamma)
 
 
 @njit_helper
@@ -470,14 +537,14 @@ def _covered_row(krow, G, p, npre, gcol, moved, n_moved, kp, xn, sv_norm2):
         j = moved[q]
         if j < npre:
             krow[j] = G[p, gcol[j]]
-    kernel_row_from_dots(kp, krow, xn, sv_norm2, npre)
+    return kernel_row_from_dots(kp, krow, xn, sv_norm2, npre)
 
 
 @njit_helper
 def _dense_tail(krow, npre, n, X, x, kp, xn, sv_norm2):
     """krow[npre:n] ← κ(x_j, x) for the SVs added since the block started (dense)."""
     _dense_dots(X, x, krow, npre, n)
-    kernel_row_from_dots(kp, krow[npre:], xn, sv_norm2[npre:], n - npre)
+    return kernel_row_from_dots(kp, krow[npre:], xn, sv_norm2[npre:], n - npre)
 
 
 @njit_helper
@@ -490,7 +557,7 @@ def _sparse_tail(krow, npre, n, start, stop, indices, data, q0, q1, x_indices, x
         krow[j] = _sparse_dot(start, stop, indices, data, j, work)
     for q in range(q0, q1):
         work[x_indices[q]] = 0.0
-    kernel_row_from_dots(kp, krow[npre:], xn, sv_norm2[npre:], n - npre)
+    return kernel_row_from_dots(kp, krow[npre:], xn, sv_norm2[npre:], n - npre)
 
 
 @njit_helper_sum
@@ -509,17 +576,24 @@ def expansion_scores(sv, fv):
     scores_from_row(sv.coef, sv.krow, sv.meta[N], sv.hr, sv.hs, sv.hw, fv)
 
 
+@njit_helper
+def binary_scores(coef, krow, n, hr, hs, hw, fv):
+    """:func:`scores_from_row` for one output (binary data: the loop binds it, see
+    :func:`olkit.learners.kernel.engine.block_loop`)."""
+    fv[0] = _first_column_dot(coef, krow, n)
+
+
 @njit_inline
 def scores_from_row(coef, krow, n, hr, hs, hw, fv):
     """The K scores from the kernel row ``krow[:n]`` (plain arrays, for the hot loop: see :func:`kernel_row`)."""
     if fv.shape[0] == 1:
         fv[0] = _first_column_dot(coef, krow, n)
     else:
-        _direction_scores(coef, krow, n, hr, hs, hw, fv)
+        direction_scores(coef, krow, n, hr, hs, hw, fv)
 
 
 @njit_helper
-def _direction_scores(coef, krow, n, hr, hs, hw, fv):
+def direction_scores(coef, krow, n, hr, hs, hw, fv):
     """The K scores of a multi-output model. An SV whose coefficient vector is a direction γ(e_r − e_s)
     (``(hr[i], hs[i]) = (r, s)``, set by :func:`olkit.learners.kernel.multiclass.set_direction`; every
     other entry is 0) adds its two non-zero terms only: the same additions, bit for bit, as the full
@@ -695,7 +769,11 @@ def load_gram_row(sv, b, s):
             work[indices[q]] = 0.0
     else:
         _dense_dots(sv.X, sv.X[b], grow, 0, n)
-    kernel_row_from_dots(s.kp, grow, norm2[b], norm2, n)
+    if kernel_row_from_dots(s.kp, grow, norm2[b], norm2, n):
+        if sv.meta[SPARSE]:
+            near_pairs_sparse(grow, n, start, stop, indices, data, start[b], stop[b], indices, data, work, s.kp[1])
+        else:
+            near_pairs_dense(grow, n, sv.X, sv.X, b, s.kp[1])
 
 
 @njit_helper
