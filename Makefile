@@ -22,6 +22,7 @@ test: $(STAMP)
 
 reproduce: $(STAMP)
 	$(PY) -m olkit.experiment.reproduce experiments/duol_binary.toml
+	$(PY) -m olkit.experiment.reproduce experiments/duol_nips2009.toml
 	$(PY) -m olkit.experiment.reproduce experiments/scw_table3.toml
 	$(PY) -m olkit.experiment.reproduce experiments/duol_multiclass.toml
 	$(PY) -m olkit.experiment.reproduce experiments/ahpatron_table2.toml

@@ -98,7 +98,10 @@ def test_list_algorithm_shows_full_spec(capsys):
     rows = {line.split()[0]: line for line in duol.splitlines() if line.startswith("    ")}
     # every parameter, its (resolved) default, its constraint in words and the paper source of the default
     assert set(rows) >= {"C", "rho", "variant", "tol", "kernel", "sigma", "degree", "coef0", "compat"}
-    assert "None (5 binary; 10 multiclass, multilabel)" in rows["C"] and "a number > 0, or None" in rows["C"]
+    # the default as it applies (issue 10): the resolved values per data kind, not C=None
+    assert "5 (binary) / 10 (multiclass, multilabel) (resolved from None)" in rows["C"]
+    assert "a number > 0, or None" in rows["C"]
+    assert "0 (resolved from None)" in rows["rho"]
     assert "DUOL JMLR §5.1" in rows["C"]
     assert "a number >= 0 and < 1, or None" in rows["rho"]
     assert "'jmlr'" in rows["variant"] and "one of 'jmlr', 'nips2009'" in rows["variant"]
@@ -222,3 +225,139 @@ def test_python_m_olkit_one_line_parameter_errors(setting, needle):
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2
     assert proc.stderr.strip().splitlines() == [needle]
+
+
+# --- issue 10: resolved defaults in `olkit list`, shapes in `olkit datasets`, --zero-based -----------------
+
+
+def test_list_shows_resolved_defaults_not_none(capsys):
+    code, out, err = run_cli(capsys, "list", "pa1", "ahpatron", "romma")
+    assert code == 0, err
+    rows = {}
+    for block in out.split("\n\n"):
+        name = block.split(":")[0]
+        rows[name] = {line.split()[0]: line for line in block.splitlines() if line.startswith("    ")}
+    assert "5 (binary) / 10 (multiclass, multilabel) (resolved from None)" in rows["pa1"]["C"]
+    assert "0.25 (binary) / 0.125 (multiclass) (resolved from None)" in rows["ahpatron"]["lam"]
+    assert "None" not in rows["pa1"]["C"].replace("(resolved from None)", "").replace("or None", "")
+    code, out, _ = run_cli(capsys, "list", "duol", "--format", "json")
+    c = json.loads(out)["algorithms"][0]["parameters"]["C"]
+    assert c["default"] is None and c["resolved_default"] == {"binary": 5.0, "multiclass": 10.0, "multilabel": 10.0}
+    assert c["default_in_words"] == "5 (binary) / 10 (multiclass, multilabel) (resolved from None)"
+
+
+def test_datasets_shows_actual_shape_beside_the_papers(capsys, monkeypatch):
+    monkeypatch.delenv("OLKIT_DATA", raising=False)
+    code, out, err = run_cli(capsys, "datasets")
+    assert code == 0, err
+    header, rule, *lines = out.splitlines()
+    assert header.split() == ["dataset", "available", "shape", "(ours)", "paper", "shape", "files"]
+    rows = {line.split()[0]: line for line in lines if line and not line.startswith("(")}
+    assert "1000 x 24, 2 classes" in rows["german"] and "DUOL JMLR Tab.1: 1000 x 24" in rows["german"]
+    assert "5000 x 20, 2 classes" in rows["synthetic"]  # generated
+    assert rows["mnist-1vs2"].split()[1:3] == ["missing", "-"]  # no files: no shape
+    assert "OLKIT_DATA is not set" in out
+
+
+def test_datasets_shapes_from_the_manifest(capsys):
+    data_dir = os.environ.get("OLKIT_DATA")
+    if not data_dir or not os.path.isfile(os.path.join(data_dir, "MANIFEST.json")):
+        pytest.skip("OLKIT_DATA with its MANIFEST.json is not available")
+    code, out, err = run_cli(capsys, "datasets")
+    assert code == 0, err
+    rows = {line.split()[0]: line for line in out.splitlines()[2:] if line}
+    assert "14867 x 784, 2 classes" in rows["mnist-1vs2"] and "SCW Tab.2: 14867 x 784" in rows["mnist-1vs2"]
+    assert "6977 x 361, 2 classes" in rows["mitface"] and "MITFace 6977 x 361" in rows["mitface"]
+    assert "59535 x 8, 2 classes" in rows["codrna"] and "20000 x 16, 26 classes" in rows["letter-all"]
+    # the derived shape of w7a's train file, and a paper shape that differs from ours (mnist: 778 vs 780)
+    assert "24692 x 300, 2 classes" in rows["w7a"]
+    assert "10000 x 778, 10 classes" in rows["mnist"] and "10000 x 780 x 10" in rows["mnist"]
+
+
+ZERO_BASED = "".join(f"{1 if i % 3 else -1} 0:{i / 40:.3f} {1 + i % 4}:{1 - i / 40:.3f} 7:0.5\n" for i in range(40))
+
+
+def _one_based(text):
+    """The same LIBSVM text with every index one larger."""
+    out = []
+    for line in text.splitlines():
+        label, *tokens = line.split()
+        out.append(" ".join([label] + [f"{int(t.split(':')[0]) + 1}:{t.split(':')[1]}" for t in tokens]))
+    return "\n".join(out) + "\n"
+
+
+@pytest.mark.parametrize("option", [["--zero-based"], ["--zero-based", "auto"], ["--zero-based=auto"]])
+def test_run_zero_based_file(capsys, tmp_path, option):
+    zero, one = tmp_path / "zero.libsvm", tmp_path / "one.libsvm"
+    zero.write_text(ZERO_BASED)
+    one.write_text(_one_based(ZERO_BASED))
+    code, out, err = run_cli(capsys, "run", "pa1", "perceptron", "--data", str(zero), *option, "--repeats", "2",
+                             "--format", "json")
+    assert code == 0, err
+    doc = json.loads(out)
+    assert (doc["n_examples"], doc["n_features"]) == (40, 8)
+    code, out, err = run_cli(capsys, "run", "pa1", "perceptron", "--data", str(one), "--repeats", "2", "--format",
+                             "json")
+    ref = json.loads(out)
+    assert [[r["mistakes"] for r in a["runs"]] for a in doc["results"]] == \
+        [[r["mistakes"] for r in a["runs"]] for a in ref["results"]]
+    # streamed, the same pass in file order as the in-memory run
+    code, out, err = run_cli(capsys, "run", "pa1", "--data", str(zero), *option, "--stream", "--format", "json")
+    assert code == 0, err
+    streamed = json.loads(out)
+    assert streamed["n_features"] == 8
+    code, out, _ = run_cli(capsys, "run", "pa1", "--data", str(one), "--stream", "--format", "json")
+    assert streamed["results"][0]["mistakes"] == json.loads(out)["results"][0]["mistakes"]
+
+
+def test_train_predict_tune_zero_based(capsys, tmp_path):
+    zero = tmp_path / "zero.libsvm"
+    zero.write_text(ZERO_BASED)
+    model = tmp_path / "m.npz"
+    code, out, err = run_cli(capsys, "train", "pa1", "--data", str(zero), "--zero-based", "--model", str(model))
+    assert code == 0, err
+    assert "(40 examples, 8 features, 2 classes" in out
+    code, out, err = run_cli(capsys, "predict", "--model", str(model), "--data", str(zero), "--zero-based")
+    assert code == 0, err
+    assert "40 examples predicted" in out and "accuracy" in out
+    code, out, err = run_cli(capsys, "train", "--model", str(model), "--continue", "--data", str(zero),
+                             "--zero-based", "auto")
+    assert code == 0, err
+    code, out, err = run_cli(capsys, "tune", "pa1", "--data", str(zero), "--zero-based", "--format", "json")
+    assert code == 0, err
+    assert json.loads(out)["results"][0]["params"]["C"] > 0
+    # read 1-based (the default), the same file is refused: index 0 on line 1
+    code, out, err = run_cli(capsys, "predict", "--model", str(model), "--data", str(zero))
+    assert code == 2 and f"{zero}:1: malformed LIBSVM line: index 0 is < 1" in err
+    # a 0-based file wider than the model: the indices it may use, numbered as the file does
+    wide = tmp_path / "wide.libsvm"
+    wide.write_text("1 0:1 9:1\n")
+    code, out, err = run_cli(capsys, "predict", "--model", str(model), "--data", str(wide), "--zero-based")
+    assert code == 2 and "must use feature indices 0..7" in err
+
+
+@pytest.mark.parametrize("command", [["run", "pa1"], ["tune", "pa1"], ["train", "pa1", "--model", "m.npz"],
+                                     ["predict", "--model", "m.npz"]])
+def test_zero_based_errors_are_one_line(capsys, tmp_path, command):
+    bad = tmp_path / "bad0.libsvm"
+    bad.write_text("1 0:1 1:2\n-1 0:3\n1 3:1 2:1\n")
+    model = tmp_path / "m.npz"
+    if command[0] == "predict":
+        good = tmp_path / "good.libsvm"
+        good.write_text(_one_based(ZERO_BASED))
+        assert main(["train", "pa1", "--data", str(good), "--model", str(model)]) == 0
+        capsys.readouterr()
+    command = [str(model) if part == "m.npz" else part for part in command]
+    code, out, err = run_cli(capsys, *command, "--data", str(bad), "--zero-based")
+    assert code == 2 and len(err.strip().splitlines()) == 1
+    assert f"{bad}:3: malformed LIBSVM line: indices not increasing (2 after 3)" in err
+    assert "0-based increasing integer indices" in err
+    # a catalog dataset's files are 1-based: --zero-based is refused, naming the option
+    code, out, err = run_cli(capsys, *command, "--data", "german", "--zero-based")
+    assert code == 2 and "--zero-based applies to a LIBSVM file given by path; --data german is a catalog" in err
+    # argparse: only 'auto' may follow --zero-based (argparse's own exit, status 2, one line)
+    with pytest.raises(SystemExit) as exit_info:
+        main([*command, "--data", str(bad), "--zero-based=yes"])
+    err = capsys.readouterr().err
+    assert exit_info.value.code == 2 and err.count("\n") == 1
+    assert "argument --zero-based: invalid choice: 'yes' (choose from 'auto')" in err

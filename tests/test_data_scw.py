@@ -10,16 +10,27 @@ import math
 import numpy as np
 import pytest
 import scipy.sparse as sp
-
-from olkit.data import CATALOG, DatasetSpec, dataset_info, list_datasets, load_dataset, make_scw_synthetic
-from olkit.data import catalog, libsvm
 from helpers import require_data_files
+
+from olkit.data import (
+    CATALOG,
+    DatasetSpec,
+    catalog,
+    dataset_info,
+    libsvm,
+    list_datasets,
+    load_dataset,
+    make_scw_synthetic,
+)
 
 S45 = math.sqrt(0.5)
 NEW_NAMES = ("synthetic", "synthetic-noise", "usps-1vsall", "mnist-1vs2")
 OLD_NAMES = ("sonar", "sonar-raw", "splice", "german", "mushrooms", "dorothea", "dorothea-raw", "w7a", "w8a", "a9a",
              "ijcnn1", "usps", "mnist", "dna", "segment", "letter", "vehicle")
-AHPATRON_NAMES = ("cod-rna",)  # SCW's codrna (59,535 rows); the Ahpatron paper's cod-rna adds a test part we lack
+AHPATRON_NAMES = ("cod-rna",)  # the Ahpatron paper's cod-rna adds a test part we lack
+ISSUE10_NAMES = ("codrna", "mitface", "mitface-histeq", "letter-all")  # SCW's codrna, MITFace, letter train + test
+DERIVED_VALUES = ("mitface", "mitface-histeq")  # files read as they are, values derived
+NEW_NAMES += ("mnist-1vs2-raw",)  # SCW's mnist "1 vs 2" on the raw grey levels
 
 
 @pytest.fixture
@@ -276,14 +287,20 @@ def test_generated_spec_fills_files_and_is_bundled():
 
 
 def test_catalog_lists_the_new_and_all_previous_datasets(no_data_dir):
-    assert set(OLD_NAMES) | set(NEW_NAMES) | set(AHPATRON_NAMES) == set(CATALOG)
+    assert set(OLD_NAMES) | set(NEW_NAMES) | set(AHPATRON_NAMES) | set(ISSUE10_NAMES) == set(CATALOG)
     listed = [entry["name"] for entry in list_datasets()]
     assert listed == list(CATALOG)
-    for name in OLD_NAMES:
+    for name in set(OLD_NAMES) | set(ISSUE10_NAMES) - set(DERIVED_VALUES):
         assert CATALOG[name].derivation is None and CATALOG[name].generator is None
+    assert CATALOG["mitface"].derivation == "every value / 255"
+    assert CATALOG["mnist-1vs2-raw"].derivation == ("rows whose raw label is in {1, 2}; label +1 where the raw label "
+                                                    "is in {2}, else -1; every value x 255")
+    assert CATALOG["mitface-histeq"].derivation == "every example histogram-equalised"
+    assert "svm.train.normgrey" in CATALOG["mitface"].notes and "histogram-equalised" in CATALOG["mitface"].notes
     assert CATALOG["usps-1vsall"].paper_shape == "SCW Tab.2: 7291 x 256 (1 vs all)"
     assert CATALOG["mnist-1vs2"].paper_shape == "SCW Tab.2: 14867 x 784"
-    assert "10,000-example" in CATALOG["mnist-1vs2"].notes and "14,867" in CATALOG["mnist-1vs2"].notes
+    assert CATALOG["mnist-1vs2"].files == ("mnist.train.libsvm.bz2", "mnist.test.libsvm.bz2")
+    assert "14,867" in CATALOG["mnist-1vs2"].notes
     assert "raw label 2" in CATALOG["usps-1vsall"].notes
 
 
@@ -314,11 +331,21 @@ def test_usps_1vsall_is_digit_one_against_the_rest():
 def test_mnist_1vs2_keeps_only_digits_one_and_two():
     require_data_files("mnist-1vs2")
     X, y = load_dataset("mnist-1vs2")
-    assert sp.isspmatrix_csr(X) and X.shape == (2167, 784)
-    assert dict(zip(*np.unique(y, return_counts=True))) == {-1.0: 1135, 1.0: 1032}
-    X_raw, y_raw = load_dataset("mnist")
+    assert sp.isspmatrix_csr(X) and X.shape == (14867, 784)
+    assert dict(zip(*np.unique(y, return_counts=True))) == {-1.0: 7877, 1.0: 6990}
+    # the digits 1 and 2 of the train file, then those of the test file, in file order
+    spec = CATALOG["mnist-1vs2"]
+    parts = [libsvm.read_libsvm(catalog._find_file(spec, file)[0], n_features=784) for file in spec.files]
+    X_raw = sp.vstack([part for part, _ in parts], format="csr")
+    y_raw = np.concatenate([labels for _, labels in parts])
     keep = (y_raw == 1) | (y_raw == 2)
-    assert (X[:, : X_raw.shape[1]] != X_raw[keep]).nnz == 0 and X[:, X_raw.shape[1]:].nnz == 0
+    assert (X != X_raw[keep]).nnz == 0 and X[:, 780:].nnz == 0
     np.testing.assert_array_equal(y, np.where(y_raw[keep] == 2, 1.0, -1.0))
     info = dataset_info("mnist-1vs2")
-    assert info["n_classes"] == 2 and info["label_counts"] == {-1: 1135, 1: 1032}
+    assert info["n_classes"] == 2 and info["label_counts"] == {-1: 7877, 1: 6990}
+    X255, y255 = load_dataset("mnist-1vs2-raw")  # the raw grey levels, 0..255
+    np.testing.assert_array_equal(y255, y)
+    np.testing.assert_allclose(X255.toarray(), 255 * X.toarray(), rtol=1e-15)
+    assert abs(X255.data - np.round(X255.data)).max() < 3e-4 and X255.data.max() == 255.0
+
+

@@ -9,7 +9,12 @@ import os
 import numpy as np
 import pytest
 
-from olkit.experiment.reproduce import load_config, paper_values, reproduce_config, run_dataset
+from olkit.experiment.reproduce import (
+    load_config,
+    paper_values,
+    reproduce_config,
+    run_dataset,
+)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CONFIG = os.path.join(ROOT, "experiments", "duol_binary.toml")
@@ -173,3 +178,104 @@ def test_ahpatron_paper_values():
         [1429, 23045, 129497, 1525, 5204, 9234]
     assert {d: t5[d]["ahpatron:large"]["budget"] for d in t5} == {"SUSY": 3000, "ijcnn1": 1570, "cod-rna": 3000,
                                                                   "w8a": 500}
+
+
+NIPS_CONFIG = os.path.join(ROOT, "experiments", "duol_nips2009.toml")
+
+
+def test_nips2009_config_and_paper_tables():
+    """experiments/duol_nips2009.toml validates and matches the paper (NIPS §4.1): its datasets have rows in
+    the transcribed Tables 1-6, its settings are C = 5, σ = 8, ρ = 0.2 with the 2009 DUOL, 20 orderings."""
+    from olkit.experiment.config import paper_table
+
+    config = load_config(NIPS_CONFIG)
+    assert config["paper"] == "duol_nips2009_tables" and config["repeats"] == 20
+    assert config["output"] == "docs/reproduction/duol-nips2009.md"
+    assert config["settings"] == {"C": 5, "sigma": 8, "alpha": 0.9}
+    assert config["params"]["duol"] == {"variant": "nips2009", "rho": 0.2}
+    assert config["algorithms"] == ["perceptron", "romma", "agg-romma", "alma", "pa1", "pa2", "online-svm", "duol"]
+    paper = paper_table(config)
+    assert set(config["datasets"]) <= set(paper) and paper["mitface-histeq"] == paper["mitface"]
+    # Tables 1-6: eight rows each, no Online-SVM on the two large sets (footnote 4)
+    tables = paper_values("duol_nips2009_tables")
+    assert list(tables) == ["german", "splice", "spambase", "mitface", "a7a", "w7a"]
+    for dataset, rows in tables.items():
+        with_svm = dataset not in ("a7a", "w7a")
+        assert list(rows) == [a for a in config["algorithms"] if with_svm or a != "online-svm"], dataset
+    assert {d: rows["duol"]["mistake_pct"][0] for d, rows in tables.items()} == {
+        "german": 29.990, "splice": 20.560, "spambase": 19.438, "mitface": 2.409, "a7a": 19.389, "w7a": 2.771}
+    assert {d: tables[d]["online-svm"]["mistake_pct"][0] for d in ("german", "splice", "spambase", "mitface")} == {
+        "german": 28.860, "splice": 17.455, "spambase": 17.138, "mitface": 1.142}
+    # the baselines the NIPS and JMLR papers share are the same numbers (splice, MITFace, w7a)
+    jmlr = paper_values("duol_jmlr_table2")
+    for dataset in ("splice", "mitface"):
+        for algo in ("perceptron", "romma", "pa1", "pa2"):
+            assert tables[dataset][algo]["mistake_pct"] == jmlr[dataset][algo]["mistake_pct"], (dataset, algo)
+
+
+def test_nips2009_rows_on_german():
+    """Two orderings of the NIPS config on german: the 2009 DUOL with ρ = 0.2 and Online-SVM run with the
+    paper's settings, and Online-SVM errs least, as in Table 1."""
+    config = load_config(NIPS_CONFIG)
+    config["algorithms"] = ["pa1", "online-svm", "duol"]
+    doc = run_dataset(config, "german", repeats=2)
+    rows = {r["algorithm"]: r for r in doc["results"]}
+    assert rows["duol"]["params"]["variant"] == "nips2009" and rows["duol"]["params"]["rho"] == 0.2
+    assert rows["online-svm"]["params"]["C"] == 5 and rows["online-svm"]["params"]["sigma"] == 8
+    rate = {a: r["mean"]["mistake_rate"] for a, r in rows.items()}
+    assert rate["online-svm"] < rate["duol"] < rate["pa1"]
+
+
+def test_merge_adds_datasets_and_keeps_the_others_exactly(tmp_path):
+    """--only D --merge: D's table and analyses are run, the other datasets' results are taken from the
+    page's JSON unchanged, and the page is written from the union in the config's order."""
+    from olkit.experiment.config import ConfigError
+
+    config = load_config(CONFIG)
+    config.update(datasets=["sonar", "german"], algorithms=["perceptron", "duol"], repeats=2,
+                  rho_sweep={"algorithm": "duol", "rho": [0.0, 0.5], "datasets": ["sonar", "splice"], "repeats": 2})
+    config["rand_comparison"].update(repeats=2)
+    config["c_sweep"].update(values=[1.0, 4.0], algorithms=["duol"], reference=["perceptron"], repeats=2)
+    output = str(tmp_path / "page.md")
+    reproduce_config(config, "first", output=output)
+    with open(tmp_path / "page.json") as fh:
+        before = json.load(fh)
+    config["datasets"] = ["sonar", "splice", "german"]  # a dataset joins the config
+    with pytest.raises(ConfigError, match="give --only"):
+        reproduce_config(config, "merge", output=output, merge=True)
+    with pytest.raises(ConfigError, match="--repeats 3 would mix two protocols"):
+        reproduce_config(config, "merge", only=["splice"], repeats=3, output=output, merge=True)
+    page, docs = reproduce_config(config, "merge", only=["splice"], output=output, merge=True)
+    with open(tmp_path / "page.json") as fh:
+        after = json.load(fh)
+    assert [d["dataset"] for d in docs] == [d["dataset"] for d in after["results"]] == ["sonar", "splice", "german"]
+    old = {d["dataset"]: d for d in before["results"]}
+    new = {d["dataset"]: d for d in after["results"]}
+    assert new["sonar"] == old["sonar"] and new["german"] == old["german"]  # taken as they were
+    assert new["splice"]["n_examples"] == 1000 and len(new["splice"]["results"][0]["runs"]) == 2
+    for key, name in (("sweeps", "c_sweep"), ("comparisons", "rand_comparison")):
+        assert list(after[key][name]) == ["sonar", "splice", "german"]
+        assert after[key][name]["sonar"] == before[key][name]["sonar"]
+    assert list(after["rho_sweep"]) == ["sonar", "splice"] and after["rho_sweep"]["sonar"] == before["rho_sweep"]["sonar"]
+    with open(page) as fh:
+        text = fh.read()
+    assert "### sonar (208 × 60)" in text and "### splice (1000 × 60)" in text and "### german (1000 × 24)" in text
+    assert "| splice | 0.0 |" in text and "| sonar | 0.0 |" in text
+    assert after["merged"] == [{"date": after["merged"][0]["date"], "command": "merge", "datasets": ["splice"]}]
+    assert "Datasets run with `--merge` into an earlier run's page" in text and ": splice (`merge`)" in text
+    # a page without results cannot be merged into
+    with pytest.raises(ConfigError, match="--merge needs the page's last results"):
+        reproduce_config(config, "merge", only=["splice"], output=str(tmp_path / "other.md"), merge=True)
+
+
+def test_paper_datasets_show_a_paper_row_beside_another_dataset():
+    from olkit.experiment.config import ConfigError, paper_table, validate_config
+
+    config = {"title": "t", "paper": "scw_icml_table3", "datasets": ["mitface-histeq"], "algorithms": ["scw1"],
+              "paper_datasets": {"mitface-histeq": "mitface", "mnist-1vs2-raw": "mnist-1vs2"}}
+    validate_config(config)
+    paper = paper_table(config)
+    assert paper["mitface-histeq"] == paper["mitface"] and paper["mnist-1vs2-raw"] == paper["mnist-1vs2"]
+    config["paper_datasets"] = {"mitface-histeq": "MITface"}
+    with pytest.raises(ConfigError, match="'MITface' is not a dataset of paper table 'scw_icml_table3'"):
+        validate_config(config)

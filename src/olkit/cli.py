@@ -11,6 +11,10 @@
     olkit train [ALGO] --model FILE --continue --data MORE
     olkit predict --model FILE --data TEST [--out PREDICTIONS]
 
+A LIBSVM file given as --data is read 1-based (LIBSVM's convention); ``--zero-based`` reads it 0-based,
+``--zero-based auto`` decides from the file (0-based if some index is 0), as scikit-learn's
+``load_svmlight_file(zero_based=...)``.
+
 User mistakes (unknown algorithm, bad parameter, unreadable data, label problems, bad options) print
 one line on stderr, ``olkit: error: ...``, and exit with status 2 — never a traceback.
 """
@@ -80,6 +84,30 @@ def check_options(args):
     from .experiment.backend import check
 
     check(args.backend, args.scheduler)  # issue 10 item 5
+
+
+def add_zero_based(command):
+    """The ``--zero-based [auto]`` option of a command that reads --data."""
+    command.add_argument("--zero-based", nargs="?", const=True, default=False, choices=("auto",), metavar="auto",
+                         help="the --data LIBSVM file's feature indices start at 0 (default: at 1, LIBSVM's "
+                         "convention); '--zero-based auto': 0-based if some index is 0, else 1-based (as "
+                         "scikit-learn's load_svmlight_file)")
+
+
+def zero_based(args):
+    """--zero-based for reading --data (False, True or "auto"); refused with a catalog dataset, whose files
+    are 1-based."""
+    from .data import CATALOG
+
+    if args.zero_based is not False and args.data in CATALOG:
+        raise UsageError(f"--zero-based applies to a LIBSVM file given by path; --data {args.data} is a catalog "
+                         "dataset, whose files are 1-based (drop --zero-based)")
+    return args.zero_based
+
+
+def index_range(args, n):
+    """The feature indices a --data file may use to fit a model of ``n`` features, as the file numbers them."""
+    return {False: f"1..{n}", True: f"0..{n - 1}"}.get(args.zero_based, f"0..{n - 1} (0-based) or 1..{n}")
 
 
 def _some(indices, limit=5):
@@ -168,6 +196,7 @@ def build_parser():
     run.add_argument("--stream", action="store_true", help="one run in file order, reading the LIBSVM file in "
                      "chunks, never whole (memory: one chunk plus the model); a first scanning pass finds the "
                      "width and the classes. Not with --repeats > 1, --seed, --order, --tune, --out")
+    add_zero_based(run)
     run.add_argument("--chunk-size", type=int, default=None, metavar="N", help="with --stream: examples per chunk "
                      "(default 100000)")
     tune = sub.add_parser("tune", help="select parameters as the SCW experiments did (ALGORITHMS.md E2)")
@@ -181,6 +210,7 @@ def build_parser():
                        "example exactly once (otherwise refused)")
     tune.add_argument("--format", choices=("table", "json"), default="table")
     tune.add_argument("--quiet", "-q", **quiet)
+    add_zero_based(tune)
     tune.add_argument("--jobs", type=int, help="parallel processes over candidates (default: automatic; -1: all "
                       "cores)")
     for command in (run, tune):  # issue 10 item 5: olkit.experiment.backend
@@ -207,12 +237,14 @@ def build_parser():
                        "on --data (the model keeps its parameters)")
     train.add_argument("--stream", action="store_true", help="read the LIBSVM file --data in chunks, never whole "
                        "(a first scanning pass finds the width and the classes)")
+    add_zero_based(train)
     train.add_argument("--chunk-size", type=int, default=None, metavar="N", help="with --stream: examples per chunk "
                        "(default 100000)")
     predict = sub.add_parser("predict", help="predict the labels of a dataset with a saved model")
     predict.add_argument("--model", required=True, metavar="FILE", help="model file written by `olkit train`")
     predict.add_argument("--data", required=True, help="dataset name (see `olkit datasets`) or LIBSVM file path")
     predict.add_argument("--out", metavar="FILE", help="write one predicted label per line into FILE")
+    add_zero_based(predict)
     return parser
 
 
@@ -224,9 +256,10 @@ def cmd_run(args):
     from .report.tables import format_results
 
     settings = command_settings(args)
+    base = zero_based(args)
     if args.out:
         prepare_out_dir(args.out)
-    X, y = load_dataset(args.data)
+    X, y = load_dataset(args.data, zero_based=base)
     order = (args.order, read_order(args.order, X.shape[0])) if args.order else None
     name = os.path.basename(args.data) if os.path.sep in args.data else args.data
     # issue 9: the result store of --out (--resume reads it)
@@ -295,12 +328,12 @@ def cmd_run_stream(args):
     refuse_fit_order_params(settings)
     # each algorithm takes the --set values it has, as in `olkit run`; bad names / parameters: before reading
     learners = [make(algo, **params) for algo, params in split_params(args.algorithms, settings)]
-    info = scan_libsvm(path, chunk)
+    info = scan_libsvm(path, chunk, zero_based(args))
     name = os.path.basename(path)
     results = []
     for clf in learners:
         res, _ = evaluate_libsvm_stream(clf, path, chunk, n_features=info["n_features"], classes=info["labels"],
-                                        n_examples=info["n_examples"])
+                                        n_examples=info["n_examples"], zero_based=info["zero_based"])
         results.append(res)
     if args.format == "json":
         print(json.dumps({"dataset": name, "n_examples": info["n_examples"], "n_features": info["n_features"],
@@ -318,20 +351,21 @@ def cmd_train_stream(args, clf):
     from .stream import evaluate_libsvm_stream
 
     path, chunk = _stream_path(args)
-    info = scan_libsvm(path, chunk)
+    info = scan_libsvm(path, chunk, zero_based(args))
     if args.resume:
         if info["n_features"] > clf.n_features_in_:
             raise UsageError(f"--data {args.data} has {info['n_features']} features, but the model {args.model} was "
                              f"trained on {clf.n_features_in_}: the data must use feature indices "
-                             f"1..{clf.n_features_in_}")
+                             f"{index_range(args, clf.n_features_in_)}")
         unknown = sorted(set(info["labels"].tolist()) - set(clf.classes_.tolist()))
         if unknown:
             raise UsageError(f"--data {args.data} has label(s) {', '.join(map(_label_text, unknown[:5]))} that are "
                              f"not among the model's classes ({', '.join(map(_label_text, clf.classes_))})")
         res, _ = evaluate_libsvm_stream(clf, path, chunk, n_features=clf.n_features_in_, classes=clf.classes_,
-                                        reset=False)
+                                        reset=False, zero_based=info["zero_based"])
         return res, clf.n_features_in_, os.path.basename(path)
-    res, _ = evaluate_libsvm_stream(clf, path, chunk, n_features=info["n_features"], classes=info["labels"])
+    res, _ = evaluate_libsvm_stream(clf, path, chunk, n_features=info["n_features"], classes=info["labels"],
+                                    zero_based=info["zero_based"])
     return res, info["n_features"], os.path.basename(path)
 
 
@@ -344,7 +378,7 @@ def cmd_tune(args):
 
     settings = command_settings(args)
     specs = split_params(args.algorithms, settings)
-    X, y = load_dataset(args.data)
+    X, y = load_dataset(args.data, zero_based=zero_based(args))
     order = read_order(args.order, X.shape[0]) if args.order else validation_order(X.shape[0], args.seed)
     out = []
     for algo, params in specs:
@@ -369,12 +403,13 @@ def _model_data(args, n_features=None):
 
     from .data import load_dataset
 
-    X, y = load_dataset(args.data)
+    X, y = load_dataset(args.data, zero_based=zero_based(args))
     name = os.path.basename(args.data) if os.path.sep in args.data else args.data
     if n_features is not None and X.shape[1] != n_features:
         if X.shape[1] > n_features:
             raise UsageError(f"--data {args.data} has {X.shape[1]} features, but the model {args.model} was "
-                             f"trained on {n_features}: the data must use feature indices 1..{n_features}")
+                             f"trained on {n_features}: the data must use feature indices "
+                             f"{index_range(args, n_features)}")
         X = sp.csr_matrix(X)
         X = sp.csr_matrix((X.data, X.indices, X.indptr), shape=(X.shape[0], n_features))
     return X, y, name
@@ -540,16 +575,19 @@ def _show(value):
 
 
 def _default_words(default, resolved):
-    """"None (5 binary; 10 multiclass, multilabel)" where the default resolves differently per data kind."""
+    """The default as it applies: "5 (binary) / 10 (multiclass, multilabel) (resolved from None)" where the
+    declared default (DUOL's C=None) resolves differently per data kind, "0 (resolved from None)" where it
+    resolves to one value, the declared default itself where nothing is resolved."""
     by_value = {}
     for kind, value in resolved.items():
         by_value.setdefault(_show(value), []).append(kind)
     if list(by_value) == [_show(default)]:
         return _show(default)
     if len(by_value) == 1:
-        return f"{_show(default)} ({next(iter(by_value))})"
-    per_kind = "; ".join(f"{value} {', '.join(kinds)}" for value, kinds in by_value.items())
-    return f"{_show(default)} ({per_kind})"
+        words = next(iter(by_value))
+    else:
+        words = " / ".join(f"{value} ({', '.join(kinds)})" for value, kinds in by_value.items())
+    return f"{words} (resolved from {_show(default)})"
 
 
 def _constraint_words(spec, param):
@@ -617,12 +655,27 @@ def cmd_list(args):
     print("\n(olkit list ALGO [ALGO ...] shows parameters, defaults, constraints and tuning grids)")
 
 
+def shape_words(shape):
+    """"1000 x 24, 2 classes" (a dataset's shape), or "?" when it is not known without loading the files."""
+    if shape is None:
+        return "?"
+    return f"{shape['n_examples']} x {shape['n_features']}, {shape['n_classes']} classes"
+
+
 def cmd_datasets(_args):
+    """``olkit datasets``: the catalog, each dataset's shape (from the data directory's MANIFEST.json, the
+    bundled files or the generator, not by loading the files) beside the paper's, and its files."""
     from .data import list_datasets
     from .report.tables import text_table
 
-    rows = [[d["name"], d["availability"], d["paper_shape"], " + ".join(d["files"])] for d in list_datasets()]
-    print(text_table(["dataset", "available", "paper shape", "files"], rows))
+    entries = list_datasets()
+    rows = [[d["name"], d["availability"], "-" if d["availability"] == "missing" else shape_words(d["shape"]),
+             d["paper_shape"], " + ".join(d["files"])] for d in entries]
+    print(text_table(["dataset", "available", "shape (ours)", "paper shape", "files"], rows))
+    unknown = [d["name"] for d in entries if d["shape"] is None and d["availability"] != "missing"]
+    if unknown:
+        print(f"\n(shape ?: no MANIFEST.json describes the files of {', '.join(unknown)}; `olkit.dataset_info(NAME)` "
+              "loads them and tells)")
     if not os.environ.get("OLKIT_DATA"):
         print("\n(OLKIT_DATA is not set: only the bundled datasets are available)")
 

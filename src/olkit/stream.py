@@ -68,22 +68,24 @@ def evaluate_stream(learner, chunks, classes, *, reset=True, n_examples=None, n_
 
 
 def evaluate_libsvm_stream(learner, path, chunk_size=100_000, n_features=None, classes=None, reset=True,
-                          n_examples=None):
+                          n_examples=None, zero_based=False):
     """:func:`evaluate_stream` over a LIBSVM file read in chunks (:func:`olkit.data.iter_libsvm`).
 
     Unless both ``n_features`` and ``classes`` are given, a first scanning pass (bounded memory) finds them
-    (and the length, for the curve; else give ``n_examples``). Returns (result, info) with
-    info = {"n_examples", "n_features", "labels"}.
+    (and the length, for the curve; else give ``n_examples``). ``zero_based``: the file's feature indices,
+    as in :func:`olkit.data.read_libsvm` (``"auto"`` is resolved by the scanning pass). Returns (result,
+    info) with info = {"n_examples", "n_features", "labels"}.
     """
     from .data.libsvm import iter_libsvm, scan_libsvm
 
-    if n_features is None or classes is None:
-        info = scan_libsvm(path, chunk_size)
+    if n_features is None or classes is None or zero_based == "auto":
+        info = scan_libsvm(path, chunk_size, zero_based)
         n_features = n_features or info["n_features"]
         classes = info["labels"] if classes is None else classes
         n_examples = info["n_examples"]
+        zero_based = info["zero_based"]
     info = {"n_features": n_features, "labels": np.unique(np.asarray(classes))}
-    res = evaluate_stream(learner, iter_libsvm(path, chunk_size, n_features=n_features), classes,
-                          reset=reset, n_examples=n_examples)
+    res = evaluate_stream(learner, iter_libsvm(path, chunk_size, n_features=n_features, zero_based=zero_based),
+                          classes, reset=reset, n_examples=n_examples)
     info["n_examples"] = res.n_examples
     return res, info

@@ -9,14 +9,17 @@
 [1.0, 2.0]
 
 Large files can be read in chunks, never whole: ``for X, y in iter_libsvm(path, chunk_size=100_000): ...``
-(see :func:`iter_libsvm`).
+(see :func:`iter_libsvm`). Files with 0-based feature indices: ``read_libsvm(path, zero_based=True)`` (or
+``"auto"``), likewise ``load_dataset``, ``iter_libsvm`` and ``scan_libsvm``, as scikit-learn's
+``load_svmlight_file``.
 
 Datasets outside the package are found in the directory named by the environment variable ``OLKIT_DATA``;
 any other argument to :func:`load_dataset` is taken as the path of a LIBSVM file.
 
 The SCW (ICML 2012) datasets include derived and generated catalog entries (``usps-1vsall``,
-``mnist-1vs2``, ``synthetic``, ``synthetic-noise``; see :class:`DatasetSpec`), and the synthetic generator
-itself is :func:`make_scw_synthetic` (dense arrays, labels -1/+1):
+``mnist-1vs2``, ``mitface``, ``mitface-histeq``, ``synthetic``, ``synthetic-noise``; see
+:class:`DatasetSpec`), and the synthetic generator itself is :func:`make_scw_synthetic` (dense arrays,
+labels -1/+1):
 
 >>> X, y = load_dataset("synthetic")          # generated; CSR like every catalog dataset, labels -1/+1
 >>> X.shape
@@ -29,6 +32,7 @@ from .catalog import (
     binary_labels,
     check_labels_finite,
     dataset_info,
+    equalize_histograms,
     list_datasets,
     load_dataset,
 )
@@ -44,6 +48,7 @@ __all__ = [
     "list_datasets",
     "binary_labels",
     "check_labels_finite",
+    "equalize_histograms",
     "CATALOG",
     "DatasetSpec",
     "make_scw_synthetic",

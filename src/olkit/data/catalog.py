@@ -17,16 +17,25 @@ Some entries are *derived* rather than read as they are (see :class:`DatasetSpec
   ``mnist-1vs2``;
 * a one-vs-all binarisation (``positive``: +1 for the listed raw labels, -1 for every other), e.g.
   ``usps-1vsall``;
+* values rescaled by a constant (``value_scale``), e.g. ``mitface``'s raw grey levels / 255 and
+  ``mnist-1vs2-raw``'s pixel / 255 values x 255, or each example histogram-equalised
+  (``equalize_histograms``), e.g. ``mitface-histeq``;
 * generated data that need no file at all (``generator``), e.g. ``synthetic`` (SCW's synthetic set,
   :func:`olkit.data.synthetic.make_scw_synthetic`).
 
 Derived file datasets go through the same reading and caching as the files they come from; the row
 selection and relabelling are applied on top, in file order.
+
+:func:`list_datasets` gives each entry's shape without loading its files: from the ``MANIFEST.json``
+beside them in ``OLKIT_DATA`` (``n_examples``, ``n_features``, ``label_values`` per file, trusted only
+for a file of the size it records), the derivation applied to those counts. Only the small bundled files
+(no manifest) are read, and generated data generated.
 """
 
 from __future__ import annotations
 
 import functools
+import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,7 +44,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from .libsvm import pad_features, read_libsvm
+from .libsvm import check_zero_based, pad_features, read_libsvm
 from .synthetic import GENERATORS
 
 __all__ = [
@@ -46,6 +55,7 @@ __all__ = [
     "list_datasets",
     "binary_labels",
     "check_labels_finite",
+    "equalize_histograms",
 ]
 
 DATA_ENV = "OLKIT_DATA"
@@ -54,6 +64,7 @@ _BUNDLED_DIR = Path(__file__).resolve().parent / "bundled"
 # the train split, so the split suffix was dropped).
 _BUNDLED_NAMES = {"splice.train.libsvm.bz2": "splice.libsvm.bz2"}
 _COMPRESSION_SUFFIXES = (".bz2", ".gz")
+_MANIFEST = "MANIFEST.json"
 
 
 @dataclass(frozen=True)
@@ -82,6 +93,14 @@ class DatasetSpec:
     row_normalize
         Scale every example to unit Euclidean norm after loading (the preprocessing under which the
         paper's numbers are reproduced; stated in ``notes``). Sparse rows stay sparse.
+    value_scale
+        Derived values: ``(numerator, denominator)``, every feature value is multiplied by ``numerator``
+        and divided by ``denominator`` after loading (``mitface``: (1, 255), the raw grey levels to
+        [0, 1]; ``mnist-1vs2-raw``: (255, 1)). ``None``: values as written in the files.
+    equalize_histograms
+        Derived values: every example (an image) is histogram-equalised over all its features, zeros
+        included (:func:`equalize_histograms`), which puts its values in [0, 1]. Densifies the rows while
+        doing so: for image data, which are dense anyway.
     classes
         Derived subset: keep only the rows whose raw label is one of these (in file order). ``None``: all.
     positive
@@ -97,7 +116,8 @@ class DatasetSpec:
         and immutable); :attr:`generator_params` gives them as a dict.
 
     Raises ``ValueError`` (on construction) for an unknown generator, generator arguments without a
-    generator, empty ``classes`` or ``positive``, or a ``positive`` label that ``classes`` removes.
+    generator, empty ``classes`` or ``positive``, a ``positive`` label that ``classes`` removes, or a
+    ``value_scale`` that is not two finite numbers > 0.
     """
 
     name: str
@@ -108,6 +128,8 @@ class DatasetSpec:
     notes: str
     bundled: bool = False
     row_normalize: bool = False
+    value_scale: tuple[float, float] | None = None
+    equalize_histograms: bool = False
     classes: tuple[float, ...] | None = None
     positive: tuple[float, ...] | None = None
     generator: str | None = None
@@ -128,6 +150,12 @@ class DatasetSpec:
                     f"dataset {self.name!r}: positive label(s) {_label_list(np.asarray(dropped, float))} "
                     f"are not among classes {_label_list(np.asarray(self.classes, float))}"
                 )
+        if self.value_scale is not None:
+            scale = tuple(self.value_scale)
+            if len(scale) != 2 or not all(isinstance(v, (int, float)) and np.isfinite(v) and v > 0 for v in scale):
+                raise ValueError(f"dataset {self.name!r}: value_scale must be (numerator, denominator), two finite "
+                                 f"numbers > 0, got {self.value_scale!r}")
+            object.__setattr__(self, "value_scale", scale)
         object.__setattr__(self, "generator_kwargs", tuple((str(k), v) for k, v in self.generator_kwargs))
         if self.generator is None:
             if self.generator_kwargs:
@@ -157,7 +185,8 @@ class DatasetSpec:
 
     @property
     def derivation(self) -> str | None:
-        """How the data are derived, in words (generator, row subset, binarisation); ``None`` if as read."""
+        """How the data are derived, in words (generator, row subset, binarisation, value scaling, histogram
+        equalisation, in the order they are applied); ``None`` if as read."""
         parts = []
         if self.generator is not None:
             parts.append(f"generated by {self.generator_call}")
@@ -165,6 +194,12 @@ class DatasetSpec:
             parts.append(f"rows whose raw label is in {{{_label_list(np.asarray(self.classes, float))}}}")
         if self.positive is not None:
             parts.append(f"label +1 where the raw label is in {{{_label_list(np.asarray(self.positive, float))}}}, else -1")
+        if self.value_scale is not None:
+            numerator, denominator = self.value_scale
+            parts.append("every value" + (f" x {numerator:g}" if numerator != 1 else "")
+                         + (f" / {denominator:g}" if denominator != 1 else ""))
+        if self.equalize_histograms:
+            parts.append("every example histogram-equalised")
         return "; ".join(parts) or None
 
 
@@ -253,6 +288,40 @@ CATALOG: dict[str, DatasetSpec] = {
             "LIBSVM w7a (zhengqu-x/IPALM datas/matrix_w7a)",
             "Train file only, as in the paper (w7a.test, 25057 rows, is not used).",
         ),
+        DatasetSpec(
+            "mitface",
+            ("mitface.train.raw.libsvm.bz2",),
+            361,
+            "DUOL JMLR Tab.1, DUOL NIPS 2009 Tab.4 and SCW Tab.2: MITFace 6977 x 361",
+            "MIT CBCL face database #1, training set: 6977 19 x 19 images (2429 faces, 4548 non-faces) as RAW "
+            "grey levels 0..255, row-major (aparande/FaceDetection training.pkl); divided by 255 here",
+            "Values are the raw grey levels / 255, in [0, 1]. The papers used CBCL's own svm.train.normgrey, "
+            "whose images are histogram-equalised and then normalised to [0, 1] (their numbers are reproduced "
+            "on equalised images: 'mitface-histeq'); no copy of it was found (MANIFEST 'missing'). Same "
+            "images, labels and shape (6977 x 361), but different pixel values: equalisation spreads every "
+            "image's grey levels over the whole range, removing most differences of brightness and contrast, "
+            "so distances between images, the Gaussian kernel (sigma = 8) and the linear learners' margins "
+            "differ, and here every learner errs 2-7 points more than in the papers (docs/reproduction). "
+            "Faces are +1, non-faces -1; the file holds the faces first (orderings are random permutations, "
+            "so the file order does not matter).",
+            value_scale=(1, 255),
+        ),
+        DatasetSpec(
+            "mitface-histeq",
+            ("mitface.train.raw.libsvm.bz2",),
+            361,
+            "DUOL JMLR Tab.1, DUOL NIPS 2009 Tab.4 and SCW Tab.2: MITFace 6977 x 361",
+            "The 'mitface' file (MIT CBCL face training set, raw grey levels), every image histogram-equalised "
+            "to [0, 1] by olkit.data.equalize_histograms: an emulation of CBCL's svm.train.normgrey",
+            "[EMULATION] CBCL describes svm.train.normgrey as histogram-equalised and normalised to [0, 1]; "
+            "its exact recipe (rounding, any mask) is unknown and no copy was found, so this entry applies "
+            "the textbook per-image equalisation (each pixel -> the fraction of the image's pixels at most "
+            "as bright, rescaled so the darkest is 0 and the brightest 1) to the raw images. It is the "
+            "version under which the papers' MITFace numbers are reproduced (see docs/reproduction: "
+            "duol-binary, duol-nips2009, scw-table3); 'mitface' (raw / 255) is the data as obtained. "
+            "Faces +1, non-faces -1, faces first in the file.",
+            equalize_histograms=True,
+        ),
         # --- Ahpatron Table 1 / SCW Table 2, binary ---------------------------------------------------
         DatasetSpec(
             "w8a",
@@ -281,14 +350,25 @@ CATALOG: dict[str, DatasetSpec] = {
             "Some entries are written as explicit ':0.0'; they are kept as stored zeros (harmless).",
         ),
         DatasetSpec(
+            "codrna",
+            ("cod-rna.train.libsvm.bz2",),
+            8,
+            "SCW Tab.2: codrna 59535 x 8",
+            "LIBSVM cod-rna, training part, unscaled (JunfLi-TJU/ACML2021-Journal-Track classification/cod-rna.train)",
+            "SCW's codrna exactly: LIBSVM's 59,535-row training file, 19,845 +1 / 39,690 -1 (1:2, as LIBSVM's "
+            "cod-rna; not byte-compared with LIBSVM's own file). Unscaled, as LIBSVM distributes it: feature 1 "
+            "lies in [-1868, 0], feature 2 in [67, 133], features 3-8 in [0.08, 0.48].",
+        ),
+        DatasetSpec(
             "cod-rna",
             ("cod-rna.train.libsvm.bz2",),
             8,
-            "SCW Tab.2: codrna 59535 x 8 (this file); Ahpatron Tab.1: 271617 x 8 (train + test)",
+            "Ahpatron Tab.1: 271617 x 8 (train + test); SCW Tab.2: codrna 59535 x 8 (the train file: 'codrna')",
             "LIBSVM cod-rna, training part, unscaled (JunfLi-TJU/ACML2021-Journal-Track classification/cod-rna.train)",
-            "SCW's codrna exactly. Only the 59,535-row training part: the Ahpatron paper used train + test "
-            "(271,617 rows), whose test part could not be obtained, so Ahpatron numbers on it are on 22 % of "
-            "the paper's stream (same class ratio 1:2).",
+            "The Ahpatron paper's name for the same file as 'codrna' (SCW's 59,535 rows exactly). Only the "
+            "59,535-row training part: the Ahpatron paper used train + test (271,617 rows), whose test part "
+            "could not be obtained, so Ahpatron numbers on it are on 22 % of the paper's stream (same class "
+            "ratio 1:2).",
         ),
         # --- DUOL (JMLR) Table 3, multiclass ----------------------------------------------------------
         DatasetSpec(
@@ -311,8 +391,7 @@ CATALOG: dict[str, DatasetSpec] = {
             "mnist.scale.t: value = pixel / 255, feature index = pixel index + 1",
             "10000 x 778, not 780: 778 is the largest feature index in the test file (LIBSVM's mnist.scale.t "
             "has 778 as well); the paper's 780 is the training file's maximum. Labels are the digits 0..9. "
-            "SCW's 'mnist 1 vs 2' needs the 60000-image training set, which is not available ('mnist-1vs2' is a "
-            "smaller stand-in taken from this file).",
+            "The 60000-image training file (mnist.train) is used by 'mnist-1vs2' (SCW's 'mnist 1 vs 2').",
         ),
         DatasetSpec(
             "dna",
@@ -336,7 +415,20 @@ CATALOG: dict[str, DatasetSpec] = {
             16,
             "DUOL JMLR Tab.3: 15000 x 16 x 26",
             "LIBSVM letter.scale, 15000-row training file (LGuitron/LIBOL-python)",
-            "The 5000-row letter.scale.t is not available (and not used by the paper).",
+            "The training file only, as in the paper; 'letter-all' adds the 5000-row test split (20000 rows).",
+        ),
+        DatasetSpec(
+            "letter-all",
+            ("letter.train.libsvm.bz2", "letter.test.libsvm.bz2"),
+            16,
+            "UCI letter: 20000 x 16 x 26 (train 15000 + test 5000); DUOL JMLR Tab.3 uses the train split "
+            "('letter')",
+            "LIBSVM letter.scale (LGuitron/LIBOL-python) + its 5000-row test split rebuilt from UCI letter "
+            "(R mlbench LetterRecognition, cross-checked with KEEL), scaled like letter.scale",
+            "For papers that use train + test (none of the tables reproduced here does: DUOL's letter is the "
+            "15,000-row train split). The test rows are the 5,000 UCI rows not in letter.train, written with "
+            "letter.train's exact formatting (re-rendering letter.train that way is byte-identical), in UCI "
+            "order: LIBSVM's letter.scale.t row order is unknown (irrelevant under random orderings).",
         ),
         DatasetSpec(
             "vehicle",
@@ -391,23 +483,40 @@ CATALOG: dict[str, DatasetSpec] = {
         ),
         DatasetSpec(
             "mnist-1vs2",
-            ("mnist.test.libsvm.bz2",),
+            ("mnist.train.libsvm.bz2", "mnist.test.libsvm.bz2"),
             784,
             "SCW Tab.2: 14867 x 784",
-            "The 'mnist' entry's file (MNIST t10k, labels = digits 0..9), rows of digits 1 and 2 only",
-            "NOT the paper's data: built from the 10,000-example MNIST *test* file, giving 2167 examples "
-            "(1135 ones, 1032 twos), whereas SCW's 14,867 examples come from the 70,000-image MNIST (the 60k "
-            "training set is not available here); numbers are not directly comparable with the paper's. "
-            "Digit 1 -> -1, digit 2 -> +1 (the smaller label is -1, as binary_labels does). Padded to the 784 "
-            "pixels of SCW's table (the file's largest feature index is 778; the extra columns are empty).",
+            "MNIST 60000 training + 10000 test images (mnist.train, mnist.test: the official IDX files as "
+            "LIBSVM's mnist.scale, pixel / 255), rows of digits 1 and 2 only",
+            "Digits 1 and 2 of all 70,000 MNIST images (train then test, in file order): 14,867 examples as "
+            "in the paper (7,877 ones: 6,742 train + 1,135 test; 6,990 twos: 5,958 + 1,032). Digit 1 -> -1, "
+            "digit 2 -> +1 (the smaller label is -1, as binary_labels does). Values are pixel / 255 (LIBSVM's "
+            "mnist.scale recipe). Padded to the 784 pixels of SCW's table (the largest feature index present "
+            "is 780; the border columns are always empty).",
             classes=(1, 2),
             positive=(2,),
+        ),
+        DatasetSpec(
+            "mnist-1vs2-raw",
+            ("mnist.train.libsvm.bz2", "mnist.test.libsvm.bz2"),
+            784,
+            "SCW Tab.2: 14867 x 784",
+            "As 'mnist-1vs2' (digits 1 and 2 of MNIST train + test), values x 255: the raw grey levels 0..255 "
+            "of the IDX files on LeCun's MNIST page, which SCW's footnote 2 names as its source",
+            "The version behind SCW's Table 3 numbers: with linear models and Sigma_1 = I the value scale "
+            "changes the second-order learners' behaviour (AROW, NHERD, NAROW err far less on pixel / 255; "
+            "see docs/reproduction/scw-table3). The files hold pixel / 255 printed with 6 significant digits, "
+            "so x 255 gives the grey levels to within 3e-4, not exact integers. Digit 1 -> -1, digit 2 -> +1.",
+            classes=(1, 2),
+            positive=(2,),
+            value_scale=(255, 1),
         ),
     )
 }
 
 
-def load_dataset(name_or_path: str | os.PathLike, n_features: int | None = None) -> tuple[sp.csr_matrix, np.ndarray]:
+def load_dataset(name_or_path: str | os.PathLike, n_features: int | None = None,
+                 zero_based: bool | str = False) -> tuple[sp.csr_matrix, np.ndarray]:
     """Load a catalog dataset by name, or a LIBSVM file by path.
 
     Parameters
@@ -418,6 +527,11 @@ def load_dataset(name_or_path: str | os.PathLike, n_features: int | None = None)
     n_features
         Number of columns, overriding the catalog's declared dimension; must be at least the largest
         feature index present.
+    zero_based
+        For a file given by path: its feature indices start at 0 (``True``), at 1 (``False``, LIBSVM's
+        convention) or ``"auto"`` (0-based if some index is 0), as in scikit-learn's
+        ``load_svmlight_file`` (see :func:`olkit.data.read_libsvm`). Catalog files are 1-based: a catalog
+        name with anything but ``False`` is an error.
 
     Returns
     -------
@@ -427,36 +541,45 @@ def load_dataset(name_or_path: str | os.PathLike, n_features: int | None = None)
         Raw labels as written in the files (see :func:`binary_labels`), except for derived datasets: -1/+1
         where the entry binarises (``positive``) and for generated data.
 
-    Loaded data are cached in-process (keyed by the resolved files, their modification times and
-    ``n_features``, or by the generator's arguments); each call returns fresh copies, so callers may modify
-    what they get. Derived datasets select and relabel rows of the cached file data.
+    Loaded data are cached in-process (keyed by the resolved files, their modification times,
+    ``n_features`` and ``zero_based``, or by the generator's arguments); each call returns fresh copies, so
+    callers may modify what they get. Derived datasets select and relabel rows of the cached file data.
 
     Raises
     ------
     ValueError
         Unknown name that is not a file (the message lists the catalog), a catalog dataset whose files
-        are neither bundled nor in ``OLKIT_DATA``, or unreadable data (see :func:`read_libsvm`).
+        are neither bundled nor in ``OLKIT_DATA``, unreadable data (see :func:`read_libsvm`), a
+        ``zero_based`` other than ``False``, ``True``, ``"auto"``, or one that is not ``False`` for a
+        catalog name.
     """
-    name, files, width = _resolve(name_or_path, n_features)
-    X, y = _load_shared(name, files, width)
+    name, files, width, zero_based = _resolve(name_or_path, n_features, zero_based)
+    X, y = _load_shared(name, files, width, zero_based)
     X = X.copy()
     spec = CATALOG.get(name)
+    if spec is not None and spec.value_scale is not None:
+        numerator, denominator = spec.value_scale
+        if numerator != 1:
+            X.data *= numerator
+        X.data /= denominator
+    if spec is not None and spec.equalize_histograms:
+        X = equalize_histograms(X)
     if spec is not None and spec.row_normalize:
         norms = np.sqrt(np.asarray(X.multiply(X).sum(axis=1)).ravel())
         X = sp.csr_matrix(sp.diags(1.0 / np.where(norms > 0, norms, 1.0)) @ X)
     return X, y.copy()
 
 
-def dataset_info(name_or_path: str | os.PathLike) -> dict:
+def dataset_info(name_or_path: str | os.PathLike, zero_based: bool | str = False) -> dict:
     """Describe a dataset: size, classes, files and how it relates to the paper's version.
 
-    Loads the data (through the same cache as :func:`load_dataset`). ``label_counts`` maps each raw
-    label (an ``int`` when integral) to its number of examples, after any derivation; ``paper_shape``,
-    ``source``, ``notes`` and ``derivation`` are ``None`` for a file that is not in the catalog (and
-    ``derivation`` for a catalog entry read as it is). ``files`` is empty for generated data.
+    Loads the data (through the same cache as :func:`load_dataset`; ``zero_based`` as there). ``label_counts``
+    maps each raw label (an ``int`` when integral) to its number of examples, after any derivation;
+    ``paper_shape``, ``source``, ``notes`` and ``derivation`` are ``None`` for a file that is not in the
+    catalog (and ``derivation`` for a catalog entry read as it is). ``files`` is empty for generated data.
     """
-    name, files, width = _resolve(name_or_path, None)
-    X, y = _load_shared(name, files, width)
+    name, files, width, zero_based = _resolve(name_or_path, None, zero_based)
+    X, y = _load_shared(name, files, width, zero_based)
     labels, counts = np.unique(y, return_counts=True)
     spec = CATALOG.get(name)
     return {
@@ -475,12 +598,17 @@ def dataset_info(name_or_path: str | os.PathLike) -> dict:
 
 
 def list_datasets() -> list[dict]:
-    """Every catalog entry with where its files are, without loading them.
+    """Every catalog entry with where its files are and its shape, without loading the files.
 
     ``availability`` is ``"bundled"`` (all files ship with olkit; generated datasets count as bundled),
     ``"OLKIT_DATA"`` (all found, some in the ``OLKIT_DATA`` directory) or ``"missing"``; ``paths`` holds
     the files found and ``missing_files`` the names not found. ``derivation`` says how a derived or
-    generated entry is made (``None`` for the others).
+    generated entry is made (``None`` for the others). ``shape`` is the data's actual size as loading
+    would give it, ``{"n_examples", "n_features", "n_classes"}``, beside the paper's (``paper_shape``):
+    from the ``MANIFEST.json`` of the data directory (see the module docstring), from the small bundled
+    files themselves, or from the generator; ``None`` where none of these knows (a file that is missing,
+    or not described by a manifest). ``shape_from`` says which (``"MANIFEST.json"``, ``"bundled files"``,
+    ``"generated"``, or ``None``).
     """
     entries = []
     for spec in CATALOG.values():
@@ -492,6 +620,7 @@ def list_datasets() -> list[dict]:
             availability = "bundled"
         else:
             availability = DATA_ENV
+        shape, shape_from = (None, None) if missing else _known_shape(spec, found)
         entries.append(
             {
                 "name": spec.name,
@@ -505,9 +634,94 @@ def list_datasets() -> list[dict]:
                 "paths": [str(path) for _, path, _ in found if path is not None],
                 "missing_files": missing,
                 "derivation": spec.derivation,
+                "shape": shape,
+                "shape_from": shape_from,
             }
         )
     return entries
+
+
+def _known_shape(spec: DatasetSpec, found) -> tuple[dict | None, str | None]:
+    """(shape, where it comes from) of :func:`list_datasets` for an entry whose files were all ``found``
+    (``(file, path, where)`` triples); (None, None) if a file is neither bundled nor in a manifest."""
+    if spec.generator is not None:
+        X, y = _generate(spec.generator, spec.generator_kwargs)
+        width = spec.n_features if spec.n_features is not None else X.shape[1]
+        return {"n_examples": X.shape[0], "n_features": width, "n_classes": int(np.unique(y).size)}, "generated"
+    facts, sources = [], set()
+    for _, path, where in found:
+        fact = _manifest_facts(path) if where != "bundled" else _file_facts(path)
+        if fact is None:
+            return None, None
+        facts.append(fact)
+        sources.add(_MANIFEST if where != "bundled" else "bundled files")
+    counts: dict[float, int] = {}
+    for fact in facts:
+        for label, count in fact["label_counts"].items():
+            counts[label] = counts.get(label, 0) + count
+    if spec.classes is not None:
+        counts = {label: c for label, c in counts.items() if label in spec.classes}
+    if spec.positive is not None:
+        positives = sum(c for label, c in counts.items() if label in spec.positive)
+        counts = {1.0: positives, -1.0: sum(counts.values()) - positives}
+    width = spec.n_features if spec.n_features is not None else max(fact["n_features"] for fact in facts)
+    shape = {"n_examples": sum(counts.values()), "n_features": width,
+             "n_classes": sum(1 for c in counts.values() if c > 0)}
+    return shape, " + ".join(sorted(sources))
+
+
+def _manifest_facts(path: Path) -> dict | None:
+    """``{"n_features", "label_counts"}`` of a data file from the ``MANIFEST.json`` beside it, if that
+    manifest describes a file of this name and of exactly this size; else ``None``."""
+    manifest = path.parent / _MANIFEST
+    if not manifest.is_file():
+        return None
+    size = path.stat().st_size
+    for entry in _read_manifest(str(manifest), manifest.stat().st_mtime_ns):
+        if entry.get("file") == path.name and entry.get("size_bytes") == size:
+            try:
+                return {"n_features": int(entry["n_features"]),
+                        "label_counts": {float(k): int(v) for k, v in entry["label_values"].items()}}
+            except (KeyError, TypeError, ValueError):
+                return None
+    return None
+
+
+@functools.lru_cache(maxsize=4)
+def _read_manifest(path: str, mtime_ns: int) -> tuple[dict, ...]:
+    """The ``files`` entries of a ``MANIFEST.json`` (cached per modification time); () if unreadable."""
+    try:
+        with open(path) as fh:
+            files = json.load(fh).get("files", [])
+    except (OSError, ValueError, AttributeError):
+        return ()
+    return tuple(entry for entry in files if isinstance(entry, dict))
+
+
+def _file_facts(path: Path) -> dict:
+    """``{"n_features", "label_counts"}`` of a (small, bundled) file, read through the parse cache."""
+    X, y = read_libsvm(path)
+    labels, counts = np.unique(y, return_counts=True)
+    return {"n_features": X.shape[1], "label_counts": {float(v): int(c) for v, c in zip(labels, counts)}}
+
+
+def equalize_histograms(X) -> sp.csr_matrix:
+    """Histogram-equalise every row of ``X`` over all its ``d`` values, zeros included (the textbook
+    equalisation of an image, continuous instead of 256 grey levels): a value v becomes
+    (c(v) - c_min) / (d - c_min), where c(v) counts the row's values <= v and c_min = c(the row's smallest
+    value). The darkest pixels become 0, the brightest 1, and the grey levels in between are spread
+    by their rank, whatever the image's contrast; a constant row becomes all 0. Returns a new CSR matrix.
+    """
+    A = X.toarray() if sp.issparse(X) else np.array(X, dtype=np.float64)
+    d = A.shape[1]
+    out = np.zeros_like(A, dtype=np.float64)
+    for i, row in enumerate(A):
+        ordered = np.sort(row)
+        below = np.searchsorted(ordered, row, side="right")  # c(v) for every value of the row
+        c_min = np.searchsorted(ordered, ordered[0], side="right")
+        if c_min < d:
+            out[i] = (below - c_min) / (d - c_min)
+    return sp.csr_matrix(out)
 
 
 def binary_labels(y) -> tuple[np.ndarray, np.ndarray]:
@@ -541,11 +755,13 @@ def check_labels_finite(y, what: str = "labels") -> None:
         raise ValueError(f"{what}: {int(bad.sum())} NaN or infinite value(s), the first at example {first} (0-based)")
 
 
-def _resolve(name_or_path, n_features: int | None) -> tuple[str, tuple[tuple[str, int, int], ...], int | None]:
-    """Turn a name or path into ``(name, files, width)``; ``files`` and ``width`` are for :func:`_read_files`.
+def _resolve(name_or_path, n_features: int | None,
+             zero_based: bool | str = False) -> tuple[str, tuple[tuple[str, int, int], ...], int | None, bool | str]:
+    """Turn a name or path into ``(name, files, width, zero_based)``, the arguments of :func:`_load_shared`.
 
     Each file is ``(path, mtime_ns, size)`` so that the cache notices a file that changed on disk.
     """
+    zero_based = check_zero_based(zero_based)
     name = os.fspath(name_or_path)
     spec = CATALOG.get(name)
     if spec is None:
@@ -554,10 +770,13 @@ def _resolve(name_or_path, n_features: int | None) -> tuple[str, tuple[tuple[str
                 f"unknown dataset {name!r}: not a catalog name and no such file. "
                 f"Valid names: {', '.join(sorted(CATALOG))}; or give the path of a LIBSVM file"
             )
-        return name, (_stat(name),), n_features
+        return name, (_stat(name),), n_features, zero_based
+    if zero_based is not False:
+        raise ValueError(f"zero_based={zero_based!r} applies to a LIBSVM file given by path; {name!r} is a catalog "
+                         "dataset, whose files are 1-based (leave zero_based=False)")
     width = n_features if n_features is not None else spec.n_features
     if spec.generator is not None:
-        return name, (), width
+        return name, (), width, False
     found = [_find_file(spec, file)[0] for file in spec.files]
     missing = [file for file, path in zip(spec.files, found) if path is None]
     if missing:
@@ -568,7 +787,7 @@ def _resolve(name_or_path, n_features: int | None) -> tuple[str, tuple[tuple[str
             f"{' nor among the bundled files' if spec.bundled else ''}; "
             f"set the environment variable {DATA_ENV} to the directory holding {'them' if len(missing) > 1 else 'it'}"
         )
-    return name, tuple(_stat(str(path)) for path in found), width
+    return name, tuple(_stat(str(path)) for path in found), width, False
 
 
 def _find_file(spec: DatasetSpec, file: str) -> tuple[Path | None, str]:
@@ -597,21 +816,23 @@ def _stat(path: str) -> tuple[str, int, int]:
 
 
 @functools.lru_cache(maxsize=16)
-def _read_files(files: tuple[tuple[str, int, int], ...], width: int | None) -> tuple[sp.csr_matrix, np.ndarray]:
+def _read_files(files: tuple[tuple[str, int, int], ...], width: int | None,
+                zero_based: bool | str = False) -> tuple[sp.csr_matrix, np.ndarray]:
     """Read and stack ``files`` row-wise, all padded to ``width`` (default: the widest). Cached.
 
     The cached arrays are shared between calls: public functions copy before handing them out.
     """
-    parts = [read_libsvm(path) for path, _, _ in files]
+    parts = [read_libsvm(path, zero_based=zero_based) for path, _, _ in files]
     if width is None:
         width = max(X.shape[1] for X, _ in parts)
-    blocks = [pad_features(X, width, source=path) for (X, _), (path, _, _) in zip(parts, files)]
+    blocks = [pad_features(X, width, source=path, zero_based=zero_based) for (X, _), (path, _, _) in zip(parts, files)]
     X = blocks[0] if len(blocks) == 1 else sp.vstack(blocks, format="csr")
     y = np.concatenate([labels for _, labels in parts])
     return X, y
 
 
-def _load_shared(name: str, files: tuple[tuple[str, int, int], ...], width: int | None) -> tuple[sp.csr_matrix, np.ndarray]:
+def _load_shared(name: str, files: tuple[tuple[str, int, int], ...], width: int | None,
+                 zero_based: bool | str = False) -> tuple[sp.csr_matrix, np.ndarray]:
     """The data of ``_resolve``'s result, derived as the catalog entry says. May share cached arrays.
 
     Generated entries come from :func:`_generate`, file entries from :func:`_read_files`; then the rows
@@ -622,7 +843,7 @@ def _load_shared(name: str, files: tuple[tuple[str, int, int], ...], width: int 
         X, y = _generate(spec.generator, spec.generator_kwargs)
         X = pad_features(X, width, source=f"dataset {name!r}")
     else:
-        X, y = _read_files(files, width)
+        X, y = _read_files(files, width, zero_based)
     if spec is None or (spec.classes is None and spec.positive is None):
         return X, y
     if spec.classes is not None:

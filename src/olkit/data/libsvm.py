@@ -4,8 +4,10 @@ A LIBSVM file holds one example per line::
 
     label index:value index:value ...   # optional comment
 
-with 1-based, strictly increasing integer feature indices; absent features are zero. Files may be plain
-text or compressed with gzip or bzip2 (recognised by their first bytes, so the file name does not matter).
+with strictly increasing integer feature indices, 1-based by default (``zero_based=True`` reads 0-based
+files, ``zero_based="auto"`` decides from the file as scikit-learn's ``load_svmlight_file`` does); absent
+features are zero. Files may be plain text or compressed with gzip or bzip2 (recognised by their first
+bytes, so the file name does not matter).
 
 Parsing is done by :func:`sklearn.datasets.load_svmlight_file` (compiled, fast). Its errors carry no line
 number ("could not convert string to float: b'abc'"), so when it fails, or when the file holds NaN or
@@ -28,14 +30,15 @@ from typing import BinaryIO
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["iter_libsvm", "pad_features", "read_libsvm", "scan_libsvm"]
+__all__ = ["check_zero_based", "iter_libsvm", "pad_features", "read_libsvm", "scan_libsvm"]
 
 _EXPECTED = "expected 'label index:value ...' with 1-based increasing integer indices"
 # sklearn stores feature indices in a C int, so larger ones overflow there.
 _MAX_INDEX = 2**31 - 1
 
 
-def read_libsvm(path: str | os.PathLike, n_features: int | None = None) -> tuple[sp.csr_matrix, np.ndarray]:
+def read_libsvm(path: str | os.PathLike, n_features: int | None = None,
+                zero_based: bool | str = False) -> tuple[sp.csr_matrix, np.ndarray]:
     """Read a LIBSVM / svmlight file (plain, ``.gz`` or ``.bz2``).
 
     Parameters
@@ -43,9 +46,14 @@ def read_libsvm(path: str | os.PathLike, n_features: int | None = None) -> tuple
     path
         The file. Compression is detected from the content, not the name.
     n_features
-        Number of columns of the result. ``None`` means the largest feature index present. A larger value
-        pads with empty columns (e.g. a9a's test file never uses feature 123 of its 123); a value smaller
-        than an index in the file is an error.
+        Number of columns of the result. ``None`` means the largest feature index present (+1 if the
+        indices are 0-based). A larger value pads with empty columns (e.g. a9a's test file never uses
+        feature 123 of its 123); a value smaller than an index in the file is an error.
+    zero_based
+        As in :func:`sklearn.datasets.load_svmlight_file`: ``False`` (the default, LIBSVM's convention):
+        indices start at 1, index 1 is column 0 and an index 0 is an error; ``True``: indices start at 0,
+        index 0 is column 0; ``"auto"``: 1-based if the file has at least one index and none is 0,
+        0-based otherwise.
 
     Returns
     -------
@@ -61,31 +69,58 @@ def read_libsvm(path: str | os.PathLike, n_features: int | None = None) -> tuple
     ValueError
         A malformed line (the message gives ``path:line`` and the reason), a NaN or infinite label or
         value, a file with no examples, or ``n_features`` smaller than the largest index; a directory, an
-        unreadable file, or a corrupt or truncated ``.gz`` / ``.bz2`` (the message names the file).
+        unreadable file, or a corrupt or truncated ``.gz`` / ``.bz2`` (the message names the file); a
+        ``zero_based`` other than ``False``, ``True`` or ``"auto"``.
     """
+    zero_based = check_zero_based(zero_based)
     path = os.fspath(path)
     if not os.path.exists(path):
         raise FileNotFoundError(errno.ENOENT, "no such LIBSVM file", path)
     if os.path.isdir(path):
         raise ValueError(f"{path} is a directory; expected a LIBSVM file (plain text, .gz or .bz2)")
-    cached = _cache_load(path)
+    cached = _cache_load(path, zero_based)
     if cached is not None:
         X, y = cached
     else:
-        X, y = _parse(path)
-        _cache_store(path, X, y)
-    return pad_features(X, n_features, source=path), y
+        X, y = _parse(path, zero_based)
+        _cache_store(path, X, y, zero_based)
+    return pad_features(X, n_features, source=path, zero_based=zero_based), y
 
 
-def _parse(path):
+def check_zero_based(zero_based):
+    """``zero_based`` if it is ``False``, ``True`` or ``"auto"`` (the values of scikit-learn's
+    ``load_svmlight_file``), else ``ValueError``."""
+    if isinstance(zero_based, (bool, np.bool_)):
+        return bool(zero_based)
+    if isinstance(zero_based, str) and zero_based == "auto":
+        return zero_based
+    raise ValueError(f"zero_based must be False (1-based indices, LIBSVM's convention), True (0-based) or "
+                     f"'auto' (0-based if some index is 0), got {zero_based!r}")
+
+
+def _parse(path, zero_based=False):
+    """The whole file as (X, y); ``zero_based="auto"`` is resolved here (:func:`_one_based_after_all`)."""
     try:
         with _open_binary(path) as stream:
-            X, y = _parse_block(stream, path)
+            X, y = _parse_block(stream, path, zero_based=zero_based)
     except (OSError, EOFError, zlib.error) as exc:  # also while _first_bad_line_error reads the file again
         raise _unreadable_error(path, exc) from exc
     if X.shape[0] == 0:
         raise ValueError(f"{path}: no examples (the file is empty or holds only comments and blank lines)")
+    if zero_based == "auto" and _one_based_after_all(X.indices.min() if X.nnz else None):
+        X = _shift_left(X)
     return X, y
+
+
+def _one_based_after_all(smallest_index):
+    """``zero_based="auto"`` (read 0-based) means 1-based after all when the file has an index and none is 0
+    (scikit-learn's rule); ``smallest_index`` is the smallest index read, ``None`` if there is none."""
+    return smallest_index is not None and smallest_index > 0
+
+
+def _shift_left(X):
+    """X read 0-based from a 1-based file: every index one less, one column fewer."""
+    return sp.csr_matrix((X.data, X.indices - 1, X.indptr), shape=(X.shape[0], X.shape[1] - 1))
 
 
 def _parse_block(source, path, lines=None, first_lineno=1, zero_based=False):
@@ -95,6 +130,7 @@ def _parse_block(source, path, lines=None, first_lineno=1, zero_based=False):
     On a malformed line, or a NaN or infinite number, the text is scanned again line by line to name the
     first bad line as ``path:line``: ``lines`` are the block's lines (``first_lineno`` the file line number
     of the first one); ``None`` means the block is the whole file, read again from ``path``.
+    ``zero_based="auto"`` parses 0-based (an index 0 is allowed); the caller shifts a 1-based result.
     """
     # imported here: importing scikit-learn takes about a second, too much for a warm command-line run
     from sklearn.datasets import load_svmlight_file
@@ -102,7 +138,7 @@ def _parse_block(source, path, lines=None, first_lineno=1, zero_based=False):
     if isinstance(source, bytes):
         source = io.BytesIO(source)
     try:
-        X, y = load_svmlight_file(source, zero_based=zero_based, dtype=np.float64)
+        X, y = load_svmlight_file(source, zero_based=bool(zero_based), dtype=np.float64)
     except (ValueError, OverflowError) as exc:
         raise _first_bad_line_error(path, str(exc), lines, first_lineno, zero_based) from exc
     if not (np.isfinite(X.data).all() and np.isfinite(y).all()):
@@ -149,21 +185,28 @@ def _raw_chunks(path: str, chunk_size: int, zero_based: bool):
         raise ValueError(f"{path}: no examples (the file is empty or holds only comments and blank lines)")
 
 
-def scan_libsvm(path: str | os.PathLike, chunk_size: int = 100_000, zero_based: bool = False) -> dict:
+def scan_libsvm(path: str | os.PathLike, chunk_size: int = 100_000, zero_based: bool | str = False) -> dict:
     """One reading pass over a LIBSVM file in chunks (memory bounded by ``chunk_size``): its number of
-    examples, its width (largest feature index; +1 if ``zero_based``) and its sorted distinct labels.
+    examples, its width (largest feature index; +1 if 0-based), its sorted distinct labels and whether its
+    indices are read 0-based (``zero_based`` as in :func:`read_libsvm`; ``"auto"`` is resolved by this pass).
 
     Raises the same errors as :func:`read_libsvm` (``path:line`` for a malformed line)."""
-    n, width, labels = 0, 0, np.empty(0)
+    zero_based = check_zero_based(zero_based)
+    n, width, labels, smallest = 0, 0, np.empty(0), None
     for X, y in _raw_chunks(path, chunk_size, zero_based):
         n += X.shape[0]
         width = max(width, X.shape[1])
         labels = np.union1d(labels, y)
-    return {"n_examples": n, "n_features": width, "labels": labels}
+        if X.nnz:
+            smallest = int(X.indices.min()) if smallest is None else min(smallest, int(X.indices.min()))
+    if zero_based == "auto":
+        zero_based = not _one_based_after_all(smallest)
+        width -= 0 if zero_based else 1
+    return {"n_examples": n, "n_features": width, "labels": labels, "zero_based": zero_based}
 
 
 def iter_libsvm(path: str | os.PathLike, chunk_size: int = 100_000, n_features: int | None = None,
-                zero_based: bool = False):
+                zero_based: bool | str = False):
     """Read a LIBSVM file (plain, ``.gz`` or ``.bz2``) in chunks, without loading it whole.
 
     Yields ``(X_chunk, y_chunk)`` in file order: ``X_chunk`` a CSR float64 matrix of ``chunk_size`` rows (the
@@ -174,26 +217,32 @@ def iter_libsvm(path: str | os.PathLike, chunk_size: int = 100_000, n_features: 
     ``n_features=None`` makes a first, scanning pass over the file to find its largest feature index (the
     reading time doubles, the memory stays bounded; :func:`scan_libsvm` gives that pass's result, labels
     included, to a caller that needs them up front). Give ``n_features`` to read the file once; an index
-    above it is an error naming the lines. ``zero_based=True`` reads 0-based indices (index 0 allowed).
+    above it is an error naming the lines. ``zero_based`` is as in :func:`read_libsvm`: ``True`` reads 0-based
+    indices (index 0 allowed); ``"auto"`` needs the scanning pass (to see whether some index is 0) even
+    with ``n_features`` given.
 
     Errors are those of :func:`read_libsvm`: ``path:line`` for a malformed line (raised when its chunk is
     reached: the chunks before it were already yielded), a clear message for a corrupt or truncated
     compressed file. This is a generator: nothing is read (and nothing checked) before the first ``next``.
     """
-    if n_features is None:
-        n_features = scan_libsvm(path, chunk_size, zero_based)["n_features"]
-    elif isinstance(n_features, bool) or not isinstance(n_features, (int, np.integer)) or n_features < 1:
+    zero_based = check_zero_based(zero_based)
+    if n_features is not None and (isinstance(n_features, bool) or not isinstance(n_features, (int, np.integer))
+                                   or n_features < 1):
         raise ValueError(f"n_features must be an integer >= 1 or None, got {n_features!r}")
+    if n_features is None or zero_based == "auto":
+        info = scan_libsvm(path, chunk_size, zero_based)
+        n_features = info["n_features"] if n_features is None else n_features
+        zero_based = info["zero_based"]
     for X, y in _raw_chunks(path, chunk_size, zero_based):
-        yield pad_features(X, int(n_features), source=os.fspath(path)), y
+        yield pad_features(X, int(n_features), source=os.fspath(path), zero_based=zero_based), y
 
 
 # ---- parsed-file cache ---------------------------------------------------------------------------
 # Parsing a compressed text file (seconds for the larger benchmarks) is done once; later reads load the
-# CSR arrays from an .npz file keyed by the file's absolute path, size and modification time.
-# OLKIT_CACHE_DIR=off disables it.
+# CSR arrays from an .npz file keyed by the file's absolute path, size and modification time (and
+# zero_based, when not the default False). OLKIT_CACHE_DIR=off disables it.
 
-def _cache_path(path):
+def _cache_path(path, zero_based=False):
     base = os.environ.get("OLKIT_CACHE_DIR")
     if base == "off":
         return None
@@ -201,12 +250,13 @@ def _cache_path(path):
         xdg = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
         base = os.path.join(xdg, "olkit", "datasets")
     st = os.stat(path)
-    key = hashlib.sha1(f"{os.path.abspath(path)}|{st.st_size}|{st.st_mtime_ns}".encode()).hexdigest()[:20]
+    mode = "" if zero_based is False else f"|zero_based={zero_based}"  # the 1-based keys of older caches stay
+    key = hashlib.sha1(f"{os.path.abspath(path)}|{st.st_size}|{st.st_mtime_ns}{mode}".encode()).hexdigest()[:20]
     return os.path.join(base, f"{os.path.basename(path)}.{key}.npz")
 
 
-def _cache_load(path):
-    cache = _cache_path(path)
+def _cache_load(path, zero_based=False):
+    cache = _cache_path(path, zero_based)
     if cache is None or not os.path.exists(cache):
         return None
     try:
@@ -217,8 +267,8 @@ def _cache_load(path):
         return None  # unreadable cache entry: parse the file again
 
 
-def _cache_store(path, X, y):
-    cache = _cache_path(path)
+def _cache_store(path, X, y, zero_based=False):
+    cache = _cache_path(path, zero_based)
     if cache is None:
         return
     try:
@@ -230,18 +280,23 @@ def _cache_store(path, X, y):
         pass  # a read-only or full cache directory only costs speed
 
 
-def pad_features(X: sp.csr_matrix, n_features: int | None, source: str) -> sp.csr_matrix:
+def pad_features(X: sp.csr_matrix, n_features: int | None, source: str,
+                 zero_based: bool | str = False) -> sp.csr_matrix:
     """Return ``X`` widened to ``n_features`` columns (``None``: unchanged).
 
     The new columns are empty; the data arrays are shared, not copied. ``source`` names the data in the
-    error raised when ``X`` already has more columns than ``n_features``.
+    error raised when ``X`` already has more columns than ``n_features``; ``zero_based`` (as the data were
+    read) makes that error number the feature index as the file does.
     """
     if n_features is None or n_features == X.shape[1]:
         return X
     if n_features < X.shape[1]:
-        raise ValueError(
-            f"{source}: n_features={n_features} but the data use feature index {X.shape[1]} (indices are 1-based)"
-        )
+        if zero_based == "auto":
+            used = f"have {X.shape[1]} features (zero_based='auto')"
+        else:
+            used = (f"use feature index {X.shape[1] - 1} (indices are 0-based)" if zero_based else
+                    f"use feature index {X.shape[1]} (indices are 1-based)")
+        raise ValueError(f"{source}: n_features={n_features} but the data {used}")
     return sp.csr_matrix((X.data, X.indices, X.indptr), shape=(X.shape[0], n_features))
 
 
@@ -295,7 +350,9 @@ def _first_bad_line_error(path: str, fallback: str, lines=None, first_lineno: in
     return ValueError(f"{path}: cannot be read as LIBSVM: {fallback}; {_expected(zero_based)}")
 
 
-def _expected(zero_based: bool) -> str:
+def _expected(zero_based: bool | str) -> str:
+    if zero_based == "auto":
+        return _EXPECTED.replace("1-based", "0-based or 1-based")
     return _EXPECTED.replace("1-based", "0-based") if zero_based else _EXPECTED
 
 
@@ -308,7 +365,7 @@ def _first_problem(lines, first_lineno: int, zero_based: bool):
     return None
 
 
-def _line_problem(line: bytes, zero_based: bool = False) -> str | None:
+def _line_problem(line: bytes, zero_based: bool | str = False) -> str | None:
     """Return why ``line`` is not a valid LIBSVM line, or ``None`` if it is.
 
     Mirrors the tokenisation of sklearn's reader (text after ``#`` is a comment, whitespace separates
@@ -329,7 +386,7 @@ def _line_problem(line: bytes, zero_based: bool = False) -> str | None:
         if b":" not in features[0]:
             return f"token {_show(features[0])} has no ':'"
         features = features[1:]
-    previous = 0
+    previous = -1  # an index 0 is valid as the first of a 0-based line
     for token in features:
         if b":" not in token:
             return f"token {_show(token)} has no ':'"

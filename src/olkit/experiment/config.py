@@ -25,6 +25,17 @@ def paper_values(key, meta=False):
         return {k: v for k, v in json.load(fh).items() if k.startswith("_") == meta}
 
 
+def paper_table(config):
+    """The paper's rows for the config's datasets: :func:`paper_values` of ``config["paper"]``, plus a row
+    for each dataset that ``paper_datasets`` maps to a paper dataset (e.g. ``mitface-histeq`` shown beside
+    the paper's MITFace row, like ``mitface``)."""
+    paper = paper_values(config["paper"])
+    for ours, theirs in config.get("paper_datasets", {}).items():
+        if theirs in paper:
+            paper.setdefault(ours, paper[theirs])
+    return paper
+
+
 class ConfigError(ValueError):
     """A mistake in an experiment config (an unknown key, algorithm or parameter), found when the config
     is read, before anything runs; the message starts with "config error:"."""
@@ -48,8 +59,8 @@ def load_config(path):
 
 CONFIG_KEYS = {"title", "paper", "output", "notes", "datasets", "algorithms", "optional_algorithms", "repeats",
                "seed", "seed_per_ordering", "tune", "settings", "params", "select", "per_dataset", "count",
-               "digits", "bold_best", "report_wall_time", "protocol_text", "paper_rows", "acceptance", "rho_sweep",
-               "backend", "scheduler"}
+               "digits", "bold_best", "report_wall_time", "protocol_text", "paper_rows", "paper_datasets",
+               "acceptance", "rho_sweep", "backend", "scheduler"}
 """The top-level keys of a config; a section named ``*_sweep``, ``*_comparison`` or ``*_diagnostic`` is an
 analysis (:func:`olkit.experiment.reproduce.section_kind`) with the keys of :data:`SECTION_KEYS`."""
 SECTION_KEYS = {
@@ -95,9 +106,16 @@ def validate_config(config, source=None):
             raise ConfigError(f"missing key {key!r}", source)
     _unknown([k for k in config if _section(k) is None], CONFIG_KEYS, "", source)
     try:
-        paper_values(config["paper"])
+        paper = paper_values(config["paper"])
     except (FileNotFoundError, ModuleNotFoundError):
         raise ConfigError(f"paper = {config['paper']!r}: no such paper table", source) from None
+    mapped = config.get("paper_datasets", {})
+    if not isinstance(mapped, dict) or not all(isinstance(v, str) for v in mapped.values()):
+        raise ConfigError("paper_datasets must map dataset names to the paper table's dataset names", source)
+    for ours, theirs in mapped.items():
+        if theirs not in paper:
+            raise ConfigError(f"paper_datasets: {ours} = {theirs!r} is not a dataset of paper table "
+                              f"{config['paper']!r} (its datasets: {', '.join(paper)})", source)
     for key in ("datasets", "algorithms", "optional_algorithms"):
         if not isinstance(config.get(key, []), list) or not all(isinstance(v, str) for v in config.get(key, [])):
             raise ConfigError(f"{key} must be a list of names", source)

@@ -1,13 +1,18 @@
 """Reproduce a paper table from an experiment config (``experiments/*.toml``) into a markdown page.
 
-    python -m olkit.experiment.reproduce experiments/duol_binary.toml [--only DATASET ...] [--repeats N]
-                                         [--jobs N] [--output PAGE.md] [--fresh]
+    python -m olkit.experiment.reproduce experiments/duol_binary.toml [--only DATASET ... [--merge]]
+                                         [--repeats N] [--jobs N] [--output PAGE.md] [--fresh]
 
 Every finished run is stored as it finishes (``<output dir>/.cells/<page stem>/``,
 :mod:`olkit.experiment.store`), so a reproduction that is killed loses no finished run: rerunning the
 same command reuses them and computes only the rest (``--fresh``: recompute everything). A config
 mistake is reported as ``config error: ...`` before anything runs; a dataset that cannot be loaded is
 listed as not run, and a run that fails (a refused parameter) as failed, while the rest completes.
+
+``--only DATASET ... --merge`` adds datasets to a page without running the others again: the listed
+datasets (their table and analyses) are run, and every other dataset of the config keeps its results
+from the page's JSON (``<page>.json``, the last run's) exactly as they are; the page is written from the
+union (:func:`merge_previous`).
 
 For every dataset the page shows our mean ± std beside the paper's value and the difference, states
 which datasets could not be run and why, and links the online-curve figures. Configs are data, not code
@@ -63,6 +68,7 @@ from .config import (  # noqa: F401
     algorithm_settings,
     available_algorithms,
     load_config,
+    paper_table,
     paper_values,
     per_dataset,
     validate_config,
@@ -480,25 +486,25 @@ def plot_rho_sweep(sweeps, path):
     plt.close(fig)
 
 
-def reproduce(config_path, only=None, repeats=None, n_jobs=None, output=None, fresh=False):
+def reproduce(config_path, only=None, repeats=None, n_jobs=None, output=None, fresh=False, merge=False):
     """Run the config file and write its markdown page; returns (page path, result documents)."""
     command = f"make reproduce  (python -m olkit.experiment.reproduce {config_path})"
     if only or repeats or output:
         command = "python -m olkit.experiment.reproduce " + " ".join(sys.argv[1:])
-    return reproduce_config(load_config(config_path), command, only, repeats, n_jobs, output, fresh)
+    return reproduce_config(load_config(config_path), command, only, repeats, n_jobs, output, fresh, merge)
 
 
-def reproduce_config(config, command, only=None, repeats=None, n_jobs=None, output=None, fresh=False):
+def reproduce_config(config, command, only=None, repeats=None, n_jobs=None, output=None, fresh=False, merge=False):
     """:func:`run_config` on the config's ``backend`` / ``scheduler`` (:func:`olkit.experiment.backend.use`:
     local joblib processes, or a Dask cluster; issue 10 item 5)."""
     from . import backend
 
     validate_config(config)
     with backend.use(config.get("backend"), config.get("scheduler"), n_jobs):
-        return run_config(config, command, only, repeats, n_jobs, output, fresh)
+        return run_config(config, command, only, repeats, n_jobs, output, fresh, merge)
 
 
-def run_config(config, command, only=None, repeats=None, n_jobs=None, output=None, fresh=False):
+def run_config(config, command, only=None, repeats=None, n_jobs=None, output=None, fresh=False, merge=False):
     """Run an experiment config (a dict as in experiments/*.toml) and write its markdown page.
 
     The config is checked first (:func:`olkit.experiment.config.validate_config`: a mistake is a
@@ -507,11 +513,17 @@ def run_config(config, command, only=None, repeats=None, n_jobs=None, output=Non
     the next run, so a killed reproduction loses no finished run; ``fresh=True`` recomputes them all. A
     complete run of the whole config (no ``only``, no ``repeats``, no dataset skipped) then removes the
     stored runs it did not use. A dataset that cannot be loaded is listed as not run, a failed run as
-    failed; the rest completes.
+    failed; the rest completes. ``merge=True`` (with ``only``) keeps the other datasets' results from the
+    page's previous JSON (:func:`merge_previous`).
     """
     from ..report.plots import plot_curves
 
     validate_config(config)
+    if merge and not only:
+        raise ConfigError("--merge adds the datasets of --only to the page's last results; give --only DATASET ...")
+    if merge and repeats and repeats != config.get("repeats", 20):
+        raise ConfigError(f"--merge keeps the page's other datasets at the config's {config.get('repeats', 20)} "
+                          f"orderings; --repeats {repeats} would mix two protocols on one page")
     whole = not only and not repeats
     repeats = repeats or config.get("repeats", 20)
     output = output or config.get("output")
@@ -522,7 +534,8 @@ def run_config(config, command, only=None, repeats=None, n_jobs=None, output=Non
     os.makedirs(fig_dir, exist_ok=True)
     stem = os.path.splitext(os.path.basename(output))[0]
     store = CellStore(os.path.join(out_dir, ".cells", stem), reuse=not fresh)
-    paper = paper_values(config["paper"])
+    paper = paper_table(config)
+    previous = read_previous(output) if merge else None  # before anything runs: a missing page fails at once
     datasets = [d for d in config["datasets"] if not only or d in only]
     docs, skipped = [], []
     start = time.perf_counter()
@@ -551,13 +564,17 @@ def run_config(config, command, only=None, repeats=None, n_jobs=None, output=Non
                                                 store)
                 except RunFailed as exc:
                     failed.append({"section": "rho_sweep", "dataset": dataset, "error": str(exc)})
-        if sweeps:
-            plot_rho_sweep(sweeps, os.path.join(fig_dir, f"{stem}-rho-sweep.png"))
     extra = run_sections(config, docs, repeats, n_jobs, fig_dir, out_dir, stem, store)
     if failed or extra.get("failed"):
         extra["failed"] = failed + extra.get("failed", [])
     if config.get("report_wall_time"):
         extra["wall_seconds"] = time.perf_counter() - start
+    if merge:
+        docs, skipped, sweeps, extra = merge_previous(config, previous, datasets, docs, skipped, sweeps, extra)
+        extra["merged"] = previous.get("merged", []) + [{"date": datetime.date.today().isoformat(),
+                                                         "command": command, "datasets": datasets}]
+    if sweeps:
+        plot_rho_sweep(sweeps, os.path.join(fig_dir, f"{stem}-rho-sweep.png"))
     page = render_page(config, docs, skipped, sweeps, paper, repeats, command, stem, output, extra)
     with open(output, "w") as fh:
         fh.write(page)
@@ -570,6 +587,51 @@ def run_config(config, command, only=None, repeats=None, n_jobs=None, output=Non
     return output, docs
 
 
+def read_previous(output):
+    """The JSON a run saved beside the page ``output`` (for ``--merge``); ConfigError if there is none."""
+    path = os.path.splitext(output)[0] + ".json"
+    try:
+        with open(path) as fh:
+            return json.load(fh)
+    except (OSError, ValueError) as exc:
+        raise ConfigError(f"--merge needs the page's last results, {path}: {getattr(exc, 'strerror', None) or exc}") from None
+
+
+def merge_previous(config, previous, ran, docs, skipped, sweeps, extra):
+    """The union of this run, on the datasets ``ran``, and the ``previous`` run (the page's JSON) on the
+    config's other datasets, whose results are taken as they are: (docs, skipped, rho sweeps, extra), each
+    in the config's dataset order. Datasets no longer in the config are dropped; the analyses are merged
+    per dataset, and a learner diagnostic table (read from the table runs) is made again from the union."""
+    order = {d: i for i, d in enumerate(config["datasets"])}
+    ran = set(ran)
+
+    def union(old, new):
+        kept = {d: v for d, v in (old or {}).items() if d in order and d not in ran}
+        return dict(sorted({**kept, **new}.items(), key=lambda item: order.get(item[0], len(order))))
+
+    by_name = union({d["dataset"]: d for d in previous.get("results", [])}, {d["dataset"]: d for d in docs})
+    old_skipped = {s[0]: tuple(s) for s in previous.get("page", {}).get("skipped", [])}
+    skipped = list(union(old_skipped, {d: (d, why) for d, why in skipped}).values())
+    sweeps = union(previous.get("rho_sweep", {}), sweeps)
+    merged = {k: v for k, v in extra.items() if k not in ("sweeps", "comparisons", "diagnostics", "failed",
+                                                            "wall_seconds", "merged")}
+    for key in ("sweeps", "comparisons"):
+        names = list(dict.fromkeys([*previous.get(key, {}), *extra.get(key, {})]))
+        merged[key] = {name: union(previous.get(key, {}).get(name), extra.get(key, {}).get(name, {}))
+                       for name in names if name in config}
+    failed = [f for f in previous.get("failed", []) if f["dataset"] in order and f["dataset"] not in ran]
+    if failed + extra.get("failed", []):
+        merged["failed"] = failed + extra.get("failed", [])
+    if "wall_seconds" in extra:
+        merged["wall_seconds"] = extra["wall_seconds"] + previous.get("wall_seconds", 0.0)
+    docs = list(by_name.values())
+    for name in extra.get("diagnostics", {}):
+        from .budget_report import diagnostic_table
+
+        merged.setdefault("diagnostics", {})[name] = diagnostic_table(config[name], docs)
+    return docs, skipped, sweeps, merged
+
+
 def render_from_json(path, output=None):
     """Write the page again from the JSON a run saved beside it (e.g. after editing the ``.notes.md``),
     without running anything; returns the page path."""
@@ -578,9 +640,10 @@ def render_from_json(path, output=None):
     config = data["config"]
     output = output or os.path.splitext(path)[0] + ".md"
     meta = data.get("page", {})
-    extra = {k: data[k] for k in ("sweeps", "comparisons", "diagnostics", "wall_seconds", "failed") if k in data}
+    extra = {k: data[k] for k in ("sweeps", "comparisons", "diagnostics", "wall_seconds", "failed", "merged")
+             if k in data}
     page = render_page(config, data["results"], [tuple(s) for s in meta.get("skipped", [])], data.get("rho_sweep", {}),
-                       paper_values(config["paper"]), meta.get("repeats", config.get("repeats", 20)),
+                       paper_table(config), meta.get("repeats", config.get("repeats", 20)),
                        meta.get("command", "python -m olkit.experiment.reproduce"),
                        os.path.splitext(os.path.basename(output))[0], output, extra)
     with open(output, "w") as fh:
@@ -829,15 +892,20 @@ def render_page(config, docs, skipped, sweeps, paper, repeats, command, stem, ou
     notes_path = os.path.splitext(config.get("notes", output))[0] + ".notes.md"
     lines = [f"# {config['title']}", "",
              f"Generated {datetime.date.today().isoformat()} by `{command}` "
-             f"(olkit, Python {platform.python_version()}, {platform.machine()}).", "",
-             f"Protocol: {repeats} random orderings per dataset (ordering r drawn from seed {config.get('seed', 0)} + r), "
-             f"settings {config.get('settings', {})}, per-algorithm overrides {config.get('params', {})}"
-             + (", per-dataset settings " + str({d: v.get("settings", {}) for d, v in config["per_dataset"].items()})
-                + " and overrides " + str({d: v["params"] for d, v in config["per_dataset"].items() if v.get("params")})
-                if config.get("per_dataset") else "") + ". "
-             + " ".join(config.get("protocol_text", "Mistake rate is the online cumulative mistake rate; #SV the final number "
-                          "of support vectors, #updates the number of updating rounds; time is learning time only "
-                          "(the papers' times are MATLAB, so only their ratios are comparable).").split()), ""]
+             f"(olkit, Python {platform.python_version()}, {platform.machine()}).", ""]
+    if (extra or {}).get("merged"):  # datasets added with --merge: the others' rows are an earlier run's
+        lines += ["Datasets run with `--merge` into an earlier run's page (every other dataset's results, "
+                  "analyses included, are that earlier run's, unchanged): " + "; ".join(
+                      f"{m['date']}: {', '.join(m['datasets'])} (`{m['command']}`)" for m in extra["merged"]) + ".", ""]
+    lines += [f"Protocol: {repeats} random orderings per dataset (ordering r drawn from seed {config.get('seed', 0)} + r), "
+              f"settings {config.get('settings', {})}, per-algorithm overrides {config.get('params', {})}"
+              + (", per-dataset settings " + str({d: v.get("settings", {}) for d, v in config["per_dataset"].items()})
+                 + " and overrides " + str({d: v["params"] for d, v in config["per_dataset"].items() if v.get("params")})
+                 if config.get("per_dataset") else "") + ". "
+              + " ".join(config.get("protocol_text", "Mistake rate is the online cumulative mistake rate; #SV the final "
+                                    "number of support vectors, #updates the number of updating rounds; time is learning "
+                                    "time only (the papers' times are MATLAB, so only their ratios are "
+                                    "comparable).").split()), ""]
     if os.path.exists(notes_path):  # hand-written discussion of the differences, kept beside the page
         with open(notes_path) as fh:
             lines += [fh.read().rstrip(), ""]
@@ -895,6 +963,8 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("config")
     parser.add_argument("--only", nargs="+", metavar="DATASET")
+    parser.add_argument("--merge", action="store_true", help="with --only: keep the other datasets' results from "
+                        "the page's last JSON and write the page from the union (adds datasets to a page)")
     parser.add_argument("--repeats", type=int)
     parser.add_argument("--jobs", type=int)
     parser.add_argument("--output")
@@ -913,7 +983,7 @@ def main(argv=None):
         return
     try:
         page, _ = reproduce(args.config, only=args.only, repeats=args.repeats, n_jobs=args.jobs, output=args.output,
-                            fresh=args.fresh)
+                            fresh=args.fresh, merge=args.merge)
     except (ConfigError, BackendError) as exc:
         print(exc, file=sys.stderr)
         sys.exit(2)
