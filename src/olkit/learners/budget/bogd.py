@@ -53,19 +53,20 @@ REMOVALS, CLIPPED = 0, 1  # diagnostic slots
 def draw_by_weight(sv, st, p, n, total):
     """BOGD++'s draw: with w_i = p[i] (by slot) and their sum ``total`` on entry, p_i = 1 − s w_i,
     s = (B − 1)/Σw (negative p_i clamped to 0 and p renormalised; Σw = 0: uniform). Leaves the clamped
-    weights v_i in ``p`` and returns (j, mass): p_i = v_i/mass (one division, whoever computes it), and the
-    slot j drawn with probability p_j by one uniform walked along the arrival order."""
+    weights v_i in ``p`` and returns (j, mass): p_i = v_i/mass, and the slot j drawn with probability p_j by
+    one uniform u walked along the arrival order: the first j whose running Σ v_i exceeds u·mass (the same
+    draw as Σ p_i > u without a division per step: the walk was a third of BOGD++'s extra time over BOGD)."""
     if total > 0.0:
         mass = _clamp_weights(p, n, (n - 1.0) / total)
     else:
         mass = float(n)
         for i in range(n):
             p[i] = 1.0
-    u = next_uniform(st.rng)
+    u = next_uniform(st.rng) * mass
     j = sv.arrival[n - 1]
     acc = 0.0
     for q in range(n):
-        acc += p[sv.arrival[q]] / mass
+        acc += p[sv.arrival[q]]
         if acc > u:
             j = sv.arrival[q]
             break
@@ -107,9 +108,10 @@ def remove_weighted(sv, st, decay, bound):
     for i in range(n):
         p[i] = row_norm(sv, i) * math.sqrt(sv.kself[i])
     j, mass = draw_by_weight(sv, st, p, n, _sum(p, n))
+    scaled = decay * mass
     for i in range(n):
         if i != j:
-            scale_row(sv, i, decay / (1.0 - p[i] / mass))
+            scale_row(sv, i, scaled / (mass - p[i]))
     sv_remove(sv, j)
     return clip_entries(sv, bound)
 
@@ -129,11 +131,13 @@ def _weights_binary(coef, kself, w, n):
 @njit_helper
 def _rescale_clip_binary(coef, hw, v, mass, n, j, decay, bound):
     """α_i ← clamp(α_i·decay/(1 − v_i/mass), ±bound) for i ≠ j (row j, removed next, is left as it is), in
-    one vectorised loop; returns how many were clipped."""
+    one vectorised loop, the factor as decay·mass/(mass − v_i) (one division); returns how many were
+    clipped."""
     clipped = 0
+    scaled = decay * mass
     for i in range(n):
         keep = i != j
-        g = decay / (1.0 - v[i] / mass) if keep else 1.0
+        g = scaled / (mass - v[i]) if keep else 1.0
         a = coef[i, 0] * g
         c = min(max(a, -bound), bound) if keep else a
         clipped += c != a
