@@ -22,8 +22,9 @@ Magnitudes:
   tenth of the rows): the range every learner handles today (measured with tools/fuzz.py). Hypothesis,
   derandomized, no example database.
 * ``test_all_magnitudes`` — the issue's range, 1e-150..1e150 (also one scale per feature, 10^(e±3)),
-  with ``make fuzz``'s generator: a strict xfail for exactly the algorithms that fail today
-  (ALL_MAGNITUDES_FAIL, issue 9 item 1: numerics hardening not done yet). When an algorithm is fixed, its
+  with ``make fuzz``'s generator: a strict xfail for exactly the algorithms that still fail
+  (ALL_MAGNITUDES_FAIL: an example refused on one code path only, where a sum nears float64's overflow;
+  chunked ≡ one pass holds up to rounding, see olkit.protocol). When an algorithm is fixed, its
   test fails as XPASS(strict) and its entry must go.
 * ``test_known_defect`` — the defects the fuzzer found at ordinary magnitudes (or that are crashes), each
   on a small literal stream, strict xfail likewise.
@@ -235,7 +236,7 @@ where ‖x‖² is within a few decades of overflow: an example is refused on on
 def _all_magnitudes_param(name):
     if name not in ALL_MAGNITUDES_FAIL:
         return pytest.param(name, id=name)
-    reason = "issue 9 item 1: numerics hardening not done yet: " + ALL_MAGNITUDES_FAIL[name]
+    reason = "chunked = one pass up to rounding only: " + ALL_MAGNITUDES_FAIL[name]
     return pytest.param(name, id=name, marks=pytest.mark.xfail(strict=True, reason=reason))
 
 
@@ -264,7 +265,8 @@ def _fixed(name, params, X, y, cuts, reason, id):
 
 
 def _known(name, params, X, y, cuts, reason, id):
-    mark = pytest.mark.xfail(strict=True, reason="issue 9 item 1: numerics hardening not done yet: " + reason)
+    mark = pytest.mark.xfail(strict=True, reason="an exact tie decided by rounding (chunked = one pass up to "
+                             "rounding only): " + reason)
     return pytest.param(name, params, X, y, cuts, id=id, marks=mark)
 
 

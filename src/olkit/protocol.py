@@ -8,8 +8,12 @@ The stream is processed in blocks: for each block the learner's engine does the 
 BLAS product), then a compiled loop runs the examples of the block one by one. Python only runs once
 per block, never per example. The same loop serves ``fit``, ``partial_fit`` and
 :func:`evaluate_online`, so a stream fed in chunks gives the result of one pass: the same decisions, and
-scores equal up to the rounding of dot products (~1e-14: entries from the block's BLAS product and from
-the compiled loop are summed in different orders).
+scores equal up to the rounding of dot products (~1e-14 of Σ|terms|: entries from the block's BLAS product
+and from the compiled loop are summed in different orders). "Up to rounding" is the whole exception: the
+runs part only where that rounding decides (a decision tied in exact arithmetic; a solve or a score whose
+terms cancel, e.g. a near-singular Projectron Gram matrix; a sum within a few decades of float64's
+overflow, refused on one path). The Gaussian kernel of near pairs, where the rounding used to be large, is
+computed from the differences (:data:`olkit.kernels.NEAR`). ``make fuzz`` counts the rest.
 """
 import functools
 import time
