@@ -270,3 +270,20 @@ def test_gaussian_near_pair_is_accurate():
         clf = olkit.make("perceptron", sigma=sigma)
         clf.partial_fit(Z[:1], y[:1], classes=[-1, 1])
         assert -clf.decision_function(Z[1:2])[0] == pytest.approx(want, rel=1e-12)
+
+
+@pytest.mark.parametrize("kernel", [{"kernel": "linear"}, {"kernel": "poly", "degree": 1, "coef0": 0.0}])
+def test_near_pair_mark_is_gaussian_only(kernel):
+    """A linear or polynomial kernel value of exactly -1 (the Gaussian near-pair mark) is a value, not a mark."""
+    from olkit.kernels import KernelSpec, kernel_matrix
+
+    A, B = np.array([[1.0, 0.0], [0.0, -1.0]]), np.array([[-1.0, 0.0]])
+    spec = KernelSpec(kernel["kernel"], degree=kernel.get("degree", 3), coef0=kernel.get("coef0", 1.0))
+    assert np.array_equal(kernel_matrix(A, B, spec), [[-1.0], [0.0]])
+    X = np.array([[-1.0, 0.0], [1.0, 0.0]])
+    y = np.array([-1, 1])  # round 0: f = 0 predicts +1, a mistake: x_0 becomes an SV with coefficient -1
+    res = olkit.evaluate_online(olkit.make("perceptron", **kernel), X, y)
+    assert res.scores[1] == 1.0  # -1 * kappa(x_0, x_1) = -1 * -1
+    one = olkit.make("perceptron", **kernel)
+    one.partial_fit(X[:1], y[:1], classes=[-1, 1])
+    assert one.decision_function(X[1:2])[0] == 1.0

@@ -187,17 +187,22 @@ def kernel_from_gram(kp, G, norm2_rows, norm2_cols):
     return G
 
 
-def fix_near_pairs(K, A, B, kp):
-    """In place: the entries of a kernel block K = κ(A, B) that :func:`kernel_from_gram` left as NEAR_PAIR,
-    recomputed from the explicit differences of their rows (dense or CSR); returns K."""
+def fix_near_pairs(K, A, B, kp, chunk=4096):
+    """In place: the entries of a Gaussian kernel block K = κ(A, B) that :func:`kernel_from_gram` left as
+    NEAR_PAIR, recomputed from the explicit differences of their rows (dense or CSR; ``chunk`` pairs at a
+    time); returns K. Other kernels are returned as they are (their values may be −1)."""
+    if kp[0] != GAUSSIAN:
+        return K
     ii, jj = np.nonzero(K == NEAR_PAIR)
-    if ii.size:
-        if sp.issparse(A) != sp.issparse(B):
-            A, B = (M.toarray() if sp.issparse(M) else M for M in (A[np.unique(ii)], B[np.unique(jj)]))
-            ii, jj = np.searchsorted(np.unique(ii), ii), np.searchsorted(np.unique(jj), jj)
-        D = A[ii] - B[jj]
+    mixed = sp.issparse(A) != sp.issparse(B)
+    for lo in range(0, ii.size, chunk):
+        i, j = ii[lo:lo + chunk], jj[lo:lo + chunk]
+        Ai, Bj = A[i], B[j]
+        if mixed:  # CSR and dense rows: the dense ones as CSR (never a dense copy of wide sparse rows)
+            Ai, Bj = (M if sp.issparse(M) else sp.csr_matrix(M) for M in (Ai, Bj))
+        D = Ai - Bj
         d2 = np.asarray(D.multiply(D).sum(axis=1)).ravel() if sp.issparse(D) else np.einsum("ij,ij->i", D, D)
-        K[ii, jj] = gaussian_from_sq_dists(np.ascontiguousarray(d2, dtype=np.float64), kp[1])
+        K[i, j] = gaussian_from_sq_dists(np.ascontiguousarray(d2, dtype=np.float64), kp[1])
     return K
 
 
