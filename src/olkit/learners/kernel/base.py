@@ -65,6 +65,8 @@ class KernelLearner(PrimalHooks, OnlineClassifier):
     _update_gate = None
     """The gate of the default rules (``_update``, ``_update_multi``): see
     :mod:`olkit.learners.kernel.engine`; None: every round goes to the rule."""
+    _update_gate_multi = None
+    """The gate of ``_update_multi``, where it differs from ``_update_gate`` (None: the same gate)."""
     _kernel_data = ("binary",)
     _gram = "none"
     _matrices = ()
@@ -237,7 +239,12 @@ class KernelLearner(PrimalHooks, OnlineClassifier):
         from .engine import block_loop, every_round, no_score_hook
 
         rule = self._update_rule()
-        gate = self._update_gate if rule is self._update or rule is self._update_multi else None
+        if rule is self._update:
+            gate = self._update_gate
+        elif rule is self._update_multi:
+            gate = self._update_gate_multi or self._update_gate
+        else:
+            gate = None
         return block_loop(rule, self._score_hook or no_score_hook, self._mistake_tests(), gate or every_round)
 
     def _update_rule(self):

@@ -172,38 +172,55 @@ def solve_double(solver, variant, la, lb, qa, qb, w, C, gb_hat, rho, unit, st):
 
 @njit_inline
 def duol_gate(prm, Y, t, y, f, kself, mistake, coef, hw, n):
-    """The rounds :func:`duol_update` and :func:`mduol_update` act on (the engine's gate): a loss
-    1 − m_t above tol = prm[2] and κ(x_t, x_t) > EPS; multiclass / multi-label: a relevant and an
-    irrelevant class exist."""
-    if f.shape[0] == 1:
-        return not (1.0 - y * f[0] <= prm[2] or kself <= EPS)
+    """The rounds :func:`duol_update` and :func:`duol_rand_update` act on (the engine's gate): a loss
+    1 − y f above tol = prm[2] and κ(x_t, x_t) > EPS."""
+    return not (1.0 - y * f[0] <= prm[2] or kself <= EPS)
+
+
+@njit_inline
+def mduol_gate(prm, Y, t, y, f, kself, mistake, coef, hw, n):
+    """The rounds :func:`mduol_update` acts on: a relevant and an irrelevant class exist, the loss
+    1 − (f_r − f_s) is above tol = prm[2] and κ(x_t, x_t) > EPS."""
     r, w = relevant_pair(Y, t, f)
     return r >= 0 and w >= 0 and not (1.0 - (f[r] - f[w]) <= prm[2] or kself <= EPS)
 
 
 @njit_helper
 def duol_update(sv, st, s, t, kself, y, f, mistake):
-    """Binary DUOL (JMLR Algorithm 1, NIPS 2009 Algorithm 1), DUOL_appr, DUOL_iter, DUOL_rand."""
-    C, rho, tol = st.prm[0], st.prm[1], st.prm[2]
-    variant, solver = int(st.prm[3]), int(st.prm[4])
-    f = f[0]
-    loss = 1.0 - y * f
+    """Binary DUOL (JMLR Algorithm 1, NIPS 2009 Algorithm 1), DUOL_appr, DUOL_iter."""
+    tol, variant = st.prm[2], int(st.prm[3])
+    loss = 1.0 - y * f[0]
     if loss <= tol or kself <= EPS:
         return False
     n = sv.meta[N]
-    krow, w_i = sv.krow, sv.grow  # w_i: scratch
     # -- auxiliary example (JMLR Algorithm 1 lines 8-15; NIPS Algorithm 1 lines 7-14)
-    b = -1
-    if solver == RAND:
-        if n > 0:
-            b = next_index(st.rng, n)
-        w_min = -math.inf
-    else:
-        # JMLR: candidates F_i ≤ 1; NIPS: F_i ≤ 0 and only w_i < 0 qualify (w_min starts at 0)
-        F_max = 1.0 + tol if variant == JMLR else tol
-        w_min = _label_weights(y, sv.y, krow, sv.F, F_max, math.inf if variant == JMLR else 0.0, w_i, n)
-        if w_min < (math.inf if variant == JMLR else 0.0):
-            b = tied_pick(w_i, sv.F, F_max, n, w_min, tol, variant == JMLR)
+    # JMLR: candidates F_i ≤ 1; NIPS: F_i ≤ 0 and only w_i < 0 qualify (w_min starts at 0)
+    F_max = 1.0 + tol if variant == JMLR else tol
+    w_start = math.inf if variant == JMLR else 0.0
+    w_min = _label_weights(y, sv.y, sv.krow, sv.F, F_max, w_start, sv.grow, n)  # w_i in sv.grow (scratch)
+    b = tied_pick(sv.grow, sv.F, F_max, n, w_min, tol, variant == JMLR) if w_min < w_start else -1
+    return _binary_step(sv, st, s, t, kself, y, f[0], mistake, loss, b, w_min)
+
+
+@njit_helper
+def duol_rand_update(sv, st, s, t, kself, y, f, mistake):
+    """DUOL_rand (JMLR §5.3): the auxiliary SV drawn uniformly from the current SVs (a rule of its own, so
+    that only DUOL_rand compiles the generator)."""
+    loss = 1.0 - y * f[0]
+    if loss <= st.prm[2] or kself <= EPS:
+        return False
+    n = sv.meta[N]
+    b = next_index(st.rng, n) if n > 0 else -1
+    return _binary_step(sv, st, s, t, kself, y, f[0], mistake, loss, b, -math.inf)
+
+
+@njit_inline
+def _binary_step(sv, st, s, t, kself, y, f, mistake, loss, b, w_min):
+    """The update of binary DUOL once the auxiliary SV b (−1: none) and its weight w_min are chosen: the
+    double update if b ≥ 0 and w_min ≤ −ρ, else the single PA-I step."""
+    C, rho, tol = st.prm[0], st.prm[1], st.prm[2]
+    variant, solver = int(st.prm[3]), int(st.prm[4])
+    krow = sv.krow
     double = b >= 0 and w_min <= -rho
     if double:
         yb = sv.y[b]
@@ -325,6 +342,7 @@ class _DUOLBase(KernelLearner):
     _update = staticmethod(duol_update)
     _update_multi = staticmethod(mduol_update)
     _update_gate = staticmethod(duol_gate)
+    _update_gate_multi = staticmethod(mduol_gate)
     _gram = "bounded"
     _solver = EXACT
     _kernel_data = ("binary", "multiclass", "multilabel")
@@ -474,6 +492,7 @@ class DUOLRand(_DUOLBase):
                + _PARAMS_DOC.format(name="duol-rand", rate="0.323", nips_rho="",
                                     extra="\n    seed : int, default 0\n        Seed of the draws."))
     _solver = RAND
+    _update = staticmethod(duol_rand_update)
     _kernel_data = ("binary",)
     _parameter_constraints = {"seed": [SEED]}
 
