@@ -249,13 +249,17 @@ def test_scw2_large_rows_run_finite(covariance, exponent):
     _properties_hold("scw2", {"covariance": covariance, "C": 10.0, "eta": 0.9}, X, y, cuts=(7,))
 
 
+def _scw2_case(rng, r, lo, hi):
+    """An SCW-II round: v = 10^U(lo, hi), φ of a paper η, C a power of two, margin m = r φ √v."""
+    v = 10.0 ** rng.uniform(lo, hi)
+    phi = phi_of(rng.choice(ETAS))
+    return v, phi, float(2.0 ** rng.integers(-4, 5)), r * phi * math.sqrt(v)
+
+
 def test_scw2_alpha_stable_matches_the_formula_in_high_precision():
     rng = np.random.default_rng(4)
     for r in _margins(rng, 300):
-        v = 10.0 ** rng.uniform(-150, 150)
-        phi = phi_of(rng.choice(ETAS))
-        C = float(2.0 ** rng.integers(-4, 5))
-        m = r * phi * math.sqrt(v)
+        v, phi, C, m = _scw2_case(rng, r, -150, 150)
         exact = exact_scw2_alpha(phi, C, m, v)
         if not _representable(exact) or exact <= 0:
             continue
@@ -270,10 +274,7 @@ def test_scw2_alpha_is_the_formula_where_it_has_not_cancelled():
     rng = np.random.default_rng(5)
     n_checked = 0
     for r in _margins(rng, 300):
-        v = 10.0 ** rng.uniform(-12, 12)
-        phi = phi_of(rng.choice(ETAS))
-        C = float(2.0 ** rng.integers(-4, 5))
-        m = r * phi * math.sqrt(v)
+        v, phi, C, m = _scw2_case(rng, r, -12, 12)
         n = v + 1.0 / (2.0 * C)
         mb = 2.0 * m * n + phi * phi * m * v
         num = -mb + phi * math.sqrt(phi * phi * m * m * v * v + 4.0 * n * v * (n + v * phi * phi))
@@ -588,10 +589,7 @@ def test_scw2_libol_alpha_where_its_expression_overflows():
     rng = np.random.default_rng(10)
     n_overflow = 0
     for r in _margins(rng, 100):
-        v = 10.0 ** rng.uniform(-12, 300)
-        phi = phi_of(rng.choice(ETAS))
-        C = float(2.0 ** rng.integers(-4, 5))
-        m = r * phi * math.sqrt(v)
+        v, phi, C, m = _scw2_case(rng, r, -12, 300)
         alpha = scw2_alpha(phi, C, m, v, True)
         formula = scw2_libol_formula(phi, C, m, v)
         if v < 1e90:

@@ -55,6 +55,14 @@ def cases():
     return out
 
 
+def continue_both(a, b, X, y, held):
+    """Both models learn the same N_MORE further rows, then must agree on ``held``."""
+    more = slice(N_FIRST, N_FIRST + N_MORE)
+    a.partial_fit(X[more], y[more])
+    b.partial_fit(X[more], y[more])
+    assert_same(a, b, held)
+
+
 def assert_same(a, b, X_held):
     np.testing.assert_array_equal(a.decision_function(X_held), b.decision_function(X_held))
     assert (a.n_seen_, a.n_updates_, a.n_support_, a.n_mistakes_) == (b.n_seen_, b.n_updates_, b.n_support_,
@@ -72,10 +80,7 @@ def test_round_trip_mid_stream(name, k, params, tmp_path):
     assert type(b) is type(a) and b.get_params() == a.get_params()
     held = X[-N_HELD:]
     assert_same(a, b, held)
-    more = slice(N_FIRST, N_FIRST + N_MORE)
-    a.partial_fit(X[more], y[more])
-    b.partial_fit(X[more], y[more])
-    assert_same(a, b, held)
+    continue_both(a, b, X, y, held)
     assert b.n_seen_ == N_FIRST + N_MORE
 
 
@@ -89,10 +94,7 @@ def test_round_trip_sparse(name, tmp_path):
     if getattr(a, "support_", None) is not None:
         assert b.support_.sparse == a.support_.sparse
         assert (b.support_.capacity, len(b.support_.indices)) == (a.support_.capacity, len(a.support_.indices))
-    more = slice(N_FIRST, N_FIRST + N_MORE)
-    a.partial_fit(X[more], y[more])
-    b.partial_fit(X[more], y[more])
-    assert_same(a, b, X[-N_HELD:])
+    continue_both(a, b, X, y, X[-N_HELD:])
 
 
 def test_round_trip_multilabel(tmp_path):
@@ -102,10 +104,7 @@ def test_round_trip_multilabel(tmp_path):
     olkit.save(a, tmp_path / "m.npz")
     b = olkit.load(tmp_path / "m.npz")
     assert b.multilabel_
-    more = slice(N_FIRST, N_FIRST + N_MORE)
-    a.partial_fit(X[more], Y[more])
-    b.partial_fit(X[more], Y[more])
-    assert_same(a, b, X[-N_HELD:])
+    continue_both(a, b, X, Y, X[-N_HELD:])
 
 
 def test_string_labels_and_infinite_parameter(tmp_path):
