@@ -178,6 +178,8 @@ def test_one_example_at_a_time(cid, kind):
             assert s.n == params["B"] // 2 + 1, f"round {t}: |S| = {s.n} after a halving"
         if name == "forgetron":
             assert diag["Q"] <= 15 * diag["M"] / 32 + 1e-9 and 0 < diag["phi_min"] <= 1, f"round {t}: {diag}"
+            if clf.compat == "none":  # the cached sums F_i (the oldest SV's margin) against a recomputation
+                np.testing.assert_allclose(s.F[:s.n], clf._later_sums(), rtol=1e-12, atol=1e-12, err_msg=f"round {t}")
         if name in ("bogd", "bogd++") and diag["removals"] > prev.get("removals", 0):
             bound = params.get("eta", 0.5) * params.get("gamma", 1.0) * (1 + 1e-12)
             newest = int(np.argmax(np.asarray(s.added[:s.n])))
@@ -303,3 +305,30 @@ def test_budget_two(name, kind):
     res = olkit.evaluate_online(clf, X, y)
     check_run(clf, res, ref)
     assert clf.support_.n <= 2
+
+
+@pytest.mark.parametrize("kind", ["bin", "mc"])
+def test_forgetron_file_without_cached_sums(kind, tmp_path):
+    """A Forgetron model file written before the default rule cached its sums F_i (a Gram cache, F = 0):
+    loading computes the sums and drops the cache, and learning continues as with the cached sums."""
+    X, y, K = make_stream(kind, 1)
+    h = len(y) // 2
+    clf = olkit.make("forgetron", B=6, sigma=SIGMA).fit(X[:h], y[:h])
+    s = clf.support_
+    assert not s.use_gram and s.n == 6
+    sums = s.F[: s.n].copy()
+    path = tmp_path / "new.npz"
+    olkit.save(clf, path)
+    old = olkit.load(path)
+    o = old.support_  # as the earlier olkit kept it: a mirrored Gram cache and no sums
+    o.use_gram, o.meta[3], o.meta[5] = True, 1, o.n
+    o.gram = np.zeros((o.capacity, o.capacity))
+    o.gram[: o.n, : o.n] = o.kernel(o.vectors(), o.norm2[: o.n], old._kernel_spec().params())
+    o.F[: o.n] = 0.0
+    olkit.save(old, tmp_path / "old.npz")
+    loaded = olkit.load(tmp_path / "old.npz")
+    assert not loaded.support_.use_gram and loaded.support_.gram.size == 0
+    np.testing.assert_allclose(loaded.support_.F[: s.n], sums, rtol=1e-12, atol=1e-12)
+    a, b = clf.partial_fit(X[h:], y[h:]), loaded.partial_fit(X[h:], y[h:])
+    assert a.n_mistakes_ == b.n_mistakes_
+    np.testing.assert_allclose(a.decision_function(X[:20]), b.decision_function(X[:20]), rtol=1e-9, atol=1e-12)

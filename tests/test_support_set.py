@@ -18,8 +18,8 @@ import scipy.sparse as sp
 
 from olkit.kernels import KernelSpec, kernel_matrix
 from olkit.learners.kernel.support_set import (
-    N, SupportSet, begin_block, fill_kernel_row, load_gram_row, make_stream, sv_append, sv_append_point, sv_remove,
-    sync_gram)
+    N, SupportSet, begin_block, fill_kernel_row, load_gram_row, load_gram_row_related, make_stream, sv_append,
+    sv_append_point, sv_remove, sync_gram)
 
 K_OUT = 3
 
@@ -132,3 +132,43 @@ def test_removal_moves_at_most_two_svs():
     after = s.added[: s.n]
     changed = np.flatnonzero(after != before[: s.n])
     assert list(changed) == [10] and after[10] == before[-1]
+
+
+@pytest.mark.parametrize("storage", ["dense", "sparse"])
+@pytest.mark.parametrize("gram", [False, True])
+@pytest.mark.parametrize("K", [3, 7, 26])
+def test_related_gram_row_is_the_full_rows_entries(storage, gram, K):
+    """load_gram_row_related (M-DUOL's κ(x_b, ·) where H_b·H_i ≠ 0) gives exactly, bit for bit, the entries of
+    load_gram_row for those SVs, in slot order, on rows with duplicates, near pairs at a large norm and SVs
+    without a direction."""
+    rng = np.random.default_rng(K)
+    d, n = 9, 300
+    X = rng.normal(size=(n, d)) * rng.choice([1.0, 3.7, 1e3], size=(n, 1))
+    X[rng.random((n, d)) < 0.3] = 0.0
+    X[1::9] = X[0::9][: len(X[1::9])]                                     # copies
+    X[2::11] = X[0::11][: len(X[2::11])] * (1 + 1e-9)                     # near pairs
+    Xs = sp.csr_matrix(X) if storage == "sparse" else X
+    spec = KernelSpec("gaussian", 2.0)
+    stream = make_stream(Xs, np.zeros(n), spec.params(), n_outputs=K)
+    s = SupportSet(d, storage == "sparse", n_outputs=K, gram=gram)
+    s.reserve(n, n * d)
+    arr = s.arrays()
+    G = s.dots(X[:0] if storage == "dense" else Xs[:0])
+    begin_block(arr, G.shape[1])
+    for t in range(n):
+        kself = fill_kernel_row(arr, stream, t, G, 0)
+        j = sv_append(arr, stream, t, kself, 0.0)
+        if rng.random() < 0.9:
+            r, w = rng.choice(K, size=2, replace=False)
+            s.hr[j], s.hs[j] = r, w
+    if gram:
+        sync_gram(arr)
+    for b in rng.choice(n, size=40, replace=False):
+        load_gram_row(arr, b, stream)
+        full = s.grow[:n].copy()
+        rb, sb = int(s.hr[b]), int(s.hs[b])
+        m = load_gram_row_related(arr, b, stream, rb, sb)
+        related = [i for i in range(n) if s.hr[i] >= 0 and len({rb, sb} & {int(s.hr[i]), int(s.hs[i])}) > 0]
+        assert list(s.gsel[:m]) == related
+        np.testing.assert_array_equal(s.grow[:m], full[related])
+        np.testing.assert_allclose(full, kernel_matrix(X[b:b + 1], X, spec)[0], rtol=1e-12, atol=1e-300)

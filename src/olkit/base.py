@@ -188,6 +188,10 @@ class OnlineClassifier:
         outputs, else 1."""
         return 1
 
+    def _after_load(self):
+        """Called by :func:`olkit.persist.load` on the checked state: bring the state of a model file written by an
+        earlier olkit up to what this one keeps (default: nothing to do)."""
+
     # ---- undoing a refused round (see olkit.protocol.run_online) --------------------------------------
     def _save_model(self):
         """A copy of everything a block of rounds can change (here: the arrays of ``state_``)."""

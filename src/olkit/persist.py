@@ -335,6 +335,7 @@ def load(path):
                 raise _Bad(f"state entry {key!r} is not a fitted attribute")
             setattr(learner, key, reader.decode(node, key))
         _check_learner(learner, header)
+        learner._after_load()
     except _Bad as exc:
         raise ValueError(f"{path}: invalid olkit model file: {exc}") from None
     except (OSError, EOFError, zipfile.BadZipFile, zlib.error) as exc:

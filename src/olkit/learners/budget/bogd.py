@@ -102,7 +102,7 @@ def remove_weighted(sv, st, decay, bound):
     p = sv.grow  # p_i by slot (scratch)
     if sv.coef.shape[1] == 1:  # one pass for the weights and their sum, one for the rescale and the clip
         j, mass = draw_by_weight(sv, st, p, n, _weights_binary(sv.coef, sv.kself, p, n))
-        clipped = _rescale_clip_binary(sv.coef, sv.hw, p, mass, n, j, decay, bound)
+        clipped = _rescale_clip_binary(sv.coef, p, mass, n, j, decay, bound)
         sv_remove(sv, j)
         return clipped
     for i in range(n):
@@ -129,7 +129,7 @@ def _weights_binary(coef, kself, w, n):
 
 
 @njit_helper
-def _rescale_clip_binary(coef, hw, v, mass, n, j, decay, bound):
+def _rescale_clip_binary(coef, v, mass, n, j, decay, bound):
     """α_i ← clamp(α_i·decay/(1 − v_i/mass), ±bound) for i ≠ j (row j, removed next, is left as it is), in
     one vectorised loop, the factor as decay·mass/(mass − v_i) (one division); returns how many were
     clipped."""
@@ -142,7 +142,6 @@ def _rescale_clip_binary(coef, hw, v, mass, n, j, decay, bound):
         c = min(max(a, -bound), bound) if keep else a
         clipped += c != a
         coef[i, 0] = c
-        hw[i] *= g
     return clipped
 
 

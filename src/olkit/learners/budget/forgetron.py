@@ -10,8 +10,10 @@ multiclass Γ_t ≤ 0): M ← M + 1 and x_t is added with the unit row D_t (f' =
 
 i.e. with a = σ² − 2σμ, b = 2σ, c = Q − 15M/32: φ = 1 if a + b + c ≤ 0, otherwise the root of
 aφ² + bφ + c in (0, 1), computed as φ = −2c/(b + √(b² − 4ac)) (the same root for either sign of a, and
-−c/b when a = 0, without cancellation). Then Q ← Q + Ψ(σφ, φμ) and r is removed. O(B) per round (the
-margin of x_r from the SV Gram cache).
+−c/b when a = 0, without cancellation). Then Q ← Q + Ψ(σφ, φμ) and r is removed. O(B) per round without a
+second kernel row: since r is the oldest SV, f'(x_r) = F_r + r's own term, with the per-SV sums
+F_i = Σ_{j added after i} (A_j·D_i) κ(x_j, x_i) kept up to date from the kernel row of each new SV (and scaled
+with the coefficients); removals take the oldest first, so no SV ever leaves F_i's sum before i itself.
 
 Diagnostics: ``removals``, ``Q``, ``M`` and ``phi_min`` (the smallest φ applied; 1 if none).
 
@@ -21,10 +23,13 @@ multiclass).
 """
 import math
 
+import numpy as np
+
 from ..._compile import njit_helper
 from ...spec import register
 from ..kernel.base import EPS
-from ..kernel.support_set import N, load_gram_row, sv_remove, sv_scale
+from ..kernel.multiclass import h_dot
+from ..kernel.support_set import N, load_gram_row, scale_flat, sv_remove, sv_scale
 from .common import (
     D0,
     DOGMA_MISTAKES,
@@ -46,25 +51,17 @@ def forgetron_update(sv, st, s, t, kself, y, f, mistake):
     if m > 0.0 or kself <= EPS:
         return False
     st.fst[M_SLOT] += 1.0
-    append_direction(sv, s, t, kself, y, r, c, 1.0)
+    j = append_direction(sv, s, t, kself, y, r, c, 1.0)
+    _add_to_later_sums(sv, j, c)
     if sv.meta[N] <= B:
         return True
-    old = sv.arrival[0]
-    load_gram_row(sv, old, s)  # κ(x_r, x_i) for every SV, the new one included
-    n = sv.meta[N]
+    old = sv.arrival[0]  # every other SV came later: f'(x_old) = F_old + old's own term
     if c < 0:
         sigma = abs(sv.coef[old, 0])
-        acc = 0.0
-        for i in range(n):
-            acc += sv.coef[i, 0] * sv.grow[i]
-        mu = sv.y[old] * acc
+        mu = sv.y[old] * (sv.F[old] + sv.coef[old, 0] * sv.kself[old])
     else:
         sigma = abs(sv.hw[old])
-        ro, so = sv.hr[old], sv.hs[old]
-        acc = 0.0
-        for i in range(n):
-            acc += (sv.coef[i, ro] - sv.coef[i, so]) * sv.grow[i]
-        mu = 0.5 * acc
+        mu = 0.5 * sv.F[old] + sv.hw[old] * sv.kself[old]  # ½(F_old + (A_old[r] − A_old[s]) κ(x_old, x_old))
     a = sigma * sigma - 2.0 * sigma * mu
     b = 2.0 * sigma
     cc = st.fst[Q_SLOT] - 15.0 * st.fst[M_SLOT] / 32.0
@@ -73,12 +70,28 @@ def forgetron_update(sv, st, s, t, kself, y, f, mistake):
         phi = -2.0 * cc / (b + math.sqrt(max(b * b - 4.0 * a * cc, 0.0)))
     if phi < 1.0:
         sv_scale(sv, phi)
+        scale_flat(sv.F, sv.meta[N], phi)
         st.fst[PHI_MIN] = min(st.fst[PHI_MIN], phi)
     lam = sigma * phi
     st.fst[Q_SLOT] += lam * lam + 2.0 * lam - 2.0 * lam * phi * mu
     sv_remove(sv, old)
     st.cnt[D0 + REMOVALS] += 1
     return True
+
+
+@njit_helper
+def _add_to_later_sums(sv, j, c):
+    """F_i += (A_j·D_i) κ(x_j, x_i) for the SVs i older than the new SV j (``sv.krow``: κ(x_j, ·)), where D_i is
+    1 (binary) or H_i (multiclass; A_j·H_i = γ_j H_j·H_i)."""
+    F, krow = sv.F, sv.krow
+    if c < 0:
+        a = sv.coef[j, 0]
+        for i in range(j):
+            F[i] += a * krow[i]
+        return
+    g, r, s, hr, hs = sv.hw[j], sv.hr[j], sv.hs[j], sv.hr, sv.hs
+    for i in range(j):
+        F[i] += g * h_dot(r, s, hr[i], hs[i]) * krow[i]
 
 
 # ---- compat modes (ALGORITHMS.md D12, D13.5) ----------------------------------------------------------------
@@ -239,8 +252,36 @@ class Forgetron(BudgetLearner):
     def _rule_params(self):
         return [float(self.B)]
 
+    @property
+    def _gram(self):  # the compat rules read the oldest SV's kernel row; the default keeps the sums F_i
+        return "none" if self.compat == "none" else "cache"
+
     def _initial_fst(self):
         return [0.0, 0.0, 1.0]  # Q, M, smallest φ
+
+    def _later_sums(self):
+        """The sums F_i of the default rule recomputed from the SVs (numpy):
+        F_i = Σ_{j added after i} (A_j·D_i) κ(x_j, x_i)."""
+        sv = self.support_
+        n = sv.n
+        K = sv.kernel(sv.vectors(), sv.norm2[:n], self._kernel_spec().params())
+        rank = np.empty(n, np.int64)
+        rank[sv.arrival[:n]] = np.arange(n)
+        later = rank[None, :] > rank[:, None]  # [i, j]: SV j came after SV i
+        coef = sv.coef[:n]
+        if self._multiclass_model():
+            P = (coef[:, sv.hr[:n]] - coef[:, sv.hs[:n]]).T  # [i, j] = A_j[r_i] − A_j[s_i]
+        else:
+            P = np.broadcast_to(coef[:, 0], (n, n))
+        return (P * K * later).sum(axis=1)
+
+    def _after_load(self):
+        """A model file written before the default rule cached F_i (its support set keeps a Gram cache and
+        F = 0): compute the sums and drop the cache."""
+        sv = getattr(self, "support_", None)
+        if self.compat == "none" and sv is not None and sv.use_gram:
+            sv.F[: sv.n] = self._later_sums()
+            sv.drop_gram()
 
     def diagnostics(self):
         fst = self.state_.fst

@@ -49,7 +49,7 @@ from .base import DIAG, EPS, KernelLearner
 from .engine import relevant_pair
 from .multiclass import h_dot, set_direction
 from .pa import paper_C
-from .support_set import N, load_gram_row, sv_append
+from .support_set import N, load_gram_row, load_gram_row_related, sv_append
 
 EXACT, APPR, ITER, RAND = 0, 1, 2, 3
 JMLR, NIPS2009 = 0, 1
@@ -292,8 +292,8 @@ def mduol_update(sv, st, s, t, kself, y, f, mistake):
                          0.5, st)
     set_direction(sv, j, r, w, ga)
     set_direction(sv, b, rb, sb, gb_hat + d)
-    load_gram_row(sv, b, s)
-    _double_margins(sv.F, hr, hs, krow, sv.grow, r, w, ga, rb, sb, d, j + 1)
+    m = load_gram_row_related(sv, b, s, rb, sb)  # κ(x_b, x_i) where H_b·H_i ≠ 0, packed
+    _double_margins(sv.F, hr, hs, krow, sv.grow, sv.gsel, m, r, w, ga, rb, sb, d, j + 1)
     return True
 
 
@@ -331,11 +331,18 @@ def _single_margins(F, hr, hs, krow, r, w, gamma, n):
 
 
 @njit_helper
-def _double_margins(F, hr, hs, krow, grow, r, w, ga, rb, sb, d, n):
-    """F_i += γ_a (H_t·H_i) κ(x_t, x_i) + d (H_b·H_i) κ(x_b, x_i)."""
+def _double_margins(F, hr, hs, krow, grow, sel, m, r, w, ga, rb, sb, d, n):
+    """F_i += γ_a (H_t·H_i) κ(x_t, x_i) + d (H_b·H_i) κ(x_b, x_i), with κ(x_b, ·) packed as
+    :func:`~olkit.learners.kernel.support_set.load_gram_row_related` leaves it (grow[k] for SV sel[k], the SVs
+    with H_b·H_i ≠ 0): first the others' first term (one vectorised pass; the related SVs add an exact 0),
+    then the related SVs' sum of both terms."""
     for i in range(n):
         ri, si = hr[i], hs[i]
-        F[i] += ga * h_dot(r, w, ri, si) * krow[i] + d * h_dot(rb, sb, ri, si) * grow[i]
+        F[i] += ga * h_dot(r, w, ri, si) * krow[i] * (1.0 if h_dot(rb, sb, ri, si) == 0.0 else 0.0)
+    for k in range(m):
+        i = sel[k]
+        ri, si = hr[i], hs[i]
+        F[i] += ga * h_dot(r, w, ri, si) * krow[i] + d * h_dot(rb, sb, ri, si) * grow[k]
 
 
 class _DUOLBase(KernelLearner):

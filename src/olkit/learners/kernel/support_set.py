@@ -22,7 +22,8 @@ A kernel model is f(·) = Σ_i a_i κ(x_i, ·) over stored support vectors (SVs)
 * named SV×SV matrices ``mats[m]`` (n × n each) for algorithms that keep a matrix over the SVs (kernel
   SCW's π of ALGORITHMS.md C14, an inverse Gram matrix); new SVs enter with a zero row and column, and
   ``SupportSet.matrix(name)`` returns one by name;
-* a scratch kernel row ``krow`` of the current example against all SVs;
+* a scratch kernel row ``krow`` of the current example against all SVs, and ``grow`` of an SV against
+  all SVs (``gsel``, ``gnorm2``: scratch for a packed partial one, see :func:`load_gram_row_related`);
 * ``added[i]``, the number of examples the learner had seen when SV i was added (its arrival time), and
   ``arrival[0..n−1]``, the slots in the order their SVs were added (oldest first; a removal keeps the
   others' order). Budgeted rules that remove "the oldest" or "the k-th SV" read it, so their choices do
@@ -69,6 +70,7 @@ from ...kernels import (
     kernel_from_gram,
     kernel_row_from_dots,
 )
+from .multiclass import h_dot
 
 # meta slots: #SVs, #SVs covered by the block product (slots 0..NPRE-1), sparse flag, Gram flag, examples
 # seen (clock), #SVs whose Gram column is filled (see sync_gram), #entries of ``moved`` (covered slots
@@ -78,7 +80,7 @@ N, NPRE, SPARSE, HAS_GRAM, CLOCK, GSYNC, NMOVED, POOL, HOLES = 0, 1, 2, 3, 4, 5,
 
 SVArrays = namedtuple(
     "SVArrays", ["X", "start", "stop", "indices", "data", "norm2", "kself", "y", "hr", "hs", "hw", "coef", "F",
-                 "gram", "krow", "grow", "added", "gcol", "meta", "mats", "arrival", "moved"]
+                 "gram", "krow", "grow", "gsel", "gnorm2", "added", "gcol", "meta", "mats", "arrival", "moved"]
 )
 """Arrays of a support set as the compiled code sees them (full capacity; ``meta[N]`` are in use)."""
 
@@ -190,6 +192,8 @@ class SupportSet:
         self.mats = np.empty((len(self.matrix_names), cap, cap))
         self.krow = np.empty(cap + 1)
         self.grow = np.empty(cap + 1)
+        self.gsel = np.empty(cap + 1, np.int64)
+        self.gnorm2 = np.empty(cap + 1)
         self.capacity = cap
 
     @property
@@ -233,9 +237,14 @@ class SupportSet:
         new_cap = max(need, 2 * self.capacity) | 1
         new_nnz = max(need_nnz, 2 * len(self.indices)) if self.sparse else 0
         if self.use_gram and self.gram_limit_bytes is not None and new_cap * new_cap * 8 > self.gram_limit_bytes:
-            self.use_gram = False  # too large: load_gram_row computes rows on demand from now on
-            self.meta[HAS_GRAM] = 0
+            self.drop_gram()  # too large
         self._grow(new_cap, new_nnz)
+
+    def drop_gram(self):
+        """Stop keeping the SV Gram cache (``load_gram_row`` computes rows on demand from then on)."""
+        self.use_gram = False
+        self.meta[HAS_GRAM] = 0
+        self.gram = np.empty((0, 0))
 
     def _grow(self, cap, nnz_cap):
         """New arrays of capacity ``cap`` (and ``nnz_cap`` pooled non-zeros) holding the n SVs in use."""
@@ -271,8 +280,8 @@ class SupportSet:
 
     def arrays_of(self, gram):
         return SVArrays(self.X, self.start, self.stop, self.indices, self.data, self.norm2, self.kself, self.y,
-                        self.hr, self.hs, self.hw, self.coef, self.F, gram, self.krow, self.grow, self.added, self.gcol,
-                        self.meta, self.mats, self.arrival, self.moved)
+                        self.hr, self.hs, self.hw, self.coef, self.F, gram, self.krow, self.grow, self.gsel,
+                        self.gnorm2, self.added, self.gcol, self.meta, self.mats, self.arrival, self.moved)
 
     # -- read access -----------------------------------------------------------------------------
     def vectors(self, n=None):
@@ -358,7 +367,7 @@ class SupportSet:
             state["gram"] = self.gram[:n, :n].copy()
         state["mats"] = self.mats[:, :n, :n].copy()
         state["capacity"] = n
-        del state["moved"]  # scratch of one block
+        del state["moved"], state["gsel"], state["gnorm2"]  # scratch
         return state
 
     def __setstate__(self, state):
@@ -372,6 +381,8 @@ class SupportSet:
             self.arrival = np.argsort(self.added, kind="stable").astype(np.int64)
         self.krow = np.zeros(self.capacity + 1)
         self.grow = np.zeros(self.capacity + 1)
+        self.gsel = np.zeros(self.capacity + 1, np.int64)
+        self.gnorm2 = np.zeros(self.capacity + 1)
         self.moved = np.zeros(self.capacity, np.int64)
 
     def restore_capacity(self, capacity, pool_capacity):
@@ -406,6 +417,18 @@ def _dense_dots(X, x, out, lo, hi):
         for k in range(d):
             acc += X[i, k] * x[k]
         out[i] = acc
+
+
+@njit_helper_reassoc
+def _packed_dense_dots(X, x, sel, out, m):
+    """out[k] = X[sel[k]]·x for k < m (the arithmetic of :func:`_dense_dots`)."""
+    d = x.shape[0]
+    for k in range(m):
+        i = sel[k]
+        acc = 0.0
+        for j in range(d):
+            acc += X[i, j] * x[j]
+        out[k] = acc
 
 
 @njit_inline
@@ -499,11 +522,17 @@ def near_pairs_dense(krow, n, sv_X, X, t, gamma):
     :data:`olkit.kernels.NEAR`), for x = row t of X and dense SVs."""
     for j in range(n):
         if krow[j] == NEAR_PAIR:
-            acc = 0.0
-            for k in range(sv_X.shape[1]):
-                v = X[t, k] - sv_X[j, k]
-                acc += v * v
-            krow[j] = exp_nonpositive(-acc * gamma)
+            krow[j] = exp_nonpositive(-_sq_dist_dense(sv_X, j, X, t) * gamma)
+
+
+@njit_inline
+def _sq_dist_dense(A, i, B, j):
+    """‖A[i] − B[j]‖² from the differences."""
+    acc = 0.0
+    for k in range(A.shape[1]):
+        v = B[j, k] - A[i, k]
+        acc += v * v
+    return acc
 
 
 @njit_helper
@@ -511,20 +540,27 @@ def near_pairs_sparse(krow, n, start, stop, indices, data, lo, hi, x_indices, x_
     """:func:`near_pairs_dense` for CSR SVs and x = the CSR entries lo..hi−1 of ``x_indices``/``x_data``
     (through the all-zero scatter buffer ``work``, left all zero)."""
     for j in range(n):
-        if krow[j] != NEAR_PAIR:
-            continue
-        for q in range(lo, hi):
-            work[x_indices[q]] = x_data[q]
-        acc = 0.0
-        for q in range(start[j], stop[j]):
-            v = work[indices[q]] - data[q]
-            acc += v * v
-            work[indices[q]] = 0.0  # consumed: the x entries left are those x_j does not have
-        for q in range(lo, hi):
-            v = work[x_indices[q]]
-            acc += v * v
-            work[x_indices[q]] = 0.0
-        krow[j] = exp_nonpositive(-acc * gamma)
+        if krow[j] == NEAR_PAIR:
+            krow[j] = exp_nonpositive(-_sq_dist_sparse(start, stop, indices, data, j, lo, hi, x_indices, x_data, work)
+                                      * gamma)
+
+
+@njit_inline
+def _sq_dist_sparse(start, stop, indices, data, j, lo, hi, x_indices, x_data, work):
+    """‖x − x_j‖² from the differences, for the CSR row j and x = the CSR entries lo..hi−1 of
+    ``x_indices``/``x_data``, through the all-zero scatter buffer ``work`` (left all zero)."""
+    for q in range(lo, hi):
+        work[x_indices[q]] = x_data[q]
+    acc = 0.0
+    for q in range(start[j], stop[j]):
+        v = work[indices[q]] - data[q]
+        acc += v * v
+        work[indices[q]] = 0.0  # consumed: the x entries left are those x_j does not have
+    for q in range(lo, hi):
+        v = work[x_indices[q]]
+        acc += v * v
+        work[x_indices[q]] = 0.0
+    return acc
 
 
 @njit_helper
@@ -710,12 +746,13 @@ def sv_scale(sv, factor):
 @njit_inline
 def scale_rows(coef, hw, n, factor):
     """:func:`sv_scale` on plain arrays (the first n rows of ``coef`` and of the direction weights ``hw``)."""
-    _scale_flat(coef.reshape(-1), n * coef.shape[1], factor)  # rows 0..n−1 of a C-ordered array
-    _scale_flat(hw, n, factor)
+    scale_flat(coef.reshape(-1), n * coef.shape[1], factor)  # rows 0..n−1 of a C-ordered array
+    if coef.shape[1] > 1:  # one output: no row is a direction, hw stays 0
+        scale_flat(hw, n, factor)
 
 
 @njit_helper
-def _scale_flat(a, m, factor):
+def scale_flat(a, m, factor):
     """a[:m] *= factor (one vectorised loop)."""
     for k in range(m):
         a[k] *= factor
@@ -774,6 +811,48 @@ def load_gram_row(sv, b, s):
             near_pairs_sparse(grow, n, start, stop, indices, data, start[b], stop[b], indices, data, work, s.kp[1])
         else:
             near_pairs_dense(grow, n, sv.X, sv.X, b, s.kp[1])
+
+
+@njit_helper
+def load_gram_row_related(sv, b, s, rb, sb):
+    """κ(x_b, x_i) for the SVs i whose direction shares a class with b's, H_b·H_i ≠ 0 (H = e_r − e_s, ``(rb, sb)``
+    = b's direction; an SV without a direction, ``hr = −1``, shares none), packed: returns m, with
+    ``sv.gsel[:m]`` those slots (increasing) and ``sv.grow[:m]`` their kernel values.
+
+    For multiclass rules whose update is a multiple of H_b κ(x_b, ·): the other SVs' terms are 0. With K
+    classes about 4/K of the SVs share a class with b (15 % on letter, K = 26), so this costs about that
+    fraction of :func:`load_gram_row`. The values are those of :func:`load_gram_row` bit for bit (the same dot
+    product code and the same vectorised kernel transform, over the packed dot products and squared norms)."""
+    n, sel, grow = sv.meta[N], sv.gsel, sv.grow
+    m = 0
+    for i in range(n):  # branch-free packing (which SVs qualify is unpredictable)
+        sel[m] = i
+        m += h_dot(rb, sb, sv.hr[i], sv.hs[i]) != 0.0
+    if sv.meta[HAS_GRAM]:
+        load_gram_row(sv, b, s)
+        for k in range(m):  # sel[k] ≥ k
+            grow[k] = grow[sel[k]]
+        return m
+    start, stop, indices, data, work = sv.start, sv.stop, sv.indices, sv.data, s.work
+    if sv.meta[SPARSE]:
+        for q in range(start[b], stop[b]):
+            work[indices[q]] = data[q]
+        for k in range(m):
+            grow[k] = _sparse_dot(start, stop, indices, data, sel[k], work)
+        for q in range(start[b], stop[b]):
+            work[indices[q]] = 0.0
+    else:
+        _packed_dense_dots(sv.X, sv.X[b], sel, grow, m)
+    for k in range(m):
+        sv.gnorm2[k] = sv.norm2[sel[k]]
+    if kernel_row_from_dots(s.kp, grow, sv.norm2[b], sv.gnorm2, m):
+        for k in range(m):
+            if grow[k] == NEAR_PAIR:
+                i = sel[k]
+                d2 = (_sq_dist_sparse(start, stop, indices, data, i, start[b], stop[b], indices, data, work)
+                      if sv.meta[SPARSE] else _sq_dist_dense(sv.X, i, sv.X, b))
+                grow[k] = exp_nonpositive(-d2 * s.kp[1])
+    return m
 
 
 @njit_helper
