@@ -773,8 +773,10 @@ def sync_gram(sv):
     """Mirror the rows of SVs added since the last call into their Gram columns.
 
     Row-major over the destination (each row j gets a contiguous segment), so the copy streams through
-    memory instead of touching one cache line per entry.
+    memory instead of touching one cache line per entry. Nothing to do without a Gram cache.
     """
+    if not sv.meta[HAS_GRAM]:
+        return
     n, done = sv.meta[N], sv.meta[GSYNC]
     for j in range(n):
         for i in range(max2(done, j + 1), n):
