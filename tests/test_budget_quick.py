@@ -23,6 +23,7 @@ from helpers import check_diagnostics, check_final_model
 from reference.budget import run_reference, stream
 
 import olkit
+from olkit.learners.kernel.support_set import GSYNC, HAS_GRAM
 
 SIGMA = 1.5
 N_MAIN, N_EXTRA = 10, 5
@@ -321,7 +322,7 @@ def test_forgetron_file_without_cached_sums(kind, tmp_path):
     olkit.save(clf, path)
     old = olkit.load(path)
     o = old.support_  # as the earlier olkit kept it: a mirrored Gram cache and no sums
-    o.use_gram, o.meta[3], o.meta[5] = True, 1, o.n
+    o.use_gram, o.meta[HAS_GRAM], o.meta[GSYNC] = True, 1, o.n
     o.gram = np.zeros((o.capacity, o.capacity))
     o.gram[: o.n, : o.n] = o.kernel(o.vectors(), o.norm2[: o.n], old._kernel_spec().params())
     o.F[: o.n] = 0.0
