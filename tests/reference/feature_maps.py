@@ -20,8 +20,8 @@ import numpy as np
 
 
 def directions(d, D, sigma, seed):
-    """U (d × D): column j is u_j ~ N(0, σ⁻² I_d)."""
-    return np.random.default_rng(seed).standard_normal((d, D)) / sigma
+    """U (d × D): column j is u_j ~ N(0, σ⁻² I_d), stored rounded to float32 (as olkit documents)."""
+    return (np.random.default_rng(seed).standard_normal((d, D)) / sigma).astype(np.float32)
 
 
 def fourier_features(x, U, scaled=True):
