@@ -479,22 +479,23 @@ def kernel_row_dense(krow, G, p, meta, gcol, moved, sv_norm2, sv_X, sv_start, sv
 
     Entries of the covered slots (the first ``meta[NPRE]``) come from row p of the block of dot products
     G (column ``gcol[j]``); the rest (SVs added since the block started) are computed here. The dot
-    products are copied first and turned into kernel values by one vectorised pass over the row
+    products are copied (or computed) first and turned into kernel values by one vectorised pass over the row
     (:func:`olkit.kernels.kernel_row_from_dots`: a row in the L2 cache, measured faster than one pass
     over the whole block). Gaussian values of near pairs are then computed from the differences
     (:data:`olkit.kernels.NEAR`).
 
     The hot loop calls this with plain arrays: a compiled call (or an inlined function) that takes the
     named tuples copies their ~30 arrays with a reference count each, ~0.1 µs a call, about a third of
-    the loop's per-example cost when the rows are short.
+    the loop's per-example cost when the rows are short. For the same reason the row is built with few
+    compiled calls (each array argument of a call costs an atomic increment and decrement).
     """
     n = meta[N]
     npre = min2(meta[NPRE], n)
     xn = norm2[t]
-    near = _covered_row(krow, G, p, npre, gcol, moved, meta[NMOVED], kp, xn, sv_norm2)
+    _covered_dots(krow, G, p, npre, gcol, moved, meta[NMOVED])
     if npre < n:
-        near += _dense_tail(krow, npre, n, sv_X, X[t], kp, xn, sv_norm2)
-    if near:
+        _dense_dots(sv_X, X[t], krow, npre, n)
+    if kernel_row_from_dots(kp, krow, xn, sv_norm2, n):
         near_pairs_dense(krow, n, sv_X, X, t, kp[1])
     return kernel_from_dot(kp, xn, xn, xn)
 
@@ -507,11 +508,10 @@ def kernel_row_sparse(krow, G, p, meta, gcol, moved, sv_norm2, sv_X, sv_start, s
     npre = min2(meta[NPRE], n)
     xn = norm2[t]
     lo, hi = indptr[t], indptr[t + 1]
-    near = _covered_row(krow, G, p, npre, gcol, moved, meta[NMOVED], kp, xn, sv_norm2)
+    _covered_dots(krow, G, p, npre, gcol, moved, meta[NMOVED])
     if npre < n:
-        near += _sparse_tail(krow, npre, n, sv_start, sv_stop, sv_indices, sv_data, lo, hi, indices, data, work, kp,
-                             xn, sv_norm2)
-    if near:
+        _sparse_dots(krow, npre, n, sv_start, sv_stop, sv_indices, sv_data, lo, hi, indices, data, work)
+    if kernel_row_from_dots(kp, krow, xn, sv_norm2, n):
         near_pairs_sparse(krow, n, sv_start, sv_stop, sv_indices, sv_data, lo, hi, indices, data, work, kp[1])
     return kernel_from_dot(kp, xn, xn, xn)
 
@@ -563,37 +563,28 @@ def _sq_dist_sparse(start, stop, indices, data, j, lo, hi, x_indices, x_data, wo
     return acc
 
 
-@njit_helper
-def _covered_row(krow, G, p, npre, gcol, moved, n_moved, kp, xn, sv_norm2):
-    """krow[:npre] ← κ from row p of the block product; the covered slots a removal refilled (listed in
-    ``moved``) read their column ``gcol[j]``, the others column j (one contiguous copy)."""
+@njit_inline
+def _covered_dots(krow, G, p, npre, gcol, moved, n_moved):
+    """krow[:npre] ← the dot products of row p of the block product; the covered slots a removal refilled
+    (listed in ``moved``) read their column ``gcol[j]``, the others column j (one contiguous copy)."""
     for j in range(npre):
         krow[j] = G[p, j]
     for q in range(n_moved):
         j = moved[q]
         if j < npre:
             krow[j] = G[p, gcol[j]]
-    return kernel_row_from_dots(kp, krow, xn, sv_norm2, npre)
 
 
 @njit_helper
-def _dense_tail(krow, npre, n, X, x, kp, xn, sv_norm2):
-    """krow[npre:n] ← κ(x_j, x) for the SVs added since the block started (dense)."""
-    _dense_dots(X, x, krow, npre, n)
-    return kernel_row_from_dots(kp, krow[npre:], xn, sv_norm2[npre:], n - npre)
-
-
-@njit_helper
-def _sparse_tail(krow, npre, n, start, stop, indices, data, q0, q1, x_indices, x_data, work, kp, xn, sv_norm2):
-    """krow[npre:n] ← κ(x_j, x) for the SVs added since the block started (x: CSR entries q0..q1−1,
-    scattered into ``work`` and cleared again)."""
+def _sparse_dots(krow, npre, n, start, stop, indices, data, q0, q1, x_indices, x_data, work):
+    """krow[npre:n] ← x_j·x for the SVs added since the block started (x: CSR entries q0..q1−1, scattered
+    into ``work`` and cleared again)."""
     for q in range(q0, q1):
         work[x_indices[q]] = x_data[q]
     for j in range(npre, n):
         krow[j] = _sparse_dot(start, stop, indices, data, j, work)
     for q in range(q0, q1):
         work[x_indices[q]] = 0.0
-    return kernel_row_from_dots(kp, krow[npre:], xn, sv_norm2[npre:], n - npre)
 
 
 @njit_helper_sum
