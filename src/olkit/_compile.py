@@ -45,6 +45,8 @@ if "NUMBA_CACHE_DIR" not in os.environ:
 import types  # noqa: E402
 
 import numba  # noqa: E402  (must come after the cache directory is chosen)
+import numba.core.codegen  # noqa: E402
+import numba.core.compiler  # noqa: E402
 import numba.core.registry  # noqa: E402
 import numba.extending  # noqa: E402
 
@@ -54,22 +56,6 @@ if numba.config.CACHE_DIR != os.environ["NUMBA_CACHE_DIR"]:
 
 njit = numba.njit(cache=True, nogil=True)
 """Decorator used for every compiled olkit routine (cached on disk, releases the GIL)."""
-
-njit_inline = numba.njit(inline="always", nogil=True)
-"""For tiny helpers inside vectorised loops (exp, H·H): inlined into each caller's numba IR (inlining
-copies the IR per call site, which is slow for anything larger: use :data:`njit_helper`)."""
-
-@njit_inline
-def min2(a, b):
-    """min(a, b) for two numbers (the builtin compiles a generic overload of its own on a cold start)."""
-    return b if b < a else a
-
-
-@njit_inline
-def max2(a, b):
-    """max(a, b) for two numbers (see :func:`min2`)."""
-    return b if b > a else a
-
 
 njit_nonan = numba.njit(cache=True, nogil=True, fastmath={"nnan", "nsz"})
 """For loops with a min/max reduction over finite values: lets LLVM vectorise the comparison (it may
@@ -81,13 +67,27 @@ from the sequential sum in the last bits only (no assumptions about NaN/inf are 
 
 
 class HelperDispatcher(numba.core.registry.CPUDispatcher):
-    """A dispatcher compiled without the CPython wrapper: the helpers and rules of the compiled loops are
-    only called from compiled code, and the wrapper (unboxing every array of the named-tuple arguments)
-    was about half of each small function's compile time, 0.1–0.5 s apiece on a cold start. A call from
-    Python (tests, ``SupportSet.reserve``) goes to a twin compiled with the wrapper, cached under its own
-    name."""
+    """A dispatcher for the helpers and rules of the compiled loops, which are only called from compiled
+    code. Two costs of a cold start are left out:
+
+    * the CPython wrapper (unboxing every array of the named-tuple arguments): about half of each small
+      function's compile time, 0.1–0.5 s apiece;
+    * the helper's own optimisation and machine code. A caller links the helper's LLVM IR into its own
+      module and optimises and compiles the whole module (numba's model), so a helper's own machine code,
+      which includes a copy of everything *it* links, is never run. Helpers are lowered to IR at
+      optimisation level 0 and kept as IR only (:class:`_LinkOnlyLibrary`); each compiled entry point (a
+      block loop, a ``@njit`` function) optimises and compiles everything it uses once. Measured on a cold
+      ``olkit run duol --data german``: the helpers' machine code was ~1.5 s of the 6.7 s.
+
+    Being IR only, helpers are not cached on disk (the entry points are, with all the code they use). A
+    call from Python (tests, ``SupportSet.reserve``) goes to a twin compiled with the wrapper, cached under
+    its own name."""
 
     _twin = None
+
+    def compile(self, sig):
+        with optimisation_level(HELPER_OPT_LEVEL):
+            return super().compile(sig)
 
     def __call__(self, *args, **kwargs):
         twin = self._twin
@@ -100,13 +100,55 @@ class HelperDispatcher(numba.core.registry.CPUDispatcher):
         return twin(*args, **kwargs)
 
 
+class _LinkOnlyLibrary(numba.core.codegen.JITCodeLibrary):
+    """The code library of a helper: IR to be linked into callers, never optimised on its own nor turned
+    into machine code (see :class:`HelperDispatcher`)."""
+
+    def _optimize_final_module(self):
+        pass  # each caller optimises it with its own module
+
+    def _finalize_final_module(self):
+        self._finalize_dynamic_globals()
+        self._verify_declare_only_symbols()
+        self._finalized = True  # not added to the JIT engine: no machine code
+
+    def get_pointer_to_function(self, name):
+        self._ensure_finalized()
+        return 0  # nothing to run: the helper has no wrapper and callers run their own linked copy
+
+    @property
+    def codegen(self):
+        return _NoEnvCodegen(self._codegen)
+
+
+class _NoEnvCodegen:
+    """The codegen as a link-only library shows it to numba: its function environment (used by a CPython
+    wrapper, which helpers do not have) has no address to be set, the module not being in the JIT engine."""
+
+    def __init__(self, codegen):
+        self._codegen = codegen
+
+    def set_env(self, env_name, env):
+        pass
+
+    def __getattr__(self, name):
+        return getattr(self._codegen, name)
+
+
+class _HelperCompiler(numba.core.compiler.Compiler):
+    """numba's pipeline, lowering into a :class:`_LinkOnlyLibrary`."""
+
+    def compile_extra(self, func):
+        if self.state.library is None:
+            self.state.library = _LinkOnlyLibrary(self.state.targetctx.codegen(), func.__qualname__)
+        return super().compile_extra(func)
+
+
 def _helper(**options):
     opts = {"nopython": True, "nogil": True, "no_cpython_wrapper": True, "no_cfunc_wrapper": True, **options}
 
     def decorate(func):
-        disp = HelperDispatcher(py_func=func, locals={}, targetoptions=opts)
-        disp.enable_caching()
-        return disp
+        return HelperDispatcher(py_func=func, locals={}, targetoptions=opts, pipeline_class=_HelperCompiler)
 
     return decorate
 
@@ -116,10 +158,26 @@ njit_helper = _helper()
 njit_helper_reassoc = _helper(fastmath={"reassoc", "contract"})
 """:data:`njit_helper` for reductions (dot products), as :data:`njit_reassoc`."""
 njit_helper_nonan = _helper(fastmath={"nnan", "nsz"})
+""":data:`njit_helper` for min/max reductions over finite values, as :data:`njit_nonan`."""
 njit_helper_sum = _helper(fastmath={"reassoc"})
 """:data:`njit_helper` for sums of products that must stay products rounded once each (no fused
 multiply-add): only the order of the additions may change."""
-""":data:`njit_helper` for min/max reductions over finite values, as :data:`njit_nonan`."""
+njit_inline = _helper(forceinline=True)
+"""For tiny helpers inside vectorised loops (exp, H·H, min/max): a :data:`njit_helper` that LLVM inlines
+into every caller (``alwaysinline``), so that the caller's loops vectorise through it. (numba's own
+``inline="always"`` copies the numba IR per call site instead: ~1 s of a cold start's compile.)"""
+
+
+@njit_inline
+def min2(a, b):
+    """min(a, b) for two numbers (the builtin compiles a generic overload of its own on a cold start)."""
+    return b if b < a else a
+
+
+@njit_inline
+def max2(a, b):
+    """max(a, b) for two numbers (see :func:`min2`)."""
+    return b if b > a else a
 
 
 @numba.extending.intrinsic
@@ -164,19 +222,32 @@ still vectorised), and a cold ``olkit run duol --data german`` compiles in ~1 s 
 6.2 s)."""
 
 
+HELPER_OPT_LEVEL = 1
+"""LLVM optimisation level of a helper's own compile (:class:`HelperDispatcher`). Every caller links the
+helper's LLVM IR into its own module and optimises the whole module at its level, so the helper is optimised
+there anyway (at the loop's level for the block loops); its own optimisation only produced machine code that
+no one runs."""
+
+
 @contextlib.contextmanager
-def loop_compile_options():
-    """numba's optimisation level set to :data:`LOOP_OPT_LEVEL` for the compiles started inside (unless
-    the user set ``NUMBA_OPT``); restored afterwards."""
+def optimisation_level(level):
+    """numba's optimisation level set to ``level`` for the compiles started inside (unless the user set
+    ``NUMBA_OPT``); restored afterwards."""
     if "NUMBA_OPT" in os.environ:
         yield
         return
     saved = numba.config.OPT
-    numba.config.OPT = numba.core.config._OptLevel(LOOP_OPT_LEVEL)
+    numba.config.OPT = numba.core.config._OptLevel(level)
     try:
         yield
     finally:
         numba.config.OPT = saved
+
+
+def loop_compile_options():
+    """numba's optimisation level set to :data:`LOOP_OPT_LEVEL` for the compiles started inside (unless
+    the user set ``NUMBA_OPT``); restored afterwards."""
+    return optimisation_level(LOOP_OPT_LEVEL)
 
 
 # ---- loops compiled over a rule ------------------------------------------------------------------
