@@ -75,9 +75,10 @@ class HelperDispatcher(numba.core.registry.CPUDispatcher):
     * the helper's own optimisation and machine code. A caller links the helper's LLVM IR into its own
       module and optimises and compiles the whole module (numba's model), so a helper's own machine code,
       which includes a copy of everything *it* links, is never run. Helpers are lowered to IR at
-      optimisation level 0 and kept as IR only (:class:`_LinkOnlyLibrary`); each compiled entry point (a
-      block loop, a ``@njit`` function) optimises and compiles everything it uses once. Measured on a cold
-      ``olkit run duol --data german``: the helpers' machine code was ~1.5 s of the 6.7 s.
+      function passes only (:data:`HELPER_OPT_LEVEL`) and kept as IR (:class:`_LinkOnlyLibrary`); each
+      compiled entry point (a block loop, a ``@njit`` function) optimises and compiles everything it uses
+      once. Measured on a cold ``olkit run duol --data german``: the helpers' module optimisation and
+      machine code were ~1.5 s of the 6.7 s.
 
     Being IR only, helpers are not cached on disk (the entry points are, with all the code they use). A
     call from Python (tests, ``SupportSet.reserve``) goes to a twin compiled with the wrapper, cached under
@@ -223,10 +224,10 @@ still vectorised), and a cold ``olkit run duol --data german`` compiles in ~1 s 
 
 
 HELPER_OPT_LEVEL = 1
-"""LLVM optimisation level of a helper's own compile (:class:`HelperDispatcher`). Every caller links the
-helper's LLVM IR into its own module and optimises the whole module at its level, so the helper is optimised
-there anyway (at the loop's level for the block loops); its own optimisation only produced machine code that
-no one runs."""
+"""LLVM optimisation level of the function passes run on a helper's IR as it is lowered (:class:`HelperDispatcher`;
+its module is not optimised further: every caller links the IR into its own module and optimises the whole
+module at its own level). Measured: level 0 here leaves IR that the loops' level-1 module passes do not fully
+optimise (ijcnn1 budget learners and letter M-DUOL ran 2x slower); level 1 gives the loops their former speed."""
 
 
 @contextlib.contextmanager
