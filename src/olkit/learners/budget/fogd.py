@@ -29,13 +29,13 @@ Implementation notes
 * z(x_t) is computed inside the compiled loop, one row at a time: the projection u_j·x_t as a sum over the
   row's non-zeros in index order (dense rows skip their zeros, so a dense row and its CSR form give the same
   bits; a sparse stream is never densified), one fused multiply-add per term, four terms per pass over p,
-  then cos and sin. Not with BLAS: a gemm's result for one row
-  depends on where the row falls in the block (measured with OpenBLAS: 2% of the entries of X_block @ U
-  differ in the last bits between block sizes), and ``partial_fit`` in chunks must give exactly the one-pass
-  result. numpy's float64 cos/sin are scalar library calls (~25 ns a value: 14 s for ijcnn1 with D = 2000), so
-  cos and sin come from :func:`sincos`, a branch-free, vectorised evaluation (Cody–Waite reduction by π/2
-  with fused multiply-adds, fdlibm's polynomials on [−π/4, π/4]; within 1 ulp of the C library, ~1.4 ns a
-  pair). Arguments beyond ±1e9 (never from scaled data) fall back to ``math.cos``/``math.sin``.
+  then cos and sin. Not with BLAS: a gemm's result for one row depends on where the row falls in the block
+  (measured with OpenBLAS: 2% of the entries of X_block @ U differ in the last bits between block sizes),
+  and ``partial_fit`` in chunks must give exactly the one-pass result. numpy's float64 cos/sin are scalar
+  library calls (~25 ns a value: 14 s for ijcnn1 with D = 2000), so cos and sin come from :func:`sincos`, a
+  branch-free, vectorised evaluation (Cody–Waite reduction by π/2 with fused multiply-adds, fdlibm's
+  polynomials on [−π/4, π/4]; within 1 ulp of the C library, ~1.4 ns a pair). Arguments beyond ±1e9 (never
+  from scaled data) fall back to ``math.cos``/``math.sin``.
 * The per-example round (:func:`hinge_ogd_round`) works on any explicit feature vector, so NOGD's second
   stage (a linear model on Nyström features) uses it too.
 
