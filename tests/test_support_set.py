@@ -18,8 +18,8 @@ import scipy.sparse as sp
 
 from olkit.kernels import KernelSpec, kernel_matrix
 from olkit.learners.kernel.support_set import (
-    N, SupportSet, begin_block, fill_kernel_row, load_gram_row, load_gram_row_related, make_stream, sv_append,
-    sv_append_point, sv_remove, sync_gram)
+    N, SupportSet, begin_block, fill_kernel_row, list_members, load_gram_row, load_gram_row_related, make_stream,
+    sv_append, sv_append_point, sv_remove, sync_gram)
 
 K_OUT = 3
 
@@ -27,6 +27,17 @@ K_OUT = 3
 def _dense(s):
     V = s.vectors()
     return V.toarray() if sp.issparse(V) else np.array(V)
+
+
+def _check_members(s):
+    """The member lists, brought up to date, hold every class's slots in increasing order, each with the code
+    2·(the direction's other class) + (1 if the class is the direction's s)."""
+    list_members(s.arrays())
+    for c in range(s.n_outputs):
+        expect = [(i, 2 * int(s.hs[i])) if s.hr[i] == c else (i, 2 * int(s.hr[i]) + 1)
+                  for i in range(s.n) if c in (s.hr[i], s.hs[i])]
+        got = list(zip(s.members[c, : s.n_members[c]].tolist(), s.member_other[c, : s.n_members[c]].tolist()))
+        assert got == expect
 
 
 def _recompute(s, spec):
@@ -45,7 +56,7 @@ def test_random_add_remove_replace_keeps_caches_exact(storage, seed):
     Xs = sp.csr_matrix(X) if storage == "sparse" else X
     spec = KernelSpec("gaussian", 1.3)
     stream = make_stream(Xs, np.ones(n), spec.params())
-    s = SupportSet(d, storage == "sparse", n_outputs=K_OUT, gram=True, matrices=("pair",))
+    s = SupportSet(d, storage == "sparse", n_outputs=K_OUT, gram=True, matrices=("pair",), members=True)
     F = {}  # arrival id -> cached score vector, maintained incrementally
     pos = 0
     clock = 0
@@ -88,6 +99,10 @@ def test_random_add_remove_replace_keeps_caches_exact(storage, seed):
                 arr.meta[4] = clock
                 j = sv_append(arr, stream, t, kself, 1.0)
             clock += 1
+            if rng.random() < 0.8:  # a direction (the member lists follow it), or none
+                s.hr[j], s.hs[j] = rng.choice(K_OUT, size=2, replace=False)
+            if rng.random() < 0.2:
+                _check_members(s)  # extended by appends, rebuilt after removals
             coef = rng.normal(size=K_OUT)
             s.coef[j] = coef
             s.mats[0, j, : j + 1] = rng.normal(size=j + 1)  # something to carry along
@@ -109,6 +124,7 @@ def test_random_add_remove_replace_keeps_caches_exact(storage, seed):
         arrival = s.arrival[:nsv]
         assert sorted(arrival) == list(range(nsv))
         assert np.all(np.diff(s.added[arrival]) > 0)
+        _check_members(s)
     assert s.n > 20
 
 
@@ -138,9 +154,9 @@ def test_removal_moves_at_most_two_svs():
 @pytest.mark.parametrize("gram", [False, True])
 @pytest.mark.parametrize("K", [3, 7, 26])
 def test_related_gram_row_is_the_full_rows_entries(storage, gram, K):
-    """load_gram_row_related (M-DUOL's κ(x_b, ·) where H_b·H_i ≠ 0) gives exactly, bit for bit, the entries of
-    load_gram_row for those SVs, in slot order, on rows with duplicates, near pairs at a large norm and SVs
-    without a direction."""
+    """load_gram_row_related (M-DUOL's κ(x_b, ·) where H_b·H_i ≠ 0, from the member lists) gives exactly, bit for
+    bit, the entries of load_gram_row for those SVs, each once, on rows with duplicates, near pairs at a large
+    norm and SVs without a direction; the member lists are every class's slots in increasing order."""
     rng = np.random.default_rng(K)
     d, n = 9, 300
     X = rng.normal(size=(n, d)) * rng.choice([1.0, 3.7, 1e3], size=(n, 1))
@@ -150,7 +166,7 @@ def test_related_gram_row_is_the_full_rows_entries(storage, gram, K):
     Xs = sp.csr_matrix(X) if storage == "sparse" else X
     spec = KernelSpec("gaussian", 2.0)
     stream = make_stream(Xs, np.zeros(n), spec.params(), n_outputs=K)
-    s = SupportSet(d, storage == "sparse", n_outputs=K, gram=gram)
+    s = SupportSet(d, storage == "sparse", n_outputs=K, gram=gram, members=True)
     s.reserve(n, n * d)
     arr = s.arrays()
     G = s.dots(X[:0] if storage == "dense" else Xs[:0])
@@ -161,13 +177,18 @@ def test_related_gram_row_is_the_full_rows_entries(storage, gram, K):
         if rng.random() < 0.9:
             r, w = rng.choice(K, size=2, replace=False)
             s.hr[j], s.hs[j] = r, w
+        if t % 50 == 0:
+            list_members(arr)  # extended in steps, as the rule does
     sync_gram(arr)  # (nothing to do without a Gram cache)
+    list_members(arr)
+    for c in range(K):
+        assert list(s.members[c, : s.n_members[c]]) == [i for i in range(n) if c in (s.hr[i], s.hs[i])]
     for b in rng.choice(n, size=40, replace=False):
         load_gram_row(arr, b, stream)
         full = s.grow[:n].copy()
         rb, sb = int(s.hr[b]), int(s.hs[b])
         m = load_gram_row_related(arr, b, stream, rb, sb)
         related = [i for i in range(n) if s.hr[i] >= 0 and len({rb, sb} & {int(s.hr[i]), int(s.hs[i])}) > 0]
-        assert list(s.gsel[:m]) == related
-        np.testing.assert_array_equal(s.grow[:m], full[related])
+        assert sorted(s.gsel[:m]) == related
+        np.testing.assert_array_equal(s.grow[:m], full[s.gsel[:m]])
         np.testing.assert_allclose(full, kernel_matrix(X[b:b + 1], X, spec)[0], rtol=1e-12, atol=1e-300)

@@ -56,6 +56,9 @@ class KernelLearner(PrimalHooks, OnlineClassifier):
     kernel values: "none", "cache" (always keep the SV Gram cache) or "bounded" (keep it up to
     SupportSet.GRAM_LIMIT_BYTES, then compute rows on demand; measured: the cache is 1.2–1.8x faster
     than on-demand rows on w7a and dorothea). ``_matrices`` names the SV×SV matrices the rule keeps.
+    ``_member_lists`` asks the support set for its per-class member lists on multiclass and multi-label
+    data (for a rule that visits only the SVs sharing a class with a direction; they are extended on
+    appends, and rebuilt, O(#SV), on the first use after a removal).
     """
 
     _update = None
@@ -70,6 +73,7 @@ class KernelLearner(PrimalHooks, OnlineClassifier):
     _kernel_data = ("binary",)
     _gram = "none"
     _matrices = ()
+    _member_lists = False
     _linear_rule = None
     """The primal rule (a :class:`olkit.learners.linear.engine.PrimalRule`) run when kernel="linear"."""
     _kernel_compat = ("none",)
@@ -151,8 +155,9 @@ class KernelLearner(PrimalHooks, OnlineClassifier):
         n_features = X.shape[1]
         cache = self._gram in ("cache", "bounded")
         limit = SupportSet.GRAM_LIMIT_BYTES if self._gram == "bounded" else None
-        self.support_ = SupportSet(n_features, sparse, n_outputs=self._n_outputs(), gram=cache,
-                                   gram_limit_bytes=limit, matrices=self._matrices)
+        K = self._n_outputs()
+        self.support_ = SupportSet(n_features, sparse, n_outputs=K, gram=cache, gram_limit_bytes=limit,
+                                   matrices=self._matrices, members=self._member_lists and K > 1)
         seed = np.uint64(self._seed() & 0xFFFFFFFFFFFFFFFF)
         self.state_ = RuleState(np.array(self._rule_params() + [0.0], dtype=np.float64),
                                 np.array(self._initial_fst(), dtype=np.float64),

@@ -47,9 +47,16 @@ from ...params import NON_NEGATIVE, POSITIVE, POWERS_OF_TWO, SEED, Interval, Opt
 from ...spec import register
 from .base import DIAG, EPS, KernelLearner
 from .engine import relevant_pair
-from .multiclass import h_dot, set_direction
+from .multiclass import h_dot, set_direction, shares_class
 from .pa import paper_C
-from .support_set import N, load_gram_row, load_gram_row_related, sv_append
+from .support_set import (
+    N,
+    list_members,
+    listed_h_dot,
+    load_gram_row,
+    load_gram_row_related,
+    sv_append,
+)
 
 EXACT, APPR, ITER, RAND = 0, 1, 2, 3
 JMLR, NIPS2009 = 0, 1
@@ -255,6 +262,13 @@ def mduol_update(sv, st, s, t, kself, y, f, mistake):
     """M-DUOL (JMLR §4.2, Algorithm 2, Prop. 5; ALGORITHMS.md B4), multiclass and multi-label.
 
     SV i holds γ_i H_i with H_i = e_{r_i} − e_{s_i} and the cached margin F_i = f_{r_i}(x_i) − f_{s_i}(x_i).
+
+    Only the SVs whose direction shares a class with H_t (the support set's member lists of r_t and s_t,
+    about 4/K of the SVs) have a non-zero weight (H_t·H_i) κ(x_t, x_i) and a margin that x_t's step
+    changes; the others' weight is exactly 0. So the auxiliary argmin runs over the member lists, and
+    the others matter only when 0 is within the tie tolerance of the minimum (then the first of them
+    that is a candidate competes for the first-index tie rule): the choice, and every margin, are those
+    of the pass over all SVs, bit for bit.
     """
     C, rho, tol, solver = st.prm[0], st.prm[1], st.prm[2], int(st.prm[4])
     r, w = relevant_pair(s.Y, t, f)
@@ -264,40 +278,66 @@ def mduol_update(sv, st, s, t, kself, y, f, mistake):
     loss = 1.0 - margin
     if loss <= tol or kself <= EPS:
         return False
+    list_members(sv)
     n = sv.meta[N]
-    krow, hr, hs, w_i = sv.krow, sv.hr, sv.hs, sv.grow  # w_i: scratch
-    # -- auxiliary example: argmin (H_t·H_i) κ(x_t, x_i) over the SVs with F_i ≤ 1 (Algorithm 2)
-    w_min = _direction_weights(r, w, hr, hs, krow, sv.F, 1.0 + tol, w_i, n)
-    b = tied_pick(w_i, sv.F, 1.0 + tol, n, w_min, tol, False) if w_min < math.inf else -1
+    krow, hr, hs, F = sv.krow, sv.hr, sv.hs, sv.F
+    lr, cr, lw, cw = _lists(sv, r, w)
+    F_max = 1.0 + tol
+    # -- auxiliary example: argmin (H_t·H_i) κ(x_t, x_i) over the SVs with F_i ≤ 1 (Algorithm 2), ties to the first
+    w_min = min2(_listed_weight_min(lr, cr, 1, w, krow, F, F_max), _listed_weight_min(lw, cw, -1, r, krow, F, F_max))
+    other = n  # the first candidate that shares no class with H_t (weight 0), when it can be the pick
+    if not w_min + tol * abs(w_min) < 0.0:
+        other = _first_unrelated_candidate(r, w, hr, hs, F, F_max, n)
+        if other < n:
+            w_min = min2(w_min, 0.0)
+    b = -1
+    if w_min < math.inf:
+        bound = w_min + tol * abs(w_min)
+        b = min2(_first_tied(lr, cr, 1, w, krow, F, F_max, bound, n), _first_tied(lw, cw, -1, r, krow, F, F_max, bound, n))
+        if 0.0 <= bound:
+            b = min2(b, other)
     double = b >= 0 and w_min <= -2.0 * rho
     if double:
         rb, sb = hr[b], hs[b]
         w_ab = h_dot(r, w, rb, sb) * krow[b]
         gb_hat = sv.coef[b, rb]
-        Fb = sv.F[b]
+        Fb = F[b]
         if mistake:  # JMLR Theorems 5-6: strong / weak double updates (diagnostics only)
             if Fb <= 0.0 and C >= gb_hat + 1.0 / (2.0 * (1.0 - rho)):
                 st.cnt[D_STRONG] += 1
             elif Fb <= 1.0 + tol and C >= gb_hat + rho / 2.0:
                 st.cnt[D_WEAK] += 1
     j = sv_append(sv, s, t, kself, float(r))
-    sv.F[j] = margin
+    F[j] = margin
     if not double:
         gamma = min2(C, loss / (2.0 * kself))
         set_direction(sv, j, r, w, gamma)
-        _single_margins(sv.F, hr, hs, krow, r, w, gamma, j + 1)
+        list_members(sv)
+        lr, cr, lw, cw = _lists(sv, r, w)
+        _listed_margins(F, lr, cr, 1, w, krow, gamma, -1, -1, -1)
+        _listed_margins(F, lw, cw, -1, r, krow, gamma, r, -1, -1)
         return True
     st.cnt[D_DOUBLE] += 1
     ga, d = solve_double(solver, JMLR, loss, 1.0 - Fb, 2.0 * kself, 2.0 * sv.kself[b], w_ab, C, gb_hat, rho,
                          0.5, st)
     set_direction(sv, j, r, w, ga)
     set_direction(sv, b, rb, sb, gb_hat + d)
+    list_members(sv)
     m = load_gram_row_related(sv, b, s, rb, sb)  # κ(x_b, x_i) where H_b·H_i ≠ 0, packed
-    _double_margins(sv.F, hr, hs, krow, sv.grow, sv.gsel, m, r, w, ga, rb, sb, d, j + 1)
+    # F_i += γ_a (H_t·H_i) κ(x_t, x_i) + d (H_b·H_i) κ(x_b, x_i): first the SVs sharing a class with H_t only,
+    # then those sharing one with H_b (both terms in one expression)
+    lr, cr, lw, cw = _lists(sv, r, w)
+    if r != rb and r != sb:  # (else every SV of the list shares a class with H_b)
+        _listed_margins(F, lr, cr, 1, w, krow, ga, rb, sb, -1)
+    if w != rb and w != sb:
+        _listed_margins(F, lw, cw, -1, r, krow, ga, r, rb, sb)
+    grow, sel = sv.grow, sv.gsel
+    for k in range(m):
+        i = sel[k]
+        ri, si = hr[i], hs[i]
+        F[i] += ga * h_dot(r, w, ri, si) * krow[i] + d * h_dot(rb, sb, ri, si) * grow[k]
     return True
 
-
-# The O(#SV) passes of DUOL and M-DUOL, as loops over plain arrays that LLVM vectorises.
 
 @njit_helper_nonan
 def _label_weights(y, sv_y, krow, F, F_max, w_start, out, n):
@@ -311,38 +351,57 @@ def _label_weights(y, sv_y, krow, F, F_max, w_start, out, n):
     return w_min
 
 
+# The passes of M-DUOL over the member lists of r and w (the SVs sharing a class with H_t = e_r − e_w). A
+# list is given as its slots, its ``member_other`` codes, sign = +1 (r's list) or −1 (w's) and the partner
+# class (w or r): H_t·H_i = listed_h_dot(sign, partner, code), without reading hr/hs at scattered slots.
+
 @njit_helper_nonan
-def _direction_weights(r, w, hr, hs, krow, F, F_max, out, n):
-    """out[i] = (H_t·H_i) κ(x_t, x_i) for every SV; returns their minimum over the candidates F_i ≤ F_max
-    (+inf if none)."""
-    for i in range(n):  # two loops: each vectorises (one loop does not; 0.9 instead of 2.3 ns an SV)
-        out[i] = h_dot(r, w, hr[i], hs[i]) * krow[i]
+def _listed_weight_min(slots, codes, sign, partner, krow, F, F_max):
+    """min of (H_t·H_i) κ(x_t, x_i) over the candidates F_i ≤ F_max of one list (+inf if none)."""
     w_min = math.inf
-    for i in range(n):
-        w_min = min2(w_min, out[i] if F[i] <= F_max else math.inf)
+    for k in range(slots.shape[0]):
+        i = slots[k]
+        w_min = min2(w_min, listed_h_dot(sign, partner, codes[k]) * krow[i] if F[i] <= F_max else math.inf)
     return w_min
 
 
 @njit_helper
-def _single_margins(F, hr, hs, krow, r, w, gamma, n):
-    """F_i += γ (H_t·H_i) κ(x_t, x_i)."""
-    for i in range(n):
-        F[i] += gamma * h_dot(r, w, hr[i], hs[i]) * krow[i]
+def _first_tied(slots, codes, sign, partner, krow, F, F_max, bound, n):
+    """The first slot of one list (increasing) that is a candidate with (H_t·H_i) κ(x_t, x_i) ≤ bound; n if
+    none."""
+    for k in range(slots.shape[0]):
+        i = slots[k]
+        if F[i] <= F_max and listed_h_dot(sign, partner, codes[k]) * krow[i] <= bound:
+            return i
+    return n
 
 
 @njit_helper
-def _double_margins(F, hr, hs, krow, grow, sel, m, r, w, ga, rb, sb, d, n):
-    """F_i += γ_a (H_t·H_i) κ(x_t, x_i) + d (H_b·H_i) κ(x_b, x_i), with κ(x_b, ·) packed as
-    :func:`~olkit.learners.kernel.support_set.load_gram_row_related` leaves it (grow[k] for SV sel[k], the SVs
-    with H_b·H_i ≠ 0): first the others' first term (one vectorised pass; the related SVs add an exact 0),
-    then the related SVs' sum of both terms."""
+def _first_unrelated_candidate(r, w, hr, hs, F, F_max, n):
+    """The first SV that is a candidate and shares no class with H_t (its weight is 0); n if none."""
     for i in range(n):
-        ri, si = hr[i], hs[i]
-        F[i] += ga * h_dot(r, w, ri, si) * krow[i] * (1.0 if h_dot(rb, sb, ri, si) == 0.0 else 0.0)
-    for k in range(m):
-        i = sel[k]
-        ri, si = hr[i], hs[i]
-        F[i] += ga * h_dot(r, w, ri, si) * krow[i] + d * h_dot(rb, sb, ri, si) * grow[k]
+        if F[i] <= F_max and not shares_class(r, w, hr[i], hs[i]):
+            return i
+    return n
+
+
+@njit_helper
+def _listed_margins(F, slots, codes, sign, partner, krow, gamma, ex1, ex2, ex3):
+    """F_i += γ (H_t·H_i) κ(x_t, x_i) for the SVs of one list whose other class is none of ex1, ex2, ex3
+    (−1: no exclusion). w's list excludes r (the SVs on both lists, updated from r's); in a double update
+    both lists exclude b's classes (those SVs get both terms at once)."""
+    for k in range(slots.shape[0]):
+        o = codes[k] >> 1
+        if o != ex1 and o != ex2 and o != ex3:
+            i = slots[k]
+            F[i] += gamma * listed_h_dot(sign, partner, codes[k]) * krow[i]
+
+
+@njit_inline
+def _lists(sv, r, w):
+    """The member lists of r and w: (slots, codes) of each."""
+    nr, nw = sv.n_members[r], sv.n_members[w]
+    return sv.members[r, :nr], sv.member_other[r, :nr], sv.members[w, :nw], sv.member_other[w, :nw]
 
 
 class _DUOLBase(KernelLearner):
@@ -351,6 +410,7 @@ class _DUOLBase(KernelLearner):
     _update_gate = staticmethod(duol_gate)
     _update_gate_multi = staticmethod(mduol_gate)
     _gram = "bounded"
+    _member_lists = True
     _solver = EXACT
     _kernel_data = ("binary", "multiclass", "multilabel")
     _parameter_constraints = {

@@ -14,6 +14,13 @@ def h_dot(r1, s1, r2, s2):
 
 
 @njit_inline
+def shares_class(r, s, ri, si):
+    """Whether direction (ri, si) contains class r or s: H·H_i ≠ 0 for H = e_r − e_s (an SV without a
+    direction, ri = si = −1, shares none)."""
+    return ri == r or si == r or ri == s or si == s
+
+
+@njit_inline
 def set_direction(sv, j, r, s, gamma):
     """Coefficient vector of SV j ← γ H with H = e_r − e_s (and remember (r, s)).
 

@@ -22,6 +22,13 @@ A kernel model is f(·) = Σ_i a_i κ(x_i, ·) over stored support vectors (SVs)
 * named SV×SV matrices ``mats[m]`` (n × n each) for algorithms that keep a matrix over the SVs (kernel
   SCW's π of ALGORITHMS.md C14, an inverse Gram matrix); new SVs enter with a zero row and column, and
   ``SupportSet.matrix(name)`` returns one by name;
+* optional per-class member lists (``members[c, :n_members[c]]``: the slots, increasing, whose direction
+  contains class c, i.e. r_i = c or s_i = c, and ``member_other[c, k]`` = 2·(the direction's other class)
+  + (1 if c = s_i)), for multiclass rules that visit only the SVs whose direction shares a class with a
+  given one (M-DUOL: about 4/K of the SVs), reading H·H_i from the list (:func:`listed_h_dot`) instead of
+  from ``hr``/``hs`` at scattered slots. They are an index of
+  ``hr``/``hs``, brought up to date by :func:`list_members` (slots ``meta[LISTED]``..n−1 are appended;
+  anything but an append resets ``meta[LISTED]`` to 0 and the next call rebuilds them, O(#SV));
 * a scratch kernel row ``krow`` of the current example against all SVs, and ``grow`` of an SV against
   all SVs (``gsel``, ``gnorm2``: scratch for a packed partial one, see :func:`load_gram_row_related`);
 * ``added[i]``, the number of examples the learner had seen when SV i was added (its arrival time), and
@@ -70,17 +77,18 @@ from ...kernels import (
     kernel_from_gram,
     kernel_row_from_dots,
 )
-from .multiclass import h_dot
 
 # meta slots: #SVs, #SVs covered by the block product (slots 0..NPRE-1), sparse flag, Gram flag, examples
 # seen (clock), #SVs whose Gram column is filled (see sync_gram), #entries of ``moved`` (covered slots
 # refilled by removals in this block, see sv_remove),
-# next free position of the sparse pool, holes in the sparse pool
-N, NPRE, SPARSE, HAS_GRAM, CLOCK, GSYNC, NMOVED, POOL, HOLES = 0, 1, 2, 3, 4, 5, 6, 7, 8
+# next free position of the sparse pool, holes in the sparse pool, #slots in the member lists (list_members)
+N, NPRE, SPARSE, HAS_GRAM, CLOCK, GSYNC, NMOVED, POOL, HOLES, LISTED = 0, 1, 2, 3, 4, 5, 6, 7, 8, 9
+META_SIZE = 10
 
 SVArrays = namedtuple(
     "SVArrays", ["X", "start", "stop", "indices", "data", "norm2", "kself", "y", "hr", "hs", "hw", "coef", "F",
-                 "gram", "krow", "grow", "gsel", "gnorm2", "added", "gcol", "meta", "mats", "arrival", "moved"]
+                 "gram", "krow", "grow", "gsel", "gnorm2", "added", "gcol", "meta", "mats", "arrival", "moved",
+                 "members", "member_other", "n_members"]
 )
 """Arrays of a support set as the compiled code sees them (full capacity; ``meta[N]`` are in use)."""
 
@@ -140,6 +148,9 @@ class SupportSet:
         None keeps it whatever its size (for rules that cannot work without it, e.g. Online-SVM).
     matrices : tuple of str
         Names of the SV×SV matrices to keep (e.g. ("pair",) for kernel SCW's π); memory O(#SV²) each.
+    members : bool
+        Keep the per-class member lists (see the module docstring): two K × capacity int32 arrays, the
+        size of ``coef``.
     """
 
     GRAM_LIMIT_BYTES = 1 << 30
@@ -153,7 +164,8 @@ class SupportSet:
     fresh pages, copies when it grows). Measured on letter (d = 16, 13,152 SVs), M-DUOL, same loaded
     machine: 1 GiB 3.7 s, 64 MiB 2.4 s, no cache 2.1–2.5 s."""
 
-    def __init__(self, n_features, sparse, n_outputs=1, gram=False, gram_limit_bytes=None, matrices=()):
+    def __init__(self, n_features, sparse, n_outputs=1, gram=False, gram_limit_bytes=None, matrices=(),
+                 members=False):
         self.n_features = int(n_features)
         self.sparse = bool(sparse)
         self.n_outputs = int(n_outputs)
@@ -162,7 +174,8 @@ class SupportSet:
             gram_limit_bytes = min(gram_limit_bytes, self.LOW_DIM_GRAM_LIMIT_BYTES)
         self.gram_limit_bytes = gram_limit_bytes
         self.matrix_names = tuple(matrices)
-        self.meta = np.zeros(9, np.int64)
+        self.use_members = bool(members)
+        self.meta = np.zeros(META_SIZE, np.int64)
         self.meta[SPARSE] = int(self.sparse)
         self.meta[HAS_GRAM] = int(self.use_gram)
         self._allocate(0, 0)
@@ -194,7 +207,16 @@ class SupportSet:
         self.grow = np.empty(cap + 1)
         self.gsel = np.empty(cap + 1, np.int64)
         self.gnorm2 = np.empty(cap + 1)
+        self._allocate_members(cap)
         self.capacity = cap
+
+    def _allocate_members(self, cap):
+        """Empty member lists (rebuilt by the next :func:`list_members`)."""
+        K = self.n_outputs if getattr(self, "use_members", False) else 0
+        self.members = np.empty((K, cap), np.int32)
+        self.member_other = np.empty((K, cap), np.int32)
+        self.n_members = np.zeros(K, np.int64)
+        self.meta[LISTED] = 0
 
     @property
     def n(self):
@@ -281,7 +303,8 @@ class SupportSet:
     def arrays_of(self, gram):
         return SVArrays(self.X, self.start, self.stop, self.indices, self.data, self.norm2, self.kself, self.y,
                         self.hr, self.hs, self.hw, self.coef, self.F, gram, self.krow, self.grow, self.gsel,
-                        self.gnorm2, self.added, self.gcol, self.meta, self.mats, self.arrival, self.moved)
+                        self.gnorm2, self.added, self.gcol, self.meta, self.mats, self.arrival, self.moved,
+                        self.members, self.member_other, self.n_members)
 
     # -- read access -----------------------------------------------------------------------------
     def vectors(self, n=None):
@@ -332,6 +355,7 @@ class SupportSet:
         the rest of the copy."""
         self.meta[:] = saved["meta"]
         self.meta[HAS_GRAM] = int(self.use_gram)  # a Gram cache dropped when the arrays grew stays dropped
+        self.meta[LISTED] = 0  # the member lists are rebuilt
         n = self.n
         for name in self._PER_SV:
             getattr(self, name)[:n] = saved[name]
@@ -367,7 +391,7 @@ class SupportSet:
             state["gram"] = self.gram[:n, :n].copy()
         state["mats"] = self.mats[:, :n, :n].copy()
         state["capacity"] = n
-        del state["moved"], state["gsel"], state["gnorm2"]  # scratch
+        del state["moved"], state["gsel"], state["gnorm2"], state["members"], state["member_other"], state["n_members"]  # scratch, index
         return state
 
     def __setstate__(self, state):
@@ -379,6 +403,11 @@ class SupportSet:
             self.hw = np.where(self.hr >= 0, self.coef[np.arange(len(self.hr)), np.maximum(self.hr, 0)], 0.0)
         if "arrival" not in state:  # saved before the arrival order was kept
             self.arrival = np.argsort(self.added, kind="stable").astype(np.int64)
+        # a copy (the loaded one may be read-only, e.g. memory-mapped by joblib), padded if it was saved before
+        # the member lists existed (their LISTED entry is reset below: the lists are not saved)
+        self.meta = np.concatenate([self.meta, np.zeros(META_SIZE - len(self.meta), np.int64)])
+        self.use_members = state.get("use_members", False)
+        self._allocate_members(self.capacity)
         self.krow = np.zeros(self.capacity + 1)
         self.grow = np.zeros(self.capacity + 1)
         self.gsel = np.zeros(self.capacity + 1, np.int64)
@@ -757,6 +786,7 @@ def sv_clear(sv):
     sv.meta[GSYNC] = 0
     sv.meta[POOL] = 0
     sv.meta[HOLES] = 0
+    sv.meta[LISTED] = 0
 
 
 @njit_helper
@@ -807,24 +837,60 @@ def load_gram_row(sv, b, s):
 
 
 @njit_helper
+def list_members(sv):
+    """Bring the member lists up to date (see the module docstring): append the slots added since the
+    last call to the lists of the classes of their directions (an SV without a direction, ``hr = −1``, is
+    in none); rebuild them from scratch after anything but appends (``meta[LISTED] = 0``)."""
+    members, other, counts, hr, hs = sv.members, sv.member_other, sv.n_members, sv.hr, sv.hs
+    first = sv.meta[LISTED]
+    if first == 0:
+        _fill(counts, 0)
+    for i in range(first, sv.meta[N]):
+        r, s = hr[i], hs[i]
+        if r >= 0:  # a direction has r ≠ s, both ≥ 0
+            members[r, counts[r]] = i
+            other[r, counts[r]] = 2 * s
+            counts[r] += 1
+            members[s, counts[s]] = i
+            other[s, counts[s]] = 2 * r + 1
+            counts[s] += 1
+    sv.meta[LISTED] = sv.meta[N]
+
+
+@njit_inline
+def listed_h_dot(sign, partner, code):
+    """H·H_i for H = e_r − e_w and an SV i on the member list of c ∈ {r, w} with ``member_other`` entry
+    ``code``: sign = +1 if c = r, −1 if c = w; partner = the other of r, w. The value of
+    :func:`~olkit.learners.kernel.multiclass.h_dot` (a small integer, exact)."""
+    h = 1 + ((code >> 1) == partner)
+    return float(sign * h if code & 1 == 0 else -sign * h)
+
+
+@njit_helper
 def load_gram_row_related(sv, b, s, rb, sb):
     """κ(x_b, x_i) for the SVs i whose direction shares a class with b's, H_b·H_i ≠ 0 (H = e_r − e_s, ``(rb, sb)``
-    = b's direction; an SV without a direction, ``hr = −1``, shares none), packed: returns m, with
-    ``sv.gsel[:m]`` those slots (increasing) and ``sv.grow[:m]`` their kernel values.
+    = b's direction; an SV without a direction shares none), packed: returns m, with ``sv.gsel[:m]`` those
+    slots (the member list of rb, then the rest of sb's) and ``sv.grow[:m]`` their kernel values. Needs
+    the member lists (:func:`list_members`) up to date.
 
     For multiclass rules whose update is a multiple of H_b κ(x_b, ·): the other SVs' terms are 0. With K
     classes about 4/K of the SVs share a class with b (15 % on letter, K = 26), so this costs about that
     fraction of :func:`load_gram_row`. The values are those of :func:`load_gram_row` bit for bit (the same dot
     product code and the same vectorised kernel transform, over the packed dot products and squared norms)."""
-    n, sel, grow = sv.meta[N], sv.gsel, sv.grow
-    m = 0
-    for i in range(n):  # branch-free packing (which SVs qualify is unpredictable)
-        sel[m] = i
-        m += h_dot(rb, sb, sv.hr[i], sv.hs[i]) != 0.0
+    if rb < 0:
+        return 0
+    sel, grow, members, other, counts = sv.gsel, sv.grow, sv.members, sv.member_other, sv.n_members
+    m = counts[rb]
+    for k in range(m):
+        sel[k] = members[rb, k]
+    for k in range(counts[sb]):  # sb's list without the SVs already in rb's (direction (rb, sb) or (sb, rb))
+        sel[m] = members[sb, k]
+        m += (other[sb, k] >> 1) != rb
     if sv.meta[HAS_GRAM]:
-        load_gram_row(sv, b, s)
-        for k in range(m):  # sel[k] ≥ k
-            grow[k] = grow[sel[k]]
+        split = max2(sv.meta[GSYNC], b + 1)  # columns from split on are not mirrored yet: read the rows
+        for k in range(m):
+            i = sel[k]
+            grow[k] = sv.gram[b, i] if i < split else sv.gram[i, b]
         return m
     start, stop, indices, data, work = sv.start, sv.stop, sv.indices, sv.data, s.work
     if sv.meta[SPARSE]:
@@ -929,6 +995,7 @@ def sv_remove(sv, r):
         _move_sv(sv, last, r)
     sv.meta[N] = n - 1
     sv.meta[GSYNC] = n - 1
+    sv.meta[LISTED] = 0
 
 
 @njit_helper
@@ -981,6 +1048,7 @@ def sv_remove_set(sv, slots):
     sv.meta[N] = k
     sv.meta[NPRE] = npre_new
     sv.meta[GSYNC] = k
+    sv.meta[LISTED] = 0
     moved = 0
     for j in range(npre_new):  # covered slots whose block-product column is not their own
         if sv.gcol[j] != j:
