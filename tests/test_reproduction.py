@@ -279,3 +279,14 @@ def test_paper_datasets_show_a_paper_row_beside_another_dataset():
     config["paper_datasets"] = {"mitface-histeq": "MITface"}
     with pytest.raises(ConfigError, match="'MITface' is not a dataset of paper table 'scw_icml_table3'"):
         validate_config(config)
+
+
+def test_render_only_of_a_config_is_a_one_line_error(capsys):
+    """--render-only takes the JSON a run saved; given the TOML config it exits 2 with one line saying so."""
+    from olkit.experiment.reproduce import main
+
+    with pytest.raises(SystemExit) as exc:
+        main([CONFIG, "--render-only"])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "--render-only needs the JSON" in err and "duol_binary.toml" in err

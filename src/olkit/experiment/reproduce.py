@@ -979,7 +979,12 @@ def main(argv=None):
 
     progress.activate(quiet=args.quiet)
     if args.render_only:
-        print(render_from_json(args.config, args.output))
+        try:
+            print(render_from_json(args.config, args.output))
+        except (OSError, ValueError, KeyError) as exc:  # not a page's JSON (e.g. the TOML config was given)
+            print(f"--render-only needs the JSON a run saved beside its page (e.g. docs/reproduction/"
+                  f"duol-multiclass.json); cannot read {args.config}: {type(exc).__name__}: {exc}", file=sys.stderr)
+            sys.exit(2)
         return
     try:
         page, _ = reproduce(args.config, only=args.only, repeats=args.repeats, n_jobs=args.jobs, output=args.output,
