@@ -293,7 +293,8 @@ def mduol_update(sv, st, s, t, kself, y, f, mistake):
     b = -1
     if w_min < math.inf:
         bound = w_min + tol * abs(w_min)
-        b = min2(_first_tied(lr, cr, 1, w, krow, F, F_max, bound, n), _first_tied(lw, cw, -1, r, krow, F, F_max, bound, n))
+        b = min2(_first_tied(lr, cr, 1, w, krow, F, F_max, bound, n),
+                 _first_tied(lw, cw, -1, r, krow, F, F_max, bound, n))
         if 0.0 <= bound:
             b = min2(b, other)
     double = b >= 0 and w_min <= -2.0 * rho

@@ -212,7 +212,7 @@ class SupportSet:
 
     def _allocate_members(self, cap):
         """Empty member lists (rebuilt by the next :func:`list_members`)."""
-        K = self.n_outputs if getattr(self, "use_members", False) else 0
+        K = self.n_outputs if self.use_members else 0
         self.members = np.empty((K, cap), np.int32)
         self.member_other = np.empty((K, cap), np.int32)
         self.n_members = np.zeros(K, np.int64)
@@ -391,7 +391,8 @@ class SupportSet:
             state["gram"] = self.gram[:n, :n].copy()
         state["mats"] = self.mats[:, :n, :n].copy()
         state["capacity"] = n
-        del state["moved"], state["gsel"], state["gnorm2"], state["members"], state["member_other"], state["n_members"]  # scratch, index
+        for name in ("moved", "gsel", "gnorm2", "members", "member_other", "n_members"):  # scratch, and an index
+            del state[name]
         return state
 
     def __setstate__(self, state):
