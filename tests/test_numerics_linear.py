@@ -601,3 +601,29 @@ def test_scw2_libol_alpha_where_its_expression_overflows():
         n_overflow += not math.isfinite(formula) or formula == 0.0
         assert _rel(alpha, exact) < 64 * EPS * condition, (v, m, alpha, exact)
     assert n_overflow > 30
+
+
+@pytest.mark.parametrize("name,params", [("romma", {}), ("agg-romma", {}), ("agg-romma", {"romma_reset_case": True})])
+@pytest.mark.parametrize("seed", range(3))
+def test_romma_tracked_norm_is_the_exact_sum_of_squares(name, params, seed):
+    """ROMMA's D = ‖Δ‖²‖w‖² − m² cancels, so the engine tracks ‖W‖² of the stored weights (NORM_HI + NORM_LO,
+    updated in O(nnz) per step by error-free sums of fma-exact squares, engine._sum2_square). After long sparse
+    streams whose rows span 1e-8..1e8, with repeated features, it equals Σ W_j² computed exactly in rationals to
+    1e-20 relative — far below the last bit of the float64 ‖w‖² ROMMA uses."""
+    from fractions import Fraction
+
+    import scipy.sparse as sp
+
+    from olkit.learners.linear.engine import NORM_HI, NORM_LO
+
+    rng = np.random.default_rng(seed)
+    n, d = 1500, 400
+    X = sp.random(n, d, density=0.05, random_state=seed, format="csr")
+    X.data = rng.normal(size=X.data.size) * 10.0 ** rng.integers(-8, 9, size=X.data.size)
+    y = np.where(rng.random(n) < 0.5, 1, -1)
+    clf = olkit.make(name, kernel="linear", **params).fit(X, y)
+    W, fst = clf.model_.W, clf.model_.state.fst
+    exact = sum((Fraction(float(w)) ** 2 for w in W.ravel()), Fraction(0))
+    tracked = Fraction(float(fst[NORM_HI])) + Fraction(float(fst[NORM_LO]))
+    assert exact > 0
+    assert abs(tracked - exact) <= Fraction(1, 10**20) * exact

@@ -97,20 +97,20 @@ def _renormalise(W, fst):
 @njit
 def _move_mean(W, fst, o, sign, alpha, cov, u, idx, val, xs, lo, hi, track_norm):
     """w_o ← w_o + sign·α Σ_o x, with Σ = I (first order) or the dense u = Σ_o x (full covariance).
-    ``track_norm``: keep ‖W‖² of the stored entries in double-double precision (see _exact_norm_add)."""
+    ``track_norm``: keep ‖W‖² of the stored entries in double-double precision (see _sum2_square)."""
     a = sign * alpha / fst[WSCALE]
     if cov == FULL:
         for j in range(W.shape[0]):
             W[j, o] += a * u[j]
     elif track_norm:
-        ah = al = bh = bl = 0.0  # Σ new², Σ old²: two independent chains, combined once
+        ah = al = bh = bl = 0.0  # Σ new², Σ old²: two independent chains (see _sum2_square), combined once
         for p in range(lo, hi):
             j = idx[p]
             old = W[j, o]
             new = old + a * val[p] * xs
             W[j, o] = new
-            ah, al = _dd_add_square(ah, al, new, 1.0)
-            bh, bl = _dd_add_square(bh, bl, old, 1.0)
+            ah, al = _sum2_square(ah, al, new)
+            bh, bl = _sum2_square(bh, bl, old)
         sh, sl = _two_sum(fst[NORM_HI], ah)
         dh, dl = _two_sum(sh, -bh)
         fst[NORM_HI], fst[NORM_LO] = _two_sum(dh, dl + sl + (fst[NORM_LO] + al - bl))
@@ -124,6 +124,18 @@ def _two_sum(a, b):
     s = a + b
     bb = s - a
     return s, (a - (s - bb)) + (b - bb)
+
+
+@njit
+def _sum2_square(s, c, w):
+    """One step of Ogita, Rump & Oishi's Sum2 (2005) over exact squares: s + c accumulates w² = p + e (e from a
+    fused multiply-add), s by an error-free sum and c, the errors, in plain double. The result is as
+    accurate as a sum in twice the precision: error ≤ u|Σ| + (n u)² Σ w² for n terms, ~1e-26 relative for
+    the ~1,000 non-zeros of a dorothea row, far below the last bit of ‖w‖². Half the operations of
+    :func:`_dd_add_square`, whose renormalisation at every step made agg-ROMMA's step 4x a plain one."""
+    p = w * w
+    s, q = _two_sum(s, p)
+    return s, c + (q + fma(w, w, -p))
 
 
 @njit
@@ -244,7 +256,7 @@ def move_mean_plain(W, fst, o, sign, alpha, cov, u, idx, val, xs, lo, hi):
 @njit
 def move_mean_tracking_norm(W, fst, o, sign, alpha, cov, u, idx, val, xs, lo, hi):
     """w_o ← w_o + sign·α x, keeping ‖W‖² of the stored entries exact (double-double, see
-    :func:`_dd_add_square`) — for rules whose step cancels in ‖w‖² (ROMMA)."""
+    :func:`_sum2_square`) — for rules whose step cancels in ‖w‖² (ROMMA)."""
     _move_mean(W, fst, o, sign, alpha, cov, u, idx, val, xs, lo, hi, True)
 
 
