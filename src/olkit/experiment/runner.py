@@ -108,23 +108,32 @@ def per_ordering_seed(name, params, seed):
 def run_tasks(tasks, X, y, orders, n_jobs=None, n_checkpoints=20, store=None):
     """The cell (:func:`run_cell`) of every task (name, params, r) — ``r`` the index of its (label,
     ordering) in ``orders`` — taken from ``store`` when it has it, else computed — serially or with joblib
-    — and stored as soon as it is done. An ordering is drawn when its task is dispatched (``orders`` may
-    be a lazy :class:`olkit.experiment.orders.Orderings`): never all of them at once."""
-    paths, cells = [None] * len(tasks), [None] * len(tasks)
+    — and stored as soon as it is done. An ordering is drawn when its task is looked up in a reused
+    store or dispatched (``orders`` may be a lazy :class:`olkit.experiment.orders.Orderings`): never all
+    of them at once."""
+    cells = [None] * len(tasks)
     labels = labels_of(orders)
-    if store is not None:
-        data = array_digest(X, y)
-        order_digests = {}
-        for i, (name, params, r) in enumerate(tasks):
-            if r not in order_digests:
-                order_digests[r] = array_digest(np.asarray(orders[r][1], dtype=np.int64))
-            paths[i] = store.path(data, registry_name(name), params, labels[r], order_digests[r], n_checkpoints)
-            cells[i] = store.load(paths[i])
+    data = array_digest(X, y) if store is not None else None
+    order_digests = {}
+
+    def cell_path(i, order):
+        """The store's file of task i (None without a store); ``order`` its ordering, drawn."""
+        if store is None:
+            return None
+        name, params, r = tasks[i]
+        if r not in order_digests:
+            order_digests[r] = array_digest(np.asarray(order, dtype=np.int64))
+        return store.path(data, registry_name(name), params, labels[r], order_digests[r], n_checkpoints)
+
+    if store is not None and store.reuse:  # which runs are stored: every ordering drawn (one at a time) now
+        for i, (_, _, r) in enumerate(tasks):
+            cells[i] = store.load(cell_path(i, orders[r][1] if r not in order_digests else None))
     todo = [i for i, cell in enumerate(cells) if cell is None]
 
     def arguments(i):
         name, params, r = tasks[i]
-        return name, params, X, y, orders[r][1], labels[r], n_checkpoints, paths[i]
+        order = orders[r][1]
+        return name, params, X, y, order, labels[r], n_checkpoints, cell_path(i, order)
 
     n_jobs = backend.jobs(n_jobs, X.shape[0] * len(todo))  # issue 10 item 5: loky or a Dask cluster
     done = []
