@@ -303,10 +303,9 @@ def compile_loop(template, **bindings):
     modname = f"olkit_loop_{tname}_{digest}"
     path = os.path.join(folder, modname + ".py")
     if not os.path.exists(path):
-        tmp = f"{path}.{os.getpid()}.tmp"
-        with open(tmp, "w") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
+        from ._files import write_text
+
+        write_text(path, text)
     module = sys.modules.get(modname)
     if module is None:
         spec = importlib.util.spec_from_file_location(modname, path)

@@ -48,31 +48,41 @@ class ArgumentParser(argparse.ArgumentParser):
         self.exit(2, f"olkit: error: {message} (see `{self.prog} --help`)\n")
 
 
-def parse_settings(items):
+def parse_settings(items, kernel=None):
+    """{KEY: value} of the --set KEY=VALUE items and of --kernel K (the key "kernel"). One key given two
+    different values (two --set, or --set kernel= and --kernel) is an error naming both options; equal
+    values are fine."""
     from .params import parse_value
 
-    settings = {}
+    given = []
     for item in items or []:
         key, sep, value = item.partition("=")
         if not sep or not key:
             raise UsageError(f"--set expects KEY=VALUE, got {item!r}")
-        settings[key.strip()] = parse_value(value.strip())
+        given.append((key.strip(), parse_value(value.strip()), f"--set {item}"))
+    if kernel is not None:
+        given.append(("kernel", kernel, f"--kernel {kernel}"))
+    settings, option_of = {}, {}
+    for key, value, option in given:
+        same = settings.get(key) == value and isinstance(settings.get(key), bool) == isinstance(value, bool)
+        if key in settings and not same:
+            raise UsageError(f"{option_of[key]} and {option} give {key} two different values; give one")
+        settings[key], option_of[key] = value, option
     return settings
 
 
 def command_settings(args):
     """--set values, plus --kernel (the kernel of every kernel learner)."""
-    settings = parse_settings(args.set)
-    if args.kernel:
-        settings["kernel"] = args.kernel
-    return settings
+    return parse_settings(args.set, args.kernel)
 
 
 def check_options(args):
     """The option values argparse cannot check; each error names the option and what is valid."""
     repeats = getattr(args, "repeats", None)
-    if repeats is not None and repeats < 1:
-        raise UsageError(f"--repeats must be >= 1, got {repeats}")
+    if repeats is not None:
+        from .experiment.orders import check_repeats
+
+        check_repeats(repeats, "--repeats")
     if args.order and repeats is not None and repeats > 1:
         raise UsageError(f"--repeats {repeats} cannot be combined with --order: an order file is one run "
                          "(drop --repeats, or use --seed S for random orderings)")
@@ -132,6 +142,58 @@ def read_order(path, n):
         raise UsageError(f"--order {path} is not an ordering of the {n} examples: indices {'; '.join(found)} "
                          f"(each 0-based index 0..{n - 1} must appear exactly once)")
     return order
+
+
+DATA_EXTENSIONS = (".libsvm", ".svm", ".svmlight", ".txt", ".dat", ".bz2", ".gz", ".t", ".tr", ".train", ".test",
+                   ".scale")
+"""File extensions that make a --data value a path (LIBSVM files as the LIBSVM site names them)."""
+
+
+def _file_kind(mode):
+    """"a FIFO", "a character device", ... for a non-regular st_mode; None for a regular file."""
+    import stat
+
+    kinds = ((stat.S_ISREG, None), (stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
+             (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+    return next((kind for test, kind in kinds if test(mode)), "not a regular file")
+
+
+def check_data_arg(data):
+    """--data before anything reads it: a path-looking value (a directory separator, or a LIBSVM file
+    extension) that does not exist is "no such file" (not an unknown catalog name), and a FIFO or device is
+    refused (reading one could block forever). Catalog names and directories are left to the loader."""
+    from .data import CATALOG
+
+    if not data:
+        raise UsageError("--data is empty; give a dataset name (see `olkit datasets`) or a LIBSVM file path")
+    if data in CATALOG:
+        return
+    try:
+        mode = os.stat(data).st_mode
+    except FileNotFoundError:
+        looks_like_path = any(sep in data for sep in (os.sep, os.altsep, "/") if sep) or \
+            data.lower().endswith(DATA_EXTENSIONS)
+        if looks_like_path:
+            raise UsageError(f"--data {data}: no such file") from None
+        return  # the loader says: unknown dataset, with the valid names
+    except OSError as exc:
+        raise UsageError(f"--data {data}: cannot read it: {exc.strerror}") from None
+    kind = _file_kind(mode)
+    if kind is not None and kind != "a directory":
+        raise UsageError(f"--data {data} is {kind}, not a regular file; expected a LIBSVM file (plain text, .gz "
+                         "or .bz2)")
+
+
+def check_paths(args):
+    """The file and directory options of every command, before anything runs: --out and --model may not
+    be empty (``--out ''`` would write into the working directory), --data as :func:`check_data_arg`."""
+    for option in ("out", "model"):
+        value = getattr(args, option, None)
+        if value is not None and not value.strip():
+            what = "a directory" if args.command == "run" else "a file"
+            raise UsageError(f"--{option} is empty; give {what}")
+    if getattr(args, "data", None) is not None:
+        check_data_arg(args.data)
 
 
 def prepare_out_dir(path):
@@ -242,7 +304,9 @@ def build_parser():
                        "(default 100000)")
     predict = sub.add_parser("predict", help="predict the labels of a dataset with a saved model")
     predict.add_argument("--model", required=True, metavar="FILE", help="model file written by `olkit train`")
-    predict.add_argument("--data", required=True, help="dataset name (see `olkit datasets`) or LIBSVM file path")
+    predict.add_argument("--data", required=True, help="dataset name (see `olkit datasets`) or LIBSVM file path; "
+                         "a file whose largest feature index exceeds the model's width is refused, a narrower one "
+                         "(LIBSVM files need not reach the last features) is padded with zeros, with a warning")
     predict.add_argument("--out", metavar="FILE", help="write one predicted label per line into FILE")
     add_zero_based(predict)
     return parser
@@ -266,8 +330,15 @@ def cmd_run(args):
     from .experiment.store import run_out_store
 
     store = run_out_store(args.out, args.resume)
-    doc = run_experiment(name, args.algorithms, X, y, settings=settings, repeats=args.repeats or DEFAULT_REPEATS,
-                         seed=args.seed, order=order, n_jobs=args.jobs, tune=args.tune, store=store)
+    try:
+        doc = run_experiment(name, args.algorithms, X, y, settings=settings,
+                             repeats=args.repeats or DEFAULT_REPEATS, seed=args.seed, order=order, n_jobs=args.jobs,
+                             tune=args.tune, store=store)
+    except KeyboardInterrupt:
+        if store is None:
+            raise
+        raise KeyboardInterrupt(f"the finished runs are kept in {store.directory}; rerun with --resume to reuse "
+                                "them") from None
     if args.resume:
         print(f"olkit: {store.summary()}", file=sys.stderr)
     print(format_results(doc, args.format))
@@ -353,10 +424,7 @@ def cmd_train_stream(args, clf):
     path, chunk = _stream_path(args)
     info = scan_libsvm(path, chunk, zero_based(args))
     if args.resume:
-        if info["n_features"] > clf.n_features_in_:
-            raise UsageError(f"--data {args.data} has {info['n_features']} features, but the model {args.model} was "
-                             f"trained on {clf.n_features_in_}: the data must use feature indices "
-                             f"{index_range(args, clf.n_features_in_)}")
+        check_width(args, info["n_features"], clf.n_features_in_)
         unknown = sorted(set(info["labels"].tolist()) - set(clf.classes_.tolist()))
         if unknown:
             raise UsageError(f"--data {args.data} has label(s) {', '.join(map(_label_text, unknown[:5]))} that are "
@@ -406,13 +474,24 @@ def _model_data(args, n_features=None):
     X, y = load_dataset(args.data, zero_based=zero_based(args))
     name = os.path.basename(args.data) if os.path.sep in args.data else args.data
     if n_features is not None and X.shape[1] != n_features:
-        if X.shape[1] > n_features:
-            raise UsageError(f"--data {args.data} has {X.shape[1]} features, but the model {args.model} was "
-                             f"trained on {n_features}: the data must use feature indices "
-                             f"{index_range(args, n_features)}")
+        check_width(args, X.shape[1], n_features)
         X = sp.csr_matrix(X)
         X = sp.csr_matrix((X.data, X.indices, X.indptr), shape=(X.shape[0], n_features))
     return X, y, name
+
+
+def check_width(args, width, n_features):
+    """--data of ``width`` columns (a LIBSVM file: its largest feature index) for a model of ``n_features``:
+    wider is refused; narrower is legitimate in LIBSVM (a file need not reach the last features), so the
+    missing columns are taken as zeros, with one warning line (a file meant for another model is narrower
+    too)."""
+    if width > n_features:
+        raise UsageError(f"--data {args.data} has {width} features, but the model {args.model} was trained on "
+                         f"{n_features}: the data must use feature indices {index_range(args, n_features)}")
+    if width < n_features:
+        warn(f"--data {args.data} has {width} features (its largest feature index), the model {args.model} "
+             f"{n_features}: the {n_features - width} missing feature(s) are taken as 0 (a LIBSVM file need not "
+             "reach the last features; check that the file is meant for this model)")
 
 
 def _load_model(path):
@@ -496,6 +575,8 @@ def cmd_predict(args):
     are among the model's classes."""
     import numpy as np
 
+    from ._files import atomic_open
+
     clf = _load_model(args.model)
     if clf.multilabel_:
         raise UsageError(f"--model {args.model} is a multi-label model; olkit predict reads single-label data")
@@ -504,7 +585,7 @@ def cmd_predict(args):
     n = len(pred)
     if args.out:
         try:
-            with open(args.out, "w") as fh:
+            with atomic_open(args.out) as fh:
                 fh.writelines(_label_text(v) + "\n" for v in pred)
         except OSError as exc:
             raise UsageError(f"--out {args.out}: cannot write the predictions: {exc.strerror or exc}") from None
@@ -525,17 +606,19 @@ def cmd_predict(args):
 
 
 def write_outputs(doc, out_dir, fmt):
+    """The files of ``--out``, each written atomically (olkit._files): two runs writing the same DIR at once
+    leave one run's whole file, never a mix or a truncated one."""
+    from ._files import atomic_open, write_text
     from .report.plots import plot_curves
     from .report.tables import format_results
 
     stem = os.path.join(out_dir, doc["dataset"])
     try:
-        with open(stem + ".json", "w") as fh:
+        with atomic_open(stem + ".json") as fh:
             json.dump(doc, fh, indent=1)
         if fmt != "json":
             ext = {"table": "txt", "markdown": "md", "latex": "tex", "csv": "csv"}[fmt]
-            with open(f"{stem}.{ext}", "w") as fh:
-                fh.write(format_results(doc, fmt) + "\n")
+            write_text(f"{stem}.{ext}", format_results(doc, fmt) + "\n")
         plot_curves(doc, stem + "-curves.png")
     except OSError as exc:
         raise UsageError(f"--out {out_dir}: cannot write {exc.filename or 'the results'}: "
@@ -680,12 +763,37 @@ def cmd_datasets(_args):
         print("\n(OLKIT_DATA is not set: only the bundled datasets are available)")
 
 
+def warn(text):
+    """One warning line on stderr: ``olkit: warning: ...``."""
+    print(f"olkit: warning: {text}", file=sys.stderr)
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None):
+    """``warnings.showwarning`` of the command: a Python warning as one line (:func:`warn`)."""
+    warn(message)
+
+
 def main(argv=None):
+    """Run the command of ``argv``; the exit status: 0, 2 for a user mistake (one ``olkit: error:`` line),
+    130 for Ctrl-C (one ``olkit: interrupted`` line; finished runs of ``--out`` stay stored)."""
+    import warnings
+
     parser = build_parser()
     args = parser.parse_args(argv)
+    with warnings.catch_warnings():
+        warnings.showwarning = _show_warning
+        try:
+            return _main(args)
+        except KeyboardInterrupt as exc:
+            print(f"olkit: interrupted{f' ({exc})' if str(exc) else ''}", file=sys.stderr)
+            return 130
+
+
+def _main(args):
     handler = {"run": cmd_run, "tune": cmd_tune, "list": cmd_list, "datasets": cmd_datasets, "train": cmd_train,
                "predict": cmd_predict}[args.command]
     try:
+        check_paths(args)  # issue 21: empty paths, missing files, FIFOs and devices
         if args.command in ("run", "tune", "train"):  # issue 10: progress on stderr (a terminal, or OLKIT_PROGRESS=1)
             from .progress import activate
 

@@ -53,7 +53,6 @@ naming the file.
 import json
 import math
 import os
-import tempfile
 import zipfile
 import zlib
 
@@ -144,6 +143,7 @@ def save(model, path):
 
     The file is written whole or not at all (a temporary file renamed over ``path``)."""
     from . import __version__
+    from ._files import atomic_open
     from .base import OnlineClassifier
 
     if not isinstance(model, OnlineClassifier):
@@ -161,17 +161,8 @@ def save(model, path):
               "state": state,
               "arrays": {k: {"dtype": a.dtype.str, "shape": list(a.shape)} for k, a in writer.arrays.items()}}
     blob = np.frombuffer(json.dumps(header, allow_nan=False).encode("utf-8"), dtype=np.uint8)
-    path = os.fspath(path)
-    folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".olkit-", suffix=".npz.tmp", dir=folder)
-    try:
-        with os.fdopen(fd, "wb") as fh:  # a file object: numpy adds no ".npz" to the name
-            np.savez_compressed(fh, **{HEADER_KEY: blob}, **writer.arrays)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    with atomic_open(path, "wb") as fh:  # a file object: numpy adds no ".npz" to the name
+        np.savez_compressed(fh, **{HEADER_KEY: blob}, **writer.arrays)
 
 
 # ---- loading -----------------------------------------------------------------------------------------------

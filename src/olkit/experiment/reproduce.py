@@ -60,6 +60,7 @@ import time
 
 import numpy as np
 
+from .._files import atomic_open, save_figure, write_text
 from ..data import CATALOG, load_dataset
 from .backend import BackendError
 from .config import (  # noqa: F401
@@ -73,7 +74,7 @@ from .config import (  # noqa: F401
     per_dataset,
     validate_config,
 )
-from .orders import make_orders
+from .orders import labels_of, make_orders
 from .runner import (
     RunFailed,
     check_failures,
@@ -232,7 +233,7 @@ def parameter_sweep(config, name, dataset, repeats, n_jobs=None, table_doc=None,
     start = time.perf_counter()
     X, y = load_dataset(dataset)
     orders = make_orders(X.shape[0], repeats, config.get("seed", 0))
-    labels = [label for label, _ in orders]
+    labels = labels_of(orders)
     specs = []
     for algo in swept:
         key = param_of.get(algo, parameter)
@@ -282,7 +283,7 @@ def paired_comparison(config, name, dataset, repeats, n_jobs=None, table_doc=Non
     start = time.perf_counter()
     X, y = load_dataset(dataset)
     orders = make_orders(X.shape[0], repeats, config.get("seed", 0))
-    labels = [label for label, _ in orders]
+    labels = labels_of(orders)
     runs, reused, todo = {}, [], []
     for algo in algos:
         found = _runs_of(table_doc, algo, labels)
@@ -482,7 +483,7 @@ def plot_rho_sweep(sweeps, path):
     for ax in axes.ravel()[n:]:
         ax.axis("off")
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    save_figure(fig, path, dpi=110)
     plt.close(fig)
 
 
@@ -576,9 +577,8 @@ def run_config(config, command, only=None, repeats=None, n_jobs=None, output=Non
     if sweeps:
         plot_rho_sweep(sweeps, os.path.join(fig_dir, f"{stem}-rho-sweep.png"))
     page = render_page(config, docs, skipped, sweeps, paper, repeats, command, stem, output, extra)
-    with open(output, "w") as fh:
-        fh.write(page)
-    with open(os.path.splitext(output)[0] + ".json", "w") as fh:
+    write_text(output, page)
+    with atomic_open(os.path.splitext(output)[0] + ".json") as fh:
         json.dump({"config": config, "results": docs, "rho_sweep": sweeps, **extra,
                    "page": {"command": command, "repeats": repeats, "skipped": skipped}}, fh, indent=1)
     if whole and not skipped:
@@ -646,8 +646,7 @@ def render_from_json(path, output=None):
                        paper_table(config), meta.get("repeats", config.get("repeats", 20)),
                        meta.get("command", "python -m olkit.experiment.reproduce"),
                        os.path.splitext(os.path.basename(output))[0], output, extra)
-    with open(output, "w") as fh:
-        fh.write(page)
+    write_text(output, page)
     return output
 
 
@@ -992,6 +991,10 @@ def main(argv=None):
     except (ConfigError, BackendError) as exc:
         print(exc, file=sys.stderr)
         sys.exit(2)
+    except KeyboardInterrupt:  # Ctrl-C: one line, no traceback; the finished runs are in the result store
+        print("reproduce: interrupted (the finished runs are kept in the result store, <output dir>/.cells; rerun "
+              "the same command to reuse them)", file=sys.stderr)
+        sys.exit(130)
     print(page)
 
 

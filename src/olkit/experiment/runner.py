@@ -17,7 +17,7 @@ from ..params import nearest_name
 from ..protocol import evaluate_online
 from ..registry import get, make
 from . import backend
-from .orders import make_orders
+from .orders import labels_of, make_orders
 from .store import array_digest, save_cell
 
 SUMMARY_KEYS = ("mistake_rate", "n_sv", "n_updates", "seconds")
@@ -105,30 +105,43 @@ def per_ordering_seed(name, params, seed):
     return {**params, "seed": int(seed)}
 
 
-def run_tasks(tasks, X, y, n_jobs=None, n_checkpoints=20, store=None):
-    """The cell (:func:`run_cell`) of every task (name, params, label, order): taken from ``store`` when
-    it has it, else computed — serially or with joblib — and stored as soon as it is done."""
-    paths, cells = [None] * len(tasks), [None] * len(tasks)
-    if store is not None:
-        data = array_digest(X, y)
-        order_digests = {}
-        for i, (name, params, label, order) in enumerate(tasks):
-            if id(order) not in order_digests:
-                order_digests[id(order)] = array_digest(np.asarray(order, dtype=np.int64))
-            paths[i] = store.path(data, registry_name(name), params, label, order_digests[id(order)], n_checkpoints)
-            cells[i] = store.load(paths[i])
+def run_tasks(tasks, X, y, orders, n_jobs=None, n_checkpoints=20, store=None):
+    """The cell (:func:`run_cell`) of every task (name, params, r) — ``r`` the index of its (label,
+    ordering) in ``orders`` — taken from ``store`` when it has it, else computed — serially or with joblib
+    — and stored as soon as it is done. An ordering is drawn when its task is looked up in a reused
+    store or dispatched (``orders`` may be a lazy :class:`olkit.experiment.orders.Orderings`): never all
+    of them at once."""
+    cells = [None] * len(tasks)
+    labels = labels_of(orders)
+    data = array_digest(X, y) if store is not None else None
+    order_digests = {}
+
+    def cell_path(i, order):
+        """The store's file of task i (None without a store); ``order`` its ordering, drawn."""
+        if store is None:
+            return None
+        name, params, r = tasks[i]
+        if r not in order_digests:
+            order_digests[r] = array_digest(np.asarray(order, dtype=np.int64))
+        return store.path(data, registry_name(name), params, labels[r], order_digests[r], n_checkpoints)
+
+    if store is not None and store.reuse:  # which runs are stored: every ordering drawn (one at a time) now
+        for i, (_, _, r) in enumerate(tasks):
+            cells[i] = store.load(cell_path(i, orders[r][1] if r not in order_digests else None))
     todo = [i for i, cell in enumerate(cells) if cell is None]
 
     def arguments(i):
-        name, params, label, order = tasks[i]
-        return name, params, X, y, order, label, n_checkpoints, paths[i]
+        name, params, r = tasks[i]
+        order = orders[r][1]
+        return name, params, X, y, order, labels[r], n_checkpoints, cell_path(i, order)
 
     n_jobs = backend.jobs(n_jobs, X.shape[0] * len(todo))  # issue 10 item 5: loky or a Dask cluster
     done = []
     # one local run: progress per block of examples (olkit.progress; nothing when it is off)
     if len(todo) == 1 and not backend.distributed():
-        with progress.example_bar(len(tasks[todo[0]][3]), f"{tasks[todo[0]][0]} run"):
-            done.append(run_cell(*arguments(todo[0])))
+        args = arguments(todo[0])
+        with progress.example_bar(len(args[4]), f"{args[0]} run"):
+            done.append(run_cell(*args))
     elif not todo:
         pass
     elif n_jobs == 1:
@@ -178,14 +191,15 @@ def run_algorithms(specs, X, y, orders, n_jobs=None, n_checkpoints=20, tune=Fals
             tuned.append((name, params))
         specs = tuned
     seeds = list(learner_seeds) if learner_seeds is not None else [None] * len(orders)
-    tasks = [(name, per_ordering_seed(name, params, seed), label, order)
+    tasks = [(name, per_ordering_seed(name, params, seed), r)
              for i, (name, params) in enumerate(specs) if i not in failed
-             for (label, order), seed in zip(orders, seeds)]
-    cells = iter(run_tasks(tasks, X, y, n_jobs, n_checkpoints, store))
+             for r, seed in zip(range(len(orders)), seeds)]
+    cells = iter(run_tasks(tasks, X, y, orders, n_jobs, n_checkpoints, store))
+    labels = labels_of(orders)
     results = []
     for i, (name, params) in enumerate(specs):
-        chunk = [] if i in failed else [next(cells) for _ in orders]
-        errors = failed.get(i) or [{"order": label, "error": c["error"]} for (label, _), c in zip(orders, chunk)
+        chunk = [] if i in failed else [next(cells) for _ in labels]
+        errors = failed.get(i) or [{"order": label, "error": c["error"]} for label, c in zip(labels, chunk)
                                    if "error" in c]
         if errors:
             results.append({"algorithm": name, "params": params, "orderings": len(orders), "failed": errors})

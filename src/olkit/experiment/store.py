@@ -10,9 +10,11 @@ included), the resumed tables are the same as those of an uninterrupted run.
   algorithm, its parameters as given to :func:`olkit.make`, the ordering's label and the ordering itself,
   the number of curve checkpoints, and the code that computes a run (:func:`code_digest`: a change of a
   learner, the protocol or a default gives new keys, so a stale result is never reused).
-* **Atomicity**: a cell is written to a temporary file in the store's directory and renamed over its
-  name (``os.replace``), so a cell file is either absent or complete; an unreadable one counts as
-  absent and is computed again.
+* **Atomicity**: a cell is written by :func:`olkit._files.atomic_open` (a temporary file in the store's
+  directory renamed over its name), so a cell file is either absent or complete. A cell file that is
+  unreadable or malformed (not JSON, or not a cell: ``{}``, ``[]``, ``12``, a field of the wrong type —
+  :func:`cell_problem`) counts as absent and is computed again, with one :class:`MalformedCellWarning`
+  naming the file.
 * **Where**: ``<output dir>/.cells/<page stem>/`` for ``python -m olkit.experiment.reproduce``
   (``--fresh`` ignores it), ``<--out DIR>/.cells/`` for ``olkit run --out DIR`` (reused with
   ``--resume`` only: by default ``olkit run`` measures afresh).
@@ -21,8 +23,9 @@ included), the resumed tables are the same as those of an uninterrupted run.
 """
 import hashlib
 import json
+import numbers
 import os
-import tempfile
+import warnings
 from functools import cache
 
 import numpy as np
@@ -30,9 +33,9 @@ import numpy as np
 FORMAT = 1
 """The cell format; a change gives new keys."""
 
-_NOT_RUN_CODE = ("experiment", "report", "data", "cli.py", "demo.py", "__main__.py")
-"""Parts of the package that arrange, read or print runs but do not change a run's record (the data's
-content is part of the key itself); every other module is in :func:`code_digest`."""
+_NOT_RUN_CODE = ("experiment", "report", "data", "cli.py", "demo.py", "__main__.py", "_files.py")
+"""Parts of the package that arrange, read, print or write runs but do not change a run's record (the
+data's content is part of the key itself); every other module is in :func:`code_digest`."""
 
 
 @cache
@@ -81,16 +84,44 @@ def _plain(value):
 def save_cell(path, cell):
     """Write ``cell`` to ``path`` atomically; return it as it reads back (plain JSON types), so a fresh
     cell and a stored one are the same values."""
+    from .._files import write_text
+
     text = json.dumps(cell, default=_plain)
-    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
+    write_text(path, text)
     return json.loads(text)
+
+
+class MalformedCellWarning(UserWarning):
+    """A cell file of the result store is not a cell (e.g. edited, or written by something else); it is
+    ignored and its run computed again."""
+
+
+_RUN_NUMBERS = ("mistakes", "mistake_rate", "n_updates", "n_sv", "seconds")
+
+
+def _numbers(values):
+    return isinstance(values, list) and all(isinstance(v, numbers.Real) and not isinstance(v, bool)
+                                            for v in values)
+
+
+def cell_problem(cell):
+    """What makes ``cell`` (parsed JSON) not a cell of :func:`olkit.experiment.runner.run_cell`, or None:
+    a dict with the strings "algorithm" and "order", a dict "params", and a dict "run" holding the numbers
+    mistakes, mistake_rate, n_updates, n_sv, seconds and a curve of two number lists of one length."""
+    if not isinstance(cell, dict):
+        return f"a JSON {type(cell).__name__}, not an object"
+    for key, kind in (("algorithm", str), ("order", str), ("params", dict), ("run", dict)):
+        if not isinstance(cell.get(key), kind):
+            return f"{key!r} is missing or not a {'string' if kind is str else 'JSON object'}"
+    run = cell["run"]
+    bad = [key for key in _RUN_NUMBERS if not _numbers([run.get(key)])]
+    if bad:
+        return f"run {', '.join(map(repr, bad))} missing or not a number"
+    curve = run.get("curve")
+    if not (isinstance(curve, dict) and _numbers(curve.get("x")) and _numbers(curve.get("mistake_rate"))
+            and len(curve["x"]) == len(curve["mistake_rate"])):
+        return "run 'curve' is not {'x': [numbers], 'mistake_rate': [numbers]} of one length"
+    return None
 
 
 class CellStore:
@@ -121,14 +152,24 @@ class CellStore:
         return path
 
     def load(self, path):
-        """The stored cell at ``path``, or None (absent, unreadable, or a fresh run)."""
+        """The stored cell at ``path``, or None (absent, a fresh run, or unreadable or malformed: then one
+        :class:`MalformedCellWarning` naming the file says that its run is computed again)."""
         if not self.reuse:
             return None
         try:
-            with open(path) as fh:
-                return json.load(fh)
-        except (OSError, ValueError):
+            with open(path, "rb") as fh:
+                cell = json.loads(fh.read())
+        except FileNotFoundError:
             return None
+        except (OSError, ValueError, RecursionError) as exc:
+            problem = f"unreadable: {exc.strerror if isinstance(exc, OSError) else 'not valid JSON'}"
+        else:
+            problem = cell_problem(cell)
+            if problem is None:
+                return cell
+        warnings.warn(f"result store: ignoring the malformed cell file {path} ({problem}); its run is computed "
+                      "again", MalformedCellWarning, stacklevel=2)
+        return None
 
     def count(self, reused, computed):
         self.reused += reused
@@ -136,9 +177,11 @@ class CellStore:
 
     def prune(self):
         """Remove the cells this process did not use (stale code or data, other settings), and the
-        temporary files of writes a kill interrupted."""
+        temporary files of writes a kill interrupted (not those of a live process still writing)."""
+        from .._files import is_live_temporary
+
         for name in os.listdir(self.directory):
-            if name not in self.used:
+            if name not in self.used and not is_live_temporary(name):
                 os.unlink(os.path.join(self.directory, name))
 
     def summary(self):

@@ -1,4 +1,5 @@
 """Plots: online mistake-rate curves (the papers' Figures 2–6 of NIPS 2009, Fig. 1 of SCW)."""
+from .._files import save_figure
 
 
 def _pyplot():
@@ -73,6 +74,6 @@ def _finish(fig, ax, path, title):
     ax.grid(alpha=0.3)
     ax.legend(fontsize=7, ncol=2)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    save_figure(fig, path, dpi=110)
     plt.close(fig)
     return path
