@@ -24,6 +24,7 @@ _EXPORTS = {
     "list_datasets": ("data", "list_datasets"),
     "save": ("persist", "save"),
     "load": ("persist", "load"),
+    "SupportSetGrowthWarning": ("limits", "SupportSetGrowthWarning"),
 }
 
 __all__ = [*_EXPORTS, "__version__"]

@@ -10,6 +10,7 @@
     olkit train ALGO --data TRAIN --model FILE [--kernel K] [--set KEY=VALUE ...]
     olkit train [ALGO] --model FILE --continue --data MORE
     olkit predict --model FILE --data TEST [--out PREDICTIONS]
+    olkit cache info|clear
 
 A LIBSVM file given as --data is read 1-based (LIBSVM's convention); ``--zero-based`` reads it 0-based,
 ``--zero-based auto`` decides from the file (0-based if some index is 0), as scikit-learn's
@@ -19,10 +20,12 @@ User mistakes (unknown algorithm, bad parameter, unreadable data, label problems
 one line on stderr, ``olkit: error: ...``, and exit with status 2 — never a traceback.
 """
 import argparse
+import contextlib
 import gc
 import json
 import os
 import sys
+import warnings
 
 FORMATS = ("table", "json", "csv", "markdown", "latex")
 DEFAULT_REPEATS = 20
@@ -118,6 +121,28 @@ def zero_based(args):
 def index_range(args, n):
     """The feature indices a --data file may use to fit a model of ``n`` features, as the file numbers them."""
     return {False: f"1..{n}", True: f"0..{n - 1}"}.get(args.zero_based, f"0..{n - 1} (0-based) or 1..{n}")
+
+
+@contextlib.contextmanager
+def widest_line(args):
+    """A learner state refused for the width of the --data file (:class:`olkit.limits.StateTooLarge`, e.g. a
+    line ``+1 2147483647:1``) names the file's line that holds the widest index."""
+    from .limits import StateTooLarge
+
+    try:
+        yield
+    except StateTooLarge as exc:
+        if exc.width is None or not os.path.isfile(args.data):
+            raise
+        from .data.libsvm import line_of_index
+
+        candidates = {False: [exc.width], True: [exc.width - 1]}.get(args.zero_based, [exc.width, exc.width - 1])
+        for index in candidates:
+            line = line_of_index(args.data, index)
+            if line is not None:
+                raise UsageError(f"{args.data}:{line}: feature index {index} makes the data {exc.width} features "
+                                 f"wide: {exc}") from None
+        raise
 
 
 def _some(indices, limit=5):
@@ -309,6 +334,11 @@ def build_parser():
                          "(LIBSVM files need not reach the last features) is padded with zeros, with a warning")
     predict.add_argument("--out", metavar="FILE", help="write one predicted label per line into FILE")
     add_zero_based(predict)
+    # issue 21 item 6: the parsed-data cache (olkit.data.cache)
+    cache = sub.add_parser("cache", help="show or empty the parsed-data cache of LIBSVM files (OLKIT_CACHE_DIR, "
+                           "at most OLKIT_CACHE_MAX_BYTES, default 2G)")
+    cache.add_argument("action", choices=("info", "clear"), help="info: location, entries, sizes, total and cap; "
+                       "clear: remove every entry")
     return parser
 
 
@@ -403,8 +433,9 @@ def cmd_run_stream(args):
     name = os.path.basename(path)
     results = []
     for clf in learners:
-        res, _ = evaluate_libsvm_stream(clf, path, chunk, n_features=info["n_features"], classes=info["labels"],
-                                        n_examples=info["n_examples"], zero_based=info["zero_based"])
+        with widest_line(args):
+            res, _ = evaluate_libsvm_stream(clf, path, chunk, n_features=info["n_features"], classes=info["labels"],
+                                            n_examples=info["n_examples"], zero_based=info["zero_based"])
         results.append(res)
     if args.format == "json":
         print(json.dumps({"dataset": name, "n_examples": info["n_examples"], "n_features": info["n_features"],
@@ -432,8 +463,9 @@ def cmd_train_stream(args, clf):
         res, _ = evaluate_libsvm_stream(clf, path, chunk, n_features=clf.n_features_in_, classes=clf.classes_,
                                         reset=False, zero_based=info["zero_based"])
         return res, clf.n_features_in_, os.path.basename(path)
-    res, _ = evaluate_libsvm_stream(clf, path, chunk, n_features=info["n_features"], classes=info["labels"],
-                                    zero_based=info["zero_based"])
+    with widest_line(args):
+        res, _ = evaluate_libsvm_stream(clf, path, chunk, n_features=info["n_features"], classes=info["labels"],
+                                        zero_based=info["zero_based"])
     return res, info["n_features"], os.path.basename(path)
 
 
@@ -551,7 +583,7 @@ def cmd_train(args):
     if args.stream or args.chunk_size is not None:  # issue 10 item 6: the file read in chunks
         res, width, name = cmd_train_stream(args, clf)
     else:
-        with example_bar(X.shape[0], f"{clf.algorithm_name} train"):
+        with example_bar(X.shape[0], f"{clf.algorithm_name} train"), widest_line(args):
             res = evaluate_online(clf, X, y, reset=not args.resume)
         width = X.shape[1]
     folder = os.path.dirname(os.path.abspath(args.model))
@@ -603,6 +635,24 @@ def cmd_predict(args):
         print(f"accuracy {right / known.sum():.4f} ({right} of {int(known.sum())} right){scope}")
     if args.out:
         print(f"predictions written to {args.out} (one label per line)")
+
+
+def cmd_cache(args):
+    """``olkit cache info|clear``: the parsed-data cache (olkit.data.cache)."""
+    from .data import cache
+    from .limits import format_bytes
+
+    if args.action == "info":
+        print(cache.describe())
+        return
+    if cache.directory() is None:
+        print(f"the parsed-data cache is off ({cache.DIR_ENV}=off): nothing to remove")
+        return
+    removed = cache.clear()
+    print(f"removed {len(removed)} file(s), {format_bytes(sum(size for _, size in removed))}, from "
+          f"{cache.directory()}")
+    for name, size in removed:
+        print(f"  {name}  {format_bytes(size)}")
 
 
 def write_outputs(doc, out_dir, fmt):
@@ -776,8 +826,6 @@ def _show_warning(message, category, filename, lineno, file=None, line=None):
 def main(argv=None):
     """Run the command of ``argv``; the exit status: 0, 2 for a user mistake (one ``olkit: error:`` line),
     130 for Ctrl-C (one ``olkit: interrupted`` line; finished runs of ``--out`` stay stored)."""
-    import warnings
-
     parser = build_parser()
     args = parser.parse_args(argv)
     with warnings.catch_warnings():
@@ -791,7 +839,7 @@ def main(argv=None):
 
 def _main(args):
     handler = {"run": cmd_run, "tune": cmd_tune, "list": cmd_list, "datasets": cmd_datasets, "train": cmd_train,
-               "predict": cmd_predict}[args.command]
+               "predict": cmd_predict, "cache": cmd_cache}[args.command]
     try:
         check_paths(args)  # issue 21: empty paths, missing files, FIFOs and devices
         if args.command in ("run", "tune", "train"):  # issue 10: progress on stderr (a terminal, or OLKIT_PROGRESS=1)

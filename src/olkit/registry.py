@@ -50,6 +50,14 @@ def make(name, **params):
     return learner
 
 
+def budgeted():
+    """Names of the learners whose model size a parameter bounds under their defaults (a budget ``B``, FOGD's
+    ``D`` random features): the alternatives to a kernel learner without a budget, whose support set grows
+    with every update (:class:`olkit.limits.SupportSetGrowthWarning`)."""
+    _load_learners()
+    return [name for name, s in SPECS.items() if any(s.defaults.get(p) is not None for p in ("B", "D"))]
+
+
 def defaults(name):
     """{parameter: default value} of a registered algorithm."""
     return spec(name).defaults

@@ -13,6 +13,10 @@ Parsing is done by :func:`sklearn.datasets.load_svmlight_file` (compiled, fast).
 number ("could not convert string to float: b'abc'"), so when it fails, or when the file holds NaN or
 infinite numbers that it accepts silently, the file is scanned again line by line in pure Python to name
 the first offending line. The slow scan only ever runs on files that are already known to be bad.
+
+:func:`read_libsvm` keeps each parse in the parsed-data cache (:mod:`olkit.data.cache`: ``OLKIT_CACHE_DIR``,
+at most ``OLKIT_CACHE_MAX_BYTES``, least recently used entries evicted; ``olkit cache info|clear``); the
+chunked readers (:func:`iter_libsvm`, :func:`scan_libsvm`) never use it.
 """
 
 from __future__ import annotations
@@ -20,17 +24,19 @@ from __future__ import annotations
 import bz2
 import errno
 import gzip
-import hashlib
 import io
 import math
 import os
+import re
 import zlib
 from typing import BinaryIO
 
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["check_zero_based", "iter_libsvm", "pad_features", "read_libsvm", "scan_libsvm"]
+from . import cache
+
+__all__ = ["check_zero_based", "iter_libsvm", "line_of_index", "pad_features", "read_libsvm", "scan_libsvm"]
 
 _EXPECTED = "expected 'label index:value ...' with 1-based increasing integer indices"
 # sklearn stores feature indices in a C int, so larger ones overflow there.
@@ -55,10 +61,15 @@ def read_libsvm(path: str | os.PathLike, n_features: int | None = None,
         index 0 is column 0; ``"auto"``: 1-based if the file has at least one index and none is 0,
         0-based otherwise.
 
+    The parse is kept in the parsed-data cache (:mod:`olkit.data.cache`), so reading the same unchanged file
+    again loads it instead of parsing it.
+
     Returns
     -------
     X : scipy.sparse.csr_matrix of float64, shape (n_examples, n_features)
-        Always sparse, whatever the density, so a 100,000-feature file is never densified.
+        Always sparse, whatever the density, so a 100,000-feature file is never densified (a width of
+        2147483647, from one index that large, costs nothing here; a learner refuses a d-sized state that
+        cannot fit, see :mod:`olkit.limits`).
     y : ndarray of float64, shape (n_examples,)
         The labels exactly as written in the file (no mapping to -1/+1 or 0..k-1).
 
@@ -78,12 +89,12 @@ def read_libsvm(path: str | os.PathLike, n_features: int | None = None,
         raise FileNotFoundError(errno.ENOENT, "no such LIBSVM file", path)
     if os.path.isdir(path):
         raise ValueError(f"{path} is a directory; expected a LIBSVM file (plain text, .gz or .bz2)")
-    cached = _cache_load(path, zero_based)
+    cached = cache.load(path, zero_based)
     if cached is not None:
         X, y = cached
     else:
         X, y = _parse(path, zero_based)
-        _cache_store(path, X, y, zero_based)
+        cache.store(path, X, y, zero_based)
     return pad_features(X, n_features, source=path, zero_based=zero_based), y
 
 
@@ -237,47 +248,16 @@ def iter_libsvm(path: str | os.PathLike, chunk_size: int = 100_000, n_features: 
         yield pad_features(X, int(n_features), source=os.fspath(path), zero_based=zero_based), y
 
 
-# ---- parsed-file cache ---------------------------------------------------------------------------
-# Parsing a compressed text file (seconds for the larger benchmarks) is done once; later reads load the
-# CSR arrays from an .npz file keyed by the file's absolute path, size and modification time (and
-# zero_based, when not the default False). OLKIT_CACHE_DIR=off disables it.
-
-def _cache_path(path, zero_based=False):
-    base = os.environ.get("OLKIT_CACHE_DIR")
-    if base == "off":
-        return None
-    if not base:
-        xdg = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-        base = os.path.join(xdg, "olkit", "datasets")
-    st = os.stat(path)
-    mode = "" if zero_based is False else f"|zero_based={zero_based}"  # the 1-based keys of older caches stay
-    key = hashlib.sha1(f"{os.path.abspath(path)}|{st.st_size}|{st.st_mtime_ns}{mode}".encode()).hexdigest()[:20]
-    return os.path.join(base, f"{os.path.basename(path)}.{key}.npz")
-
-
-def _cache_load(path, zero_based=False):
-    cache = _cache_path(path, zero_based)
-    if cache is None or not os.path.exists(cache):
-        return None
-    try:
-        with np.load(cache) as z:
-            X = sp.csr_matrix((z["data"], z["indices"], z["indptr"]), shape=tuple(z["shape"]))
-            return X, z["y"]
-    except (OSError, ValueError, KeyError):
-        return None  # unreadable cache entry: parse the file again
-
-
-def _cache_store(path, X, y, zero_based=False):
-    cache = _cache_path(path, zero_based)
-    if cache is None:
-        return
-    try:
-        os.makedirs(os.path.dirname(cache), exist_ok=True)
-        tmp = f"{cache}.{os.getpid()}.tmp.npz"
-        np.savez(tmp, data=X.data, indices=X.indices, indptr=X.indptr, shape=np.array(X.shape), y=y)
-        os.replace(tmp, cache)
-    except OSError:
-        pass  # a read-only or full cache directory only costs speed
+def line_of_index(path: str | os.PathLike, index: int) -> int | None:
+    """The number of the first line of a LIBSVM file holding feature ``index`` (as the file writes it), or
+    None. A plain pass over the lines, used only to word an error (e.g. the line that makes a file as wide as
+    2147483647 features)."""
+    token = re.compile(rb"(?:^|\s)%d:" % int(index))
+    with _open_binary(os.fspath(path)) as stream:
+        for lineno, line in enumerate(stream, start=1):
+            if token.search(line.split(b"#", 1)[0]):
+                return lineno
+    return None
 
 
 def pad_features(X: sp.csr_matrix, n_features: int | None, source: str,

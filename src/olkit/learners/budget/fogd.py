@@ -63,6 +63,7 @@ from ..._compile import (
     njit_inline,
 )
 from ...base import MISTAKES, N_COUNTERS, SEEN, UPDATES, OnlineClassifier
+from ...limits import format_bytes, width_words
 from ...params import POSITIVE, SEED, SIGMA, Interval, Options
 from ...spec import register
 
@@ -382,9 +383,10 @@ class FOGD(OnlineClassifier):
         d, D, K = X.shape[1], int(self.D), self._n_outputs()
         need = 4 * D * d + 16 * D * K
         if need > MODEL_LIMIT_BYTES:
-            raise ValueError(f"{self.algorithm_name}: parameter D={self.D!r} is too large for {d} features and {K} "
-                             f"output(s): the directions and weights need {need / 2**30:.1f} GiB (limit "
-                             f"{MODEL_LIMIT_BYTES / 2**30:.0f} GiB)")
+            raise ValueError(f"{self.algorithm_name}: parameter D={self.D!r} is too large for {K} output(s) on "
+                             f"{width_words(X)}: the d x D directions and the weights need {format_bytes(need)} "
+                             f"(limit {format_bytes(MODEL_LIMIT_BYTES)}); use a smaller D (memory 4·d·D + 16·K·D "
+                             f"bytes)")
         U = (np.random.default_rng(int(self.seed)).standard_normal((d, D)) / float(self.sigma)).astype(np.float32)
         umax = float(np.max(np.abs(U))) if U.size else 0.0
         self.state_ = FOGDState(np.array([float(self.eta), self._feature_scale(), umax]),

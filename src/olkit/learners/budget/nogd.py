@@ -41,6 +41,7 @@ import numpy as np
 
 from ..._compile import njit_helper
 from ...base import MISTAKES, SEEN
+from ...limits import check_state_bytes
 from ...params import POSITIVE, Interval
 from ...spec import register
 from ..kernel.support_set import N, load_gram_row
@@ -296,6 +297,9 @@ class NOGD(BudgetLearner):
         if self._rank() > int(self.B):
             raise ValueError(f"{self.algorithm_name}: parameter k={self.k!r} is not valid; k must be at most "
                              f"B={self.B!r} (the rank of the Nyström map of B support vectors)")
+        check_state_bytes(self.algorithm_name, f"parameter B={self.B!r}: the k x B Nyström map (k={self._rank()}) that "
+                          f"is allocated up front", 8 * self._rank() * int(self.B),
+                          f"use a smaller B (the default is {self.spec.defaults['B']}; memory 8·k·B bytes, k = 0.2·B by default)")
 
     def resolved_params(self):
         return {**self._algorithm_params(), "k": self._rank()}

@@ -15,6 +15,7 @@ from ...base import (  # noqa: F401  (re-exported for the rules)
     all_finite,
 )
 from ...kernels import KernelSpec, row_norms2
+from ...limits import RENUMBER, check_state_bytes, warn_support_growth, width_words
 from ...params import SIGMA, Interval, Options
 from ..linear.base import LINEAR_BLOCK_SIZE, PrimalHooks
 from ..linear.model import LinearModel
@@ -26,6 +27,11 @@ RuleState = namedtuple("RuleState", ["prm", "fst", "cnt", "rng"])
 
 # counter slots: examples seen, mistakes, updates, then algorithm diagnostics
 DIAG = 3  # the first counter slot of algorithm diagnostics (olkit.base: SEEN, MISTAKES, UPDATES)
+
+MAX_DEGREE = 100
+"""The largest polynomial degree: (x·z + coef0)^degree is finite in float64 only while |x·z + coef0| <
+10^(308/degree), which at degree 100 is 1.2e3 and at degree 10^9 is 1 + 7e-7 (every kernel value then
+overflows or vanishes, and the examples would be refused one by one as if the features were at fault)."""
 
 DENSE_MAX_FEATURES = 2000
 DENSE_MIN_DENSITY = 0.1
@@ -81,7 +87,8 @@ class KernelLearner(PrimalHooks, OnlineClassifier):
     _parameter_constraints = {
         "kernel": [Options(("gaussian", "linear", "poly"))],
         "sigma": [SIGMA],
-        "degree": [Interval(1, None, integer=True)],
+        "degree": [Interval(1, MAX_DEGREE, integer=True, why=f"(x·z + coef0)^degree overflows float64 once "
+                            f"|x·z + coef0| exceeds 10^(308/degree), 1.2e3 at degree {MAX_DEGREE}")],
         "coef0": [Interval()],
     }
 
@@ -153,6 +160,9 @@ class KernelLearner(PrimalHooks, OnlineClassifier):
             return self._new_primal_state(X)
         sparse = sp.issparse(X) and not dense_is_cheap(X)
         n_features = X.shape[1]
+        if sparse:  # the compiled loop scatters each sparse row into a dense d-vector (Stream.work)
+            check_state_bytes(self.algorithm_name, f"the scatter buffer of sparse rows on {width_words(X)}",
+                              8 * n_features, RENUMBER, width=n_features)
         cache = self._gram in ("cache", "bounded")
         limit = SupportSet.GRAM_LIMIT_BYTES if self._gram == "bounded" else None
         K = self._n_outputs()
@@ -218,9 +228,11 @@ class KernelLearner(PrimalHooks, OnlineClassifier):
         cap = self._max_support()
         if cap is not None:  # a budget: room for at most cap SVs, whatever the block size
             more = max(0, min(more, cap - self.support_.n))
-        self.support_.reserve(more, rows.nnz if sp.issparse(rows) else 0)
+        self.support_.reserve(more, rows.nnz if sp.issparse(rows) else 0, owner=self.algorithm_name)
         G = self.support_.dots(rows)
         self._loop()(self.support_.arrays(), self.state_, stream, G, order, start, stop, scores, mistakes)
+        if cap is None:  # no budget: the support set grows with every update (once per learner, between blocks)
+            warn_support_growth(self, self.support_.n)
 
     # ---- undoing a refused round (olkit.protocol.run_online) -------------------------------------------
     def _save_model(self):

@@ -77,6 +77,7 @@ from ...kernels import (
     kernel_from_gram,
     kernel_row_from_dots,
 )
+from ...limits import check_state_bytes, state_limit_bytes
 
 # meta slots: #SVs, #SVs covered by the block product (slots 0..NPRE-1), sparse flag, Gram flag, examples
 # seen (clock), #SVs whose Gram column is filled (see sync_gram), #entries of ``moved`` (covered slots
@@ -243,8 +244,12 @@ class SupportSet:
         self.meta[POOL] = take.size
         self.meta[HOLES] = 0
 
-    def reserve(self, n_more, nnz_more=0):
-        """Make room for ``n_more`` further SVs (and ``nnz_more`` further non-zeros when sparse)."""
+    def reserve(self, n_more, nnz_more=0, owner="the support set"):
+        """Make room for ``n_more`` further SVs (and ``nnz_more`` further non-zeros when sparse).
+
+        Growth that cannot fit (:func:`olkit.limits.check_state_bytes`) is refused before allocating, with
+        a ValueError naming ``owner`` (the learner) and the budgeted learners: the capacity doubles, and
+        only when the doubled arrays cannot fit does it grow by exactly ``n_more``."""
         n = self.n
         need = n + n_more
         nnz_more = nnz_more if self.sparse else 0
@@ -260,7 +265,23 @@ class SupportSet:
         new_nnz = max(need_nnz, 2 * len(self.indices)) if self.sparse else 0
         if self.use_gram and self.gram_limit_bytes is not None and new_cap * new_cap * 8 > self.gram_limit_bytes:
             self.drop_gram()  # too large
+        if self.nbytes(new_cap, new_nnz) > state_limit_bytes():
+            new_cap, new_nnz = need | 1, need_nnz if self.sparse else 0
+            square = f" (its {'Gram cache' if self.use_gram else 'SV x SV matrices'}: O(#SV²) memory)" \
+                if self.use_gram or self.matrix_names else ""
+            from ...registry import budgeted
+
+            check_state_bytes(owner, f"the support set grown to {new_cap} SVs{square}", self.nbytes(new_cap, new_nnz),
+                              f"use a budgeted learner ({', '.join(budgeted())})")
         self._grow(new_cap, new_nnz)
+
+    def nbytes(self, cap, nnz_cap):
+        """Bytes of the arrays :meth:`_allocate` makes for ``cap`` SVs and ``nnz_cap`` pooled non-zeros."""
+        K = self.n_outputs
+        per_sv = 8 * (len(self._PER_SV) - 1 + K + 5) + (8 * K if self.use_members else 0)  # + coef (K), scratch
+        per_sv += 0 if self.sparse else 8 * self.n_features
+        square = 8 * cap * cap * (int(self.use_gram) + len(self.matrix_names))
+        return cap * per_sv + square + 16 * nnz_cap
 
     def drop_gram(self):
         """Stop keeping the SV Gram cache (``load_gram_row`` computes rows on demand from then on)."""

@@ -3,8 +3,9 @@ kernel learners run with ``kernel="linear"``."""
 import numpy as np
 
 from ...base import OnlineClassifier
+from ...limits import RENUMBER, check_state_bytes, width_words
 from ...params import POSITIVE, Interval, Options
-from .model import COVARIANCES, LinearModel
+from .model import COVARIANCES, LinearModel, vector_bytes
 
 COVARIANCE_DOC = """    a : float > 0, default 1
         Σ₁ = aI (LIBOL default).
@@ -38,8 +39,12 @@ class PrimalHooks:
         return 1 if len(self.classes_) == 2 else len(self.classes_)
 
     def _new_primal_state(self, X):
-        self.model_ = LinearModel(n_features=X.shape[1], n_outputs=self._primal_outputs(), algorithm=self.algorithm_name,
-                                  **self._linear_spec())
+        spec = self._linear_spec()
+        K = self._primal_outputs()
+        check_state_bytes(self.algorithm_name, f"the weights of a linear model with {K} output(s) on {width_words(X)}",
+                          vector_bytes(spec["rule"], X.shape[1], K, spec.get("covariance")), RENUMBER,
+                          width=X.shape[1])
+        self.model_ = LinearModel(n_features=X.shape[1], n_outputs=K, algorithm=self.algorithm_name, **spec)
         self.state_ = self.model_.state
 
     def _primal_make_stream(self, X, y_internal):

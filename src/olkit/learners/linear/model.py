@@ -42,6 +42,19 @@ def covariance_bytes(n_outputs, n_features):
     return 8 * n_outputs * n_features * n_features
 
 
+def vector_bytes(rule, n_features, n_outputs, covariance=None):
+    """Bytes of the d-sized arrays of a :class:`LinearModel` (all but a full covariance's d × d blocks): the
+    weights W, a diagonal covariance D and the work vectors u1, u2, as ``LinearModel.__init__`` allocates them."""
+    per_feature = n_outputs  # W
+    if covariance == "diagonal":
+        per_feature += n_outputs  # D
+    if covariance == "full" or rule.block is not None:
+        per_feature += 1  # u1
+    if covariance == "full" and n_outputs > 1:
+        per_feature += 1  # u2
+    return 8 * per_feature * n_features
+
+
 class LinearModel:
     """Weights, covariance and rule state of one linear learner (see the module docstring).
 
