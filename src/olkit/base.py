@@ -20,6 +20,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .params import BOOLEAN, RANDOM_STATE, Options, nearest_name, validate_params
+from .protocol import serialised
 
 COMPAT_CHOICES = ("none",)
 
@@ -71,6 +72,40 @@ def _label_array(values, what="y"):
     return arr
 
 
+def _classes_argument(classes):
+    """``partial_fit``'s ``classes`` as a sorted label array; ValueError if they are not a 1-D list of finite,
+    distinct labels (scikit-learn would silently merge a repeated label, and keep NaN as a class no label
+    can ever match)."""
+    labels = _label_array(classes, "classes")
+    if labels.ndim != 1:
+        raise ValueError(f"classes must be a 1-D list of labels, got an array of shape {labels.shape}")
+    if labels.dtype.kind in "fc" and not np.all(np.isfinite(labels)):
+        raise ValueError(f"classes=[{_plain_labels(labels)}] holds NaN or infinity; the classes must be finite, "
+                         "distinct labels")
+    unique, counts = np.unique(labels, return_counts=True)
+    if unique.size != labels.size:
+        raise ValueError(f"classes=[{_plain_labels(labels)}] repeats {_plain_labels(unique[counts > 1])}; the "
+                         "classes must be distinct labels")
+    return unique
+
+
+def _same_value(a, b):
+    """Two parameter values are the same: equal, and both or neither a boolean (True is not the integer 1)."""
+    if a is b:
+        return True
+    if isinstance(a, (bool, np.bool_)) != isinstance(b, (bool, np.bool_)):
+        return False
+    try:
+        return bool(a == b)
+    except (TypeError, ValueError):
+        return a is b
+
+
+def _plain(value):
+    """A parameter value for a message (``0.5``, not ``np.float64(0.5)``)."""
+    return repr(value.item() if isinstance(value, np.generic) else value)
+
+
 class OnlineClassifier:
     """Base class: parameters, labels, input validation and the scikit-learn API.
 
@@ -91,6 +126,26 @@ class OnlineClassifier:
         The pass order of ``fit`` when ``shuffle`` is True (``sklearn.utils.check_random_state``: None
         draws from numpy's global generator, an int gives the same order on every fit). It is not the
         ``seed`` of a randomised algorithm (DUOL_rand, RBP, BOGD, FOGD), which the learner keeps itself.
+
+    Notes
+    -----
+    Thread safety: one learner may be shared by several threads. ``fit``, ``partial_fit``, ``predict``,
+    ``decision_function``, ``score``, ``set_params``, :func:`olkit.evaluate_online` and :func:`olkit.save`
+    each hold the learner's own lock (:func:`olkit.protocol.learner_lock`) from start to end, so concurrent
+    calls run one at a time, whole: the model is that of some sequential order of the calls (chunks passed
+    to ``partial_fit`` from several threads are learned in the order the threads got the lock). Different
+    learners never wait for each other.
+
+    Parameters of a fitted model: the model is built for the parameters it was fitted with (the rule's
+    constants, the kernel, the covariance, the budget and the seed are in its state). After ``set_params``
+    changes one, ``fit`` starts afresh with the new value; ``partial_fit``, ``predict``,
+    ``decision_function``, ``score`` and :func:`olkit.save` refuse with a ValueError naming the parameter,
+    its fitted and its new value.
+
+    Column names: fitted on a pandas DataFrame with string column names, the learner records them as
+    ``feature_names_in_`` and checks them at every later call, as scikit-learn does
+    (``sklearn.utils.validation._check_feature_names``: reordered, unknown or missing columns raise its
+    ValueError; data without names after names, or the reverse, warn).
     """
 
     algorithm_name = None
@@ -116,6 +171,7 @@ class OnlineClassifier:
         """{parameter: value} of the algorithm's parameters (no :data:`FIT_ORDER_PARAMS`)."""
         return {name: getattr(self, name) for name in self._algorithm_param_names()}
 
+    @serialised
     def set_params(self, **params):
         """Set parameters. Unknown names raise ValueError here; values are checked by the one validation
         path (:func:`olkit.params.validate_params`) when the learner is used, as scikit-learn requires."""
@@ -190,7 +246,22 @@ class OnlineClassifier:
 
     def _after_load(self):
         """Called by :func:`olkit.persist.load` on the checked state: bring the state of a model file written by an
-        earlier olkit up to what this one keeps (default: nothing to do)."""
+        earlier olkit up to what this one keeps, and check the records of this base class: the parameters the
+        state was built with (a file written before they were recorded: the file's parameters, which
+        :func:`olkit.save` always wrote as they were at fit) and ``feature_names_in_``. A subclass that adds
+        its own steps calls this first."""
+        record = getattr(self, "_state_params", None)
+        if record is None:
+            self._state_params = self._params_record()
+        elif not (isinstance(record, tuple) and all(isinstance(p, tuple) and len(p) == 2 for p in record)
+                  and [p[0] for p in record] == self._algorithm_param_names()):
+            raise ValueError(f"{self.algorithm_name}: the record of the parameters the model was built with "
+                             "(_state_params) is damaged")
+        self._check_state_params()
+        names = getattr(self, "feature_names_in_", None)
+        if names is not None and not (isinstance(names, np.ndarray) and names.dtype.kind == "U"
+                                      and names.shape == (self.n_features_in_,)):
+            raise ValueError(f"feature_names_in_ must be {self.n_features_in_} strings, one per feature")
 
     # ---- undoing a refused round (see olkit.protocol.run_online) --------------------------------------
     def _save_model(self):
@@ -214,7 +285,7 @@ class OnlineClassifier:
             self.classes_ = np.arange(y.shape[1])
             return
         self.multilabel_ = False
-        labels = np.unique(y if classes is None else _label_array(classes, "classes"))
+        labels = np.unique(y) if classes is None else _classes_argument(classes)
         if labels.size < 2:
             shown = _plain_labels(labels)
             raise ValueError(f"Classifier can't train when only one class is present (found class "
@@ -248,6 +319,11 @@ class OnlineClassifier:
 
     # ---- input validation ------------------------------------------------------------------------
     def _validate_X(self, X, reset):
+        """X as the learner's input (dense float64 C array or canonical CSR), checked against the fitted model
+        when ``reset`` is False: its width, its column names and the parameters the model was built with."""
+        self._check_feature_names(X, reset)
+        if not reset:
+            self._check_state_params()
         if sp.issparse(X):
             X = sp.csr_matrix(X)  # no copy when X is already CSR
             if np.iscomplexobj(X.data):
@@ -287,6 +363,44 @@ class OnlineClassifier:
             raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} is expecting "
                              f"{self.n_features_in_} features as input")
         return X
+
+    def _check_feature_names(self, X, reset):
+        """Record (``reset``) or check ``feature_names_in_`` as scikit-learn does, with its own helper. Only data
+        with column names (a DataFrame) or a learner fitted on such data need it: plain arrays and matrices
+        never import scikit-learn here (a second of start-up for the command line)."""
+        if not (hasattr(X, "columns") or hasattr(X, "__dataframe__") or hasattr(self, "feature_names_in_")):
+            return
+        from sklearn.utils.validation import _check_feature_names
+
+        _check_feature_names(self, X, reset=reset)
+        if reset and hasattr(self, "feature_names_in_"):
+            # a str array (scikit-learn keeps an object array): olkit.save writes str arrays, never objects
+            self.feature_names_in_ = self.feature_names_in_.astype(str)
+
+    # ---- the parameters a model is built with -------------------------------------------------------
+    def _params_record(self):
+        """((name, value), ...) of the algorithm's parameters, in name order: what ``_state_params`` holds (a
+        tuple of pairs, which :func:`olkit.save` writes like any other state)."""
+        return tuple(self._algorithm_params().items())
+
+    def _reset_model(self, X):
+        """A fresh model for data like X (``_new_state``), remembering the parameters it is built with."""
+        self._new_state(X)
+        self._state_params = self._params_record()
+
+    def _check_state_params(self):
+        """ValueError if a parameter differs from the value the model was built with (``set_params`` after
+        fit): continuing, predicting or saving would use a state built for other parameters. A few
+        microseconds: it runs at every call (River's learn_one is one partial_fit of one row)."""
+        record = getattr(self, "_state_params", None)
+        if record is None:
+            return  # no model built by this learner's fit or partial_fit yet
+        for name, fitted in record:  # the record's form is checked where it can come from a file (_after_load)
+            now = getattr(self, name)
+            if not _same_value(now, fitted):
+                raise ValueError(f"{self.algorithm_name}: parameter {name} is {_plain(now)}, but the model was built "
+                                 f"with {name}={_plain(fitted)}; call fit to start afresh or set it back "
+                                 f"(set_params({name}={_plain(fitted)}))")
 
     def _validate_y(self, y, n):
         if y is None:
@@ -337,6 +451,7 @@ class OnlineClassifier:
                                  "partial_fit first")
 
     # ---- scikit-learn API ------------------------------------------------------------------------
+    @serialised
     def fit(self, X, y):
         """Reset the model and make one online pass over (X, y): in a random order drawn from
         ``random_state`` when ``shuffle`` is True (the default), else in the given order."""
@@ -346,7 +461,7 @@ class OnlineClassifier:
         X = self._validate_X(X, reset=True)
         y = self._validate_y(y, X.shape[0])
         self._set_classes(y)
-        self._new_state(X)
+        self._reset_model(X)
         run_online(self, X, self._encode_labels(y), self._fit_order(X.shape[0]))
         return self
 
@@ -362,6 +477,7 @@ class OnlineClassifier:
             seed = int(seed)
         return check_random_state(seed).permutation(n)
 
+    @serialised
     def partial_fit(self, X, y, classes=None):
         """Continue the online pass with (X, y); ``classes`` fixes the label set on the first call."""
         from .protocol import run_online
@@ -373,13 +489,14 @@ class OnlineClassifier:
         y = self._validate_y(y, X.shape[0])
         if first:
             self._set_classes(y, classes)
-            self._new_state(X)
-        elif classes is not None and not np.array_equal(np.unique(_label_array(classes, "classes")), self.classes_):
+            self._reset_model(X)
+        elif classes is not None and not np.array_equal(_classes_argument(classes), self.classes_):
             raise ValueError(f"classes=[{_plain_labels(classes, None)}] differs from the classes of the first "
                              f"partial_fit call ([{_plain_labels(self.classes_, None)}])")
         run_online(self, X, self._encode_labels(y), np.arange(X.shape[0]))
         return self
 
+    @serialised
     def decision_function(self, X):
         """Score of every row under the current model: binary f(x), shape (n,) (positive means
         ``classes_[1]``); multiclass (n, n_classes), one column per class of ``classes_``.
@@ -398,6 +515,7 @@ class OnlineClassifier:
                              "rescale the features as the training data were")
         return scores
 
+    @serialised
     def predict(self, X):
         """Predicted labels. Binary: a score of exactly 0 predicts the positive class; multiclass: the
         class of the largest score, ties to the smallest class (ALGORITHMS.md §0.2). Multi-label: the
@@ -414,6 +532,7 @@ class OnlineClassifier:
             return self.classes_[np.argmax(scores, axis=1)]
         return self.classes_[(scores >= 0).astype(int)]
 
+    @serialised
     def score(self, X, y):
         """Accuracy of ``predict`` on (X, y) (multi-label: the fraction of exactly right label sets)."""
         pred = self.predict(X)

@@ -58,6 +58,8 @@ import zlib
 
 import numpy as np
 
+from .protocol import serialised
+
 FORMAT = "olkit-model"
 FORMAT_VERSION = 1
 HEADER_KEY = "__header__"
@@ -138,6 +140,7 @@ def _classes_header(classes):
     return {"kind": kind, "dtype": classes.dtype.str, "values": values}
 
 
+@serialised
 def save(model, path):
     """Write a fitted olkit learner to ``path`` (one ``.npz`` file, no pickle; see the module docstring).
 
@@ -151,6 +154,7 @@ def save(model, path):
     if not hasattr(model, "classes_") or not hasattr(model, "state_"):
         raise ValueError(f"olkit.save: this {model.algorithm_name} learner is not fitted (call fit or partial_fit "
                          f"first); nothing to save to {path}")
+    model._check_state_params()  # a parameter changed since fit: the state is not the parameters' model
     param_names = set(model._get_param_names())
     params = {k: _scalar(v, f"parameter {k}") for k, v in model.get_params().items()}
     writer = _Writer()
@@ -174,7 +178,7 @@ class _Reader:
         self.objects = {}  # name -> decoded object (for "ref")
 
     def decode(self, node, name):
-        if node is None or isinstance(node, (bool, int, str)):
+        if node is None or isinstance(node, (bool, int, float, str)):  # a finite float is written bare (_scalar)
             return node
         if not isinstance(node, dict) or len(node) == 0:
             raise _Bad(f"{name}: unreadable state entry {node!r}"[:200])

@@ -16,7 +16,9 @@ overflow, refused on one path). The Gaussian kernel of near pairs, where the rou
 computed from the differences (:data:`olkit.kernels.NEAR`). ``make fuzz`` counts the rest.
 """
 import functools
+import threading
 import time
+import weakref
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -43,6 +45,44 @@ def one_blas_thread():
     return _blas_controller().limit(limits=1)
 
 
+_LOCKS = weakref.WeakKeyDictionary()
+"""{learner: its lock} (see :func:`learner_lock`): outside the learner, so that nothing that copies or saves a
+learner (pickle, joblib, ``copy.deepcopy``, ``sklearn.clone``, :func:`olkit.save`) ever meets a lock."""
+_LOCKS_GUARD = threading.Lock()
+
+
+def learner_lock(learner):
+    """The learner's own re-entrant lock, created on first use.
+
+    Every call that reads or changes a learner's model (``fit``, ``partial_fit``, ``predict``,
+    ``decision_function``, ``score``, ``set_params``, :func:`evaluate_online`, :func:`run_online`,
+    :func:`olkit.save`) holds it from start to end: calls on one learner from several threads run one at a
+    time, whole, in some order (the compiled loops release the GIL, so two of them on one model would
+    otherwise write the same arrays at once). Copies of a learner have locks of their own; an object that is not
+    a learner (no weak reference to it can be made) gets a lock of its own, and the call refuses it."""
+    try:
+        lock = _LOCKS.get(learner)  # without the guard: a dictionary look-up is atomic
+    except TypeError:
+        return threading.RLock()
+    if lock is None:
+        with _LOCKS_GUARD:  # two threads creating the first lock of one learner: one wins
+            lock = _LOCKS.get(learner)
+            if lock is None:
+                lock = _LOCKS[learner] = threading.RLock()
+    return lock
+
+
+def serialised(function):
+    """Decorator: ``function(learner, ...)`` runs holding :func:`learner_lock` of its first argument."""
+    @functools.wraps(function)
+    def locked(learner, *args, **kwargs):
+        with learner_lock(learner):
+            return function(learner, *args, **kwargs)
+
+    return locked
+
+
+@serialised
 def run_online(learner, X, y_internal, order):
     """Run the protocol over ``X[order]`` with the learner's current state.
 
@@ -191,6 +231,7 @@ def checkpoints(n, count=20):
     return pts[pts >= 1]
 
 
+@serialised
 def evaluate_online(learner, X, y, order=None, *, reset=True, n_checkpoints=20, order_label=None):
     """Run ``learner`` online over (X, y) and measure it.
 
@@ -216,7 +257,7 @@ def evaluate_online(learner, X, y, order=None, *, reset=True, n_checkpoints=20, 
     order = _validate_order(order, X.shape[0])
     if first:
         learner._set_classes(y)
-        learner._new_state(X)
+        learner._reset_model(X)
     y_internal = learner._encode_labels(y)
     X = learner._engine_input(X)  # storage conversion (e.g. small CSR -> dense) is not learning time
     learner._warm_up(X[:1], y_internal[:1])

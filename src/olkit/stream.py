@@ -14,11 +14,12 @@ import time
 
 import numpy as np
 
-from .protocol import OnlineResult, checkpoints, run_online
+from .protocol import OnlineResult, checkpoints, run_online, serialised
 
 __all__ = ["evaluate_libsvm_stream", "evaluate_stream"]
 
 
+@serialised
 def evaluate_stream(learner, chunks, classes, *, reset=True, n_examples=None, n_checkpoints=20,
                     order_label="file order (streamed)"):
     """Run ``learner`` online over the ``(X, y)`` pairs of ``chunks``, from an empty model (``reset=False``:
@@ -42,7 +43,7 @@ def evaluate_stream(learner, chunks, classes, *, reset=True, n_examples=None, n_
         y = learner._validate_y(y, X.shape[0])
         if first and new:
             learner._set_classes(y, classes)
-            learner._new_state(X)
+            learner._reset_model(X)
         y_internal = learner._encode_labels(y)
         X = learner._engine_input(X)
         if first:

@@ -278,6 +278,7 @@ class Forgetron(BudgetLearner):
     def _after_load(self):
         """A model file written before the default rule cached F_i (its support set keeps a Gram cache and
         F = 0): compute the sums and drop the cache."""
+        super()._after_load()
         sv = getattr(self, "support_", None)
         if self.compat == "none" and sv is not None and sv.use_gram:
             sv.F[: sv.n] = self._later_sums()
