@@ -325,13 +325,12 @@ class OnlineClassifier:
         if not reset:
             self._check_state_params()
         if sp.issparse(X):
-            X = sp.csr_matrix(X)  # no copy when X is already CSR
+            from .sparse_check import valid_csr
+
+            X = valid_csr(X)  # structure checked at O(nnz); no copy when X is already a canonical CSR
             if np.iscomplexobj(X.data):
                 raise ValueError("Complex data not supported")
             X = X.astype(np.float64, copy=False)
-            if not X.has_canonical_format:  # never modify the caller's matrix in place
-                X = X.copy()
-                X.sum_duplicates()
             values = X.data
         else:
             if hasattr(X, "__array__") or isinstance(X, (list, tuple)):
