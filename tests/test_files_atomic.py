@@ -80,10 +80,9 @@ def test_replacing_a_file_keeps_its_mode(tmp_path):
 def test_a_failed_write_removes_its_temporary_and_keeps_the_target(tmp_path, error):
     target = tmp_path / "out.json"
     target.write_text("old\n")
-    with pytest.raises(error):
-        with _files.atomic_open(target) as fh:
-            fh.write("half of the new")
-            raise error("interrupted")
+    with pytest.raises(error), _files.atomic_open(target) as fh:
+        fh.write("half of the new")
+        raise error("interrupted")
     assert target.read_text() == "old\n" and temporaries(tmp_path) == []
 
 
