@@ -105,7 +105,7 @@ def test_ctrl_c_ends_a_parallel_run_with_one_line_and_keeps_the_finished_runs(tm
     try:
         wait_for_cells(proc, cells, 4)
         os.killpg(proc.pid, signal.SIGINT)
-        out, err = proc.communicate(timeout=120)
+        _, err = proc.communicate(timeout=120)
     finally:
         proc.kill()
     assert proc.returncode == 130
@@ -152,6 +152,8 @@ def test_fifos_and_devices_are_refused_as_data(tmp_path):
     one_error_line(olkit("run", "pa1", "--data", str(fifo), timeout=120), "is a FIFO (named pipe), not a regular file")
     one_error_line(olkit("train", "pa1", "--data", str(fifo), "--model", str(tmp_path / "m.npz"), timeout=120),
                    "is a FIFO (named pipe)")
+    one_error_line(olkit("run", "pa1", "--data", "german", "--order", str(fifo), timeout=120),
+                   f"--order {fifo} is a FIFO (named pipe), not a regular file")
     if os.path.exists("/dev/zero"):
         one_error_line(olkit("tune", "pa1", "--data", "/dev/zero", timeout=120), "is a character device")
 

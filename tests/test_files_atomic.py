@@ -80,10 +80,9 @@ def test_replacing_a_file_keeps_its_mode(tmp_path):
 def test_a_failed_write_removes_its_temporary_and_keeps_the_target(tmp_path, error):
     target = tmp_path / "out.json"
     target.write_text("old\n")
-    with pytest.raises(error):
-        with _files.atomic_open(target) as fh:
-            fh.write("half of the new")
-            raise error("interrupted")
+    with pytest.raises(error), _files.atomic_open(target) as fh:
+        fh.write("half of the new")
+        raise error("interrupted")
     assert target.read_text() == "old\n" and temporaries(tmp_path) == []
 
 
@@ -188,3 +187,13 @@ def test_malformed_cells_are_recomputed_with_one_warning_each(tmp_path, monkeypa
     for a, b in zip(again["results"][0]["runs"], first["results"][0]["runs"]):
         assert {k: v for k, v in a.items() if k != "seconds"} == {k: v for k, v in b.items() if k != "seconds"}
     assert assert_all_json(tmp_path / "R") == 1 + len(MALFORMED)  # recomputed cells are valid again
+
+
+def test_a_long_target_name_still_fits(tmp_path):
+    """A temporary's name is the target's plus ~30 bytes: a 250-byte (non-ASCII) target name must still work."""
+    target = tmp_path / ("é" * 120 + ".json")  # 245 bytes in UTF-8
+    with _files.atomic_open(target) as fh:
+        fh.write("{}")
+        (tmp,) = temporaries(tmp_path)
+        assert len(os.fsencode(tmp)) <= 255
+    assert target.read_text() == "{}" and temporaries(tmp_path) == []

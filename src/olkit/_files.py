@@ -29,12 +29,13 @@ SWEEP_SECONDS = 60.0
 """Minimum time between two sweeps of the same directory for stale temporaries, in one process."""
 
 _HOST = hashlib.blake2b(socket.gethostname().encode(), digest_size=3).hexdigest()
-_MAX_NAME = 120  # characters of the target's name kept in its temporary's name (file names: <= 255 bytes)
+_MAX_NAME = 120  # UTF-8 bytes of the target's name kept in its temporary's name (file names: <= 255 bytes)
 _swept = {}  # directory -> time.monotonic() of its last sweep in this process
 
 
 def _temporary_name(target_name):
-    return f".{target_name[:_MAX_NAME]}.{_HOST}.{os.getpid()}.{secrets.token_hex(4)}{SUFFIX}"
+    kept = os.fsencode(target_name)[:_MAX_NAME].decode("utf-8", errors="ignore")
+    return f".{kept}.{_HOST}.{os.getpid()}.{secrets.token_hex(4)}{SUFFIX}"
 
 
 def _owner_pid(name):

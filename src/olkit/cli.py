@@ -17,7 +17,9 @@ A LIBSVM file given as --data is read 1-based (LIBSVM's convention); ``--zero-ba
 ``load_svmlight_file(zero_based=...)``.
 
 User mistakes (unknown algorithm, bad parameter, unreadable data, label problems, bad options) print
-one line on stderr, ``olkit: error: ...``, and exit with status 2 — never a traceback.
+one line on stderr, ``olkit: error: ...``, and exit with status 2 — never a traceback. Ctrl-C prints one
+line, ``olkit: interrupted``, and exits with status 130 (with ``--out``, every finished run stays stored for
+``--resume``); a warning is one line, ``olkit: warning: ...``.
 """
 import argparse
 import contextlib
@@ -203,10 +205,14 @@ def check_data_arg(data):
         return  # the loader says: unknown dataset, with the valid names
     except OSError as exc:
         raise UsageError(f"--data {data}: cannot read it: {exc.strerror}") from None
+    _refuse_special("--data", data, mode, "a LIBSVM file (plain text, .gz or .bz2)")
+
+
+def _refuse_special(option, path, mode, expected):
+    """UsageError for a FIFO, device or socket given as a file to read (a directory is left to the reader)."""
     kind = _file_kind(mode)
     if kind is not None and kind != "a directory":
-        raise UsageError(f"--data {data} is {kind}, not a regular file; expected a LIBSVM file (plain text, .gz "
-                         "or .bz2)")
+        raise UsageError(f"{option} {path} is {kind}, not a regular file; expected {expected}")
 
 
 def check_paths(args):
@@ -219,6 +225,8 @@ def check_paths(args):
             raise UsageError(f"--{option} is empty; give {what}")
     if getattr(args, "data", None) is not None:
         check_data_arg(args.data)
+    if getattr(args, "order", None) and os.path.exists(args.order):
+        _refuse_special("--order", args.order, os.stat(args.order).st_mode, "an order file (one index per line)")
 
 
 def prepare_out_dir(path):
