@@ -192,6 +192,11 @@ class OnlineClassifier:
         """Called by :func:`olkit.persist.load` on the checked state: bring the state of a model file written by an
         earlier olkit up to what this one keeps (default: nothing to do)."""
 
+    def _check_state(self):
+        """Called by :mod:`olkit.persist` (load and save) on a state whose layout and support set were checked:
+        raise ValueError naming any further value the compiled rule indexes with or loops to that is out of
+        range (default: none beyond those)."""
+
     # ---- undoing a refused round (see olkit.protocol.run_online) --------------------------------------
     def _save_model(self):
         """A copy of everything a block of rounds can change (here: the arrays of ``state_``)."""
