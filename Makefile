@@ -33,6 +33,7 @@ bench: $(STAMP)
 
 fuzz: $(STAMP)
 	$(PY) tools/fuzz.py
+	$(PY) tools/fuzz_models.py
 
 clean:
 	rm -rf $(VENV) build src/*.egg-info

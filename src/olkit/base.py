@@ -263,6 +263,11 @@ class OnlineClassifier:
                                       and names.shape == (self.n_features_in_,)):
             raise ValueError(f"feature_names_in_ must be {self.n_features_in_} strings, one per feature")
 
+    def _check_state(self):
+        """Called by :mod:`olkit.persist` (load and save) on a state whose layout and support set were checked:
+        raise ValueError naming any further value the compiled rule indexes with or loops to that is out of
+        range (default: none beyond those)."""
+
     # ---- undoing a refused round (see olkit.protocol.run_online) --------------------------------------
     def _save_model(self):
         """A copy of everything a block of rounds can change (here: the arrays of ``state_``)."""

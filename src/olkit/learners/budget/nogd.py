@@ -328,6 +328,14 @@ class NOGD(BudgetLearner):
         k, B = self._rank(), int(self.B)
         self.state_ = NOGDState(*self.state_, np.zeros((k, B)), np.zeros((self._n_outputs(), k)), np.zeros(k))
 
+    def _check_state(self):
+        """The stage flag, the kept rank (a loop bound over the rows of M) and the transition-round flag
+        (cleared at the end of every block: a saved state never has it)."""
+        fst, k = self.state_.fst, self.state_.M.shape[0]
+        stage, rank, late = fst[STAGE], fst[RANK], fst[LATE_MISTAKE]
+        if stage not in (0.0, 1.0) or rank != int(rank) or not 0 <= rank <= k or late != 0.0:
+            raise ValueError(f"state_.fst: stage {stage}, rank {rank} (0..{k}) or transition flag {late} out of range")
+
     @property
     def stage_(self):
         """1 while kernel OGD runs, 2 after the switch to the Nyström features."""

@@ -34,6 +34,8 @@ phase-1 SVs beyond B/2 dropped instead of merged.
 """
 import math
 
+import numpy as np
+
 from ..._compile import njit_helper
 from ...kernels import kernel_from_dot
 from ...params import POSITIVE, Interval
@@ -458,6 +460,22 @@ class POMDR(BudgetLearner):
         if self.compat == "ahp-r" and int(self.B) % 2:
             raise ValueError(f"pomdr: parameter B={self.B!r} is not valid with compat='ahp-r': POMDR.R needs an even "
                              "budget (it indexes the permanent half with B/2)")
+
+    def _check_state(self):
+        """The stream's own values and the window of the last M examples: its count and head index the
+        window, and on multiclass data its entries hold class indices (read as indices of the hint)."""
+        T, d = self._stream_length, self._n_features
+        if not isinstance(T, int) or isinstance(T, bool) or T < 2 or d != self.n_features_in_:
+            raise ValueError(f"pomdr: stream length {T!r} / width {d!r} are not those of a stream")
+        fst, K, M = self.state_.fst, self._n_outputs(), int(self.M)
+        m, head = fst[WCOUNT], fst[WHEAD]
+        if not (m == int(m) and 0 <= m <= M and head == int(head) and 0 <= head < max(M, 1)):
+            raise ValueError(f"state_.fst: window count {m} / head {head} outside 0..{M}")
+        if K > 1:
+            offsets = HEAD + 2 * K + np.arange(int(m)) * (3 + d)  # the entries' offsets (see _window_entry)
+            codes = np.concatenate([fst[offsets], fst[offsets + 1]])
+            if codes.size and np.any((codes != np.floor(codes)) | (codes < 0) | (codes >= K)):
+                raise ValueError(f"state_.fst: a window entry's class is not one of 0..{K - 1}")
 
     def _B0(self):
         if self.B0 is not None:

@@ -436,17 +436,82 @@ class SupportSet:
         self.gnorm2 = np.zeros(self.capacity + 1)
         self.moved = np.zeros(self.capacity, np.int64)
 
+    def saved_shapes(self, n, pool, capacity):
+        """{array: shape} of a set of n SVs and ``pool`` pooled non-zeros as :meth:`__getstate__` keeps it (the
+        used part; ``grow`` at the saved set's ``capacity``): the layout a model file must hold
+        (:mod:`olkit.persist`), known before any array is read."""
+        d, K = self.n_features, self.n_outputs
+        shapes = {name: (n,) for name in self._PER_SV}
+        shapes.update(coef=(n, K), X=(0 if self.sparse else n, d), indices=(pool,), data=(pool,),
+                      gram=(n, n) if self.use_gram else (0, 0), mats=(len(self.matrix_names), n, n),
+                      meta=(META_SIZE,), grow=(capacity + 1,))
+        return shapes
+
+    def grown_bytes(self, capacity, pool_capacity):
+        """Bytes the arrays take at ``capacity`` SVs and ``pool_capacity`` pooled non-zeros (what
+        :meth:`restore_capacity` allocates), so that a file claiming an absurd capacity is refused first."""
+        per_sv = 8 * (len(self._PER_SV) + self.n_outputs + (0 if self.sparse else self.n_features) + 6
+                      + 2 * self.n_outputs * self.use_members)
+        gram = 8 * capacity * capacity if self.use_gram and (
+            self.gram_limit_bytes is None or 8 * capacity * capacity <= self.gram_limit_bytes) else 0
+        return per_sv * capacity + 16 * pool_capacity + gram + 8 * len(self.matrix_names) * capacity * capacity
+
+    def check_loaded(self, class_labels):
+        """Raise ValueError naming the first array of a loaded set (:mod:`olkit.persist`; n SVs in their first
+        slots) that compiled code could not use safely: every index and loop bound in range, the arrival
+        order a permutation of the slots, sparse rows contiguous in the pool, values finite.
+        ``class_labels``: the SV labels ``y`` are class indices (multiclass data), else ±1 or 0/1 values."""
+        n, pool, d, K = self.n, int(self.meta[POOL]), self.n_features, self.n_outputs
+        meta = self.meta
+        clock = int(meta[CLOCK])
+        # (array, values, lowest valid, highest valid + 1): what compiled code indexes with or loops to
+        ranges = [("meta[N]", meta[N:N + 1], 0, self.capacity + 1),
+                  ("meta[NPRE]", meta[NPRE:NPRE + 1], 0, n + 1),
+                  ("meta[NMOVED]", meta[NMOVED:NMOVED + 1], 0, len(self.moved) + 1),
+                  ("meta[GSYNC]", meta[GSYNC:GSYNC + 1], 0, n + 1),
+                  ("meta[LISTED]", meta[LISTED:LISTED + 1], 0, n + 1),
+                  ("meta[HOLES]", meta[HOLES:HOLES + 1], 0, np.iinfo(np.int64).max),
+                  ("meta[CLOCK]", meta[CLOCK:CLOCK + 1], 0, np.iinfo(np.int64).max),
+                  ("meta[POOL]", meta[POOL:POOL + 1], 0, len(self.indices) + 1),
+                  ("hr", self.hr[:n], -1, K), ("hs", self.hs[:n], -1, K),
+                  ("arrival", self.arrival[:n], 0, n), ("added", self.added[:n], 0, clock + 1)]
+        if self.sparse:
+            ranges += [("indices", self.indices[:pool], 0, d), ("start", self.start[:n], 0, pool + 1),
+                       ("stop", self.stop[:n], 0, pool + 1)]
+        for name, values, low, high in ranges:
+            if values.size and (values.min() < low or values.max() >= high):
+                bad = values[(values < low) | (values >= high)][0]
+                raise ValueError(f"support_.{name} holds {bad}, outside {low}..{high - 1}")
+        if meta[SPARSE] != int(self.sparse) or meta[HAS_GRAM] != int(self.use_gram):
+            raise ValueError("support_.meta: its sparse / Gram flags disagree with the support set")
+        if np.any(np.bincount(self.arrival[:n], minlength=n) != 1):
+            raise ValueError(f"support_.arrival is not a permutation of the {n} slots")
+        hr, hs = self.hr[:n], self.hs[:n]
+        if np.any((hr >= 0) & ((hs < 0) | (hs == hr))):
+            raise ValueError("support_.hr / hs: a direction (r, s) needs two different classes")
+        if self.sparse and n and (self.start[0] != 0 or self.stop[n - 1] != pool
+                                  or np.any(self.stop[:n] < self.start[:n])
+                                  or np.any(self.start[1:n] != self.stop[: n - 1])):
+            raise ValueError("support_.start / stop: the rows are not consecutive runs of the pool of non-zeros")
+        finite = {"X": self.X[: 0 if self.sparse else n], "data": self.data[:pool], "norm2": self.norm2[:n],
+                  "kself": self.kself[:n], "y": self.y[:n], "hw": self.hw[:n], "coef": self.coef[:n],
+                  "F": self.F[:n], "gram": self.gram[:n, :n] if self.use_gram else self.gram,
+                  "mats": self.mats[:, :n, :n]}
+        for name, values in finite.items():
+            if not np.isfinite(values).all():
+                raise ValueError(f"support_.{name} holds NaN or infinite values")
+        y = self.y[:n]
+        if class_labels and np.any((y != np.floor(y)) | (y < 0) | (y >= K)):
+            raise ValueError(f"support_.y: the class index of an SV is not one of 0..{K - 1}")
+
     def restore_capacity(self, capacity, pool_capacity):
         """After :meth:`__setstate__` (arrays of exactly n SVs): check that the arrays agree with ``meta``,
         then grow them to the capacities the saved set had (:mod:`olkit.persist`), so that the loaded set
         grows, and drops an outgrown Gram cache, exactly when the saved one would have."""
         n, pool = self.n, int(self.meta[POOL])
-        d, K = self.n_features, self.n_outputs
-        expected = {name: (n,) for name in self._PER_SV}
-        expected.update(coef=(n, K), X=(0 if self.sparse else n, d), indices=(pool,), data=(pool,),
-                        gram=(n, n) if self.use_gram else (0, 0), mats=(len(self.matrix_names), n, n))
+        expected = self.saved_shapes(n, pool, self.capacity)
         for name, shape in expected.items():
-            if getattr(self, name).shape != shape:
+            if name not in ("grow", "meta") and getattr(self, name).shape != shape:
                 raise ValueError(f"support set array {name} has shape {getattr(self, name).shape}, expected {shape}")
         if self.sparse and n and (self.start[:n].min() < 0 or self.stop[:n].max() > pool
                                   or np.any(self.start[:n] > self.stop[:n])):
