@@ -11,7 +11,9 @@ Streams:
 * POMDR — ``reference.budget.stream`` (70 rounds, integer features in {−2..2}³, ~30 % duplicate rows), Gaussian
   σ = 1.5, and the polynomial kernel (x·z + 0.3)² on 0.35·x, whose κ(x, x) ≠ 1 the script takes as 1 (a stream on
   which the script would take the square root of a negative ‖f‖² is replaced by the next seed). Even budgets B = 6…12,
-  B0 > B/2 in two configurations (the first merge drops the phase-1 SVs beyond B/2).
+  B0 > B/2 in two configurations (the first merge drops the phase-1 SVs beyond B/2). And phishing-like streams of
+  repeated rows (1,500 rounds drawn from 60 distinct rows, 30 or 68 features in {−a, 0, a}, B = 40 or 48), where
+  most nearest-SV choices are exact ties that the script's own kernel values decide.
 * NOGD ``ahp-r`` — continuous features (70 rounds, 4 features, ~30 % zeros), Gaussian σ = 1.5: the initial weights
   depend on every eigenvector's sign and basis, so a stream is used only when all B eigenvalues are apart
   (relative gap > 1e-6) and no eigenvector entry is within 1e-9 of the sign rule's threshold.
@@ -165,6 +167,74 @@ def test_pomdr_ahp_r_parameter_checks():
     Xm, ym = budget_stream(101, n=70, K=3)
     with pytest.raises(ValueError, match="compat='ahp-r'.*multiclass"):
         olkit.make("pomdr", compat="ahp-r", B=8).fit(Xm, ym)
+
+
+# ---- repeated rows: the nearest permanent SV is a first index of the maximum among exact ties ----------------
+DUP_CONFIGS = {  # (stream: rounds, features, distinct rows, feature value a), POMDR.R parameters
+    "a=0.37": ((1500, 30, 60, 0.37), {"B": 40, "B0": 16, "M": 15, "sigma": 0.8}),
+    "a=0.37,B0>B/2": ((1500, 30, 60, 0.37), {"B": 48, "B0": 30, "M": 15, "sigma": 1.3}),
+    "a=1": ((1500, 68, 60, 1.0), {"B": 40, "B0": 16, "M": 15, "sigma": 1.0}),
+}
+DUP_PARAMS = [(c, seed) for c in DUP_CONFIGS for seed in (2, 3)]
+"""Seeds 2 and 3: on both non-integer configurations the former nearest choice (the Gram cache's expanded-form
+values) parted from the script there (on 5 of the 12 streams of seeds 0..5)."""
+
+
+def duplicate_stream(seed, n, d, pool, a):
+    """A phishing-like stream: every row one of ``pool`` distinct rows with features in {−a, 0, a} (so exact
+    duplicates abound, and so do SVs at exactly the same distance from a row), labels from a noisy linear rule."""
+    rng = np.random.default_rng(7000 + seed)
+    rows = a * rng.choice([-1.0, 0.0, 1.0], p=[0.35, 0.3, 0.35], size=(pool, d))
+    X = rows[rng.integers(pool, size=n)]
+    y = np.where(X @ rng.normal(size=d) / a + 0.7 * rng.normal(size=n) >= 0, 1, -1)
+    y[:2] = [1, -1]
+    return X, y
+
+
+@functools.cache
+def duplicate_reference(config, seed):
+    (n, d, pool, a), params = DUP_CONFIGS[config]
+    X, y = duplicate_stream(seed, n, d, pool, a)
+    return X, y, run_pomdr_ahp_r(X, y, **params)
+
+
+def expanded_choices(X, ref, sigma):
+    """How many of the reference's nearest-SV choices the expanded form exp(−(‖s‖² + ‖x‖² − 2s·x)/(2σ²)) (olkit's
+    kernel values elsewhere) would make differently: the stream separates the two roundings."""
+    changed = 0
+    for t, pts, rank in ref.choices:
+        S = X[pts]
+        k = np.exp(-((S * S).sum(1) + X[t] @ X[t] - 2.0 * (S @ X[t])) / (2.0 * sigma * sigma))
+        changed += int(np.argmax(k)) != rank
+    return changed
+
+
+@pytest.mark.parametrize("config,seed", DUP_PARAMS, ids=[f"{c}-{s}" for c, s in DUP_PARAMS])
+def test_pomdr_ahp_r_repeated_rows_match_reference(config, seed):
+    """POMDR.R on a stream of repeated rows (issue 21 item 8, phishing: 11,055 × 68 with features in {−1, 0, 1}):
+    its nearest permanent SV is the first index of the maximum of its own kernel values, exp(colSums((s − x)²)/
+    (−2σ²)); on non-integer features olkit's expanded ‖s‖² + ‖x‖² − 2s·x broke those exact ties by rounding and
+    parted from the script after a merge. Now identical: mistakes, scores, #SV, #updates, diagnostics, model."""
+    (n, d, pool, a), params = DUP_CONFIGS[config]
+    X, y, ref = duplicate_reference(config, seed)
+    for sparse in (False, True):
+        clf = olkit.make("pomdr", compat="ahp-r", **params)
+        res = olkit.evaluate_online(clf, sp.csr_matrix(X) if sparse else X, y)
+        check_pomdr(clf, res, ref, f"{config} {'csr' if sparse else 'dense'} seed {seed}")
+
+
+def test_pomdr_ahp_r_repeated_rows_exercise_the_ties():
+    ev, changed = {}, {}
+    for config, seed in DUP_PARAMS:
+        X, y, ref = duplicate_reference(config, seed)
+        for key, v in ref.events.items():
+            ev[key] = ev.get(key, 0) + int(v)
+        changed[config] = changed.get(config, 0) + expanded_choices(X, ref, DUP_CONFIGS[config][1]["sigma"])
+    least = {"merges": 60, "merged_rows": 1000, "tie_choices": 300, "dup_projections": 10, "merges_with_drops": 2}
+    low = {k: ev.get(k, 0) for k, n in least.items() if ev.get(k, 0) < n}
+    assert not low, f"too few {low} (all events {ev})"
+    assert changed["a=0.37"] >= 5 and changed["a=0.37,B0>B/2"] >= 5, changed  # non-integer: the roundings part
+    assert changed["a=1"] == 0, changed  # integer features: every distance is exact either way
 
 
 # ---------------------------------------------------------------------------------------------------------

@@ -9,7 +9,9 @@ round structure (what counts as a mistake, when it updates, the order of its ste
 names; where a code would stop or divide by 0 the reference takes olkit's documented reading (marked "olkit:").
 
 Kernel values: the T×T table of ``reference.budget_compat.kernel_table`` (Gaussian from explicit differences, or
-the polynomial kernel, to exercise the R scripts' κ(x, x) = 1). Scores of the kernel expansions are exact sums
+the polynomial kernel, to exercise the R scripts' κ(x, x) = 1). The one discrete use of Gaussian kernel values in
+POMDR.R — the nearest permanent SV, a first index of the maximum, where rounding decides between SVs at the same
+distance — takes them exactly as the script computes them (``r_kernel``). Scores of the kernel expansions are exact sums
 (``math.fsum``, as in ``reference.budget``).
 
 POMDR ``ahp-r`` (binary), round t = 1..T:
@@ -23,9 +25,11 @@ POMDR ``ahp-r`` (binary), round t = 1..T:
     ‖f‖ = √(‖f‖² + 2yλ tem3 + λ² tem1); else x_t added with λy (K⁻¹ by the block formula with δ²),
     ‖f‖ = √(‖f‖² + 2yλ f(x_t) + λ²), Σδ += max(1 − 2y h, 0); then ‖f‖ > U → α·U/‖f‖;
   - phase 2: x_t added as above (no ALD test), projected to U, Σδ += max(1 − 2y h, 0); if |S| > B/2 now, the
-    nearest permanent SV (largest κ(x_j, x_t) over the first B/2, ties → the oldest) is recorded for x_t;
+    nearest permanent SV is recorded for x_t: the first index of the maximum (R's ``which(k == max(k))[1]``) of
+    the script's own kernel values over the first B/2 (``r_kernel``; ties → the oldest);
     if |S| = B: the merge — the SVs beyond B/2 with a recorded nearest SV are added into it in position order,
-    the others (phase-1 SVs beyond B/2) are dropped; Σδ = 0; ‖f‖² = αᵀG_Bα (unit diagonal), α·U/‖f‖, ‖f‖ = U;
+    the others (phase-1 SVs beyond B/2) are dropped; Σδ = 0; ‖f‖² = αᵀG_Bα (unit diagonal), α·U/‖f‖, ‖f‖ = U
+    (``choices`` lists every nearest-SV choice: round, permanent SVs, rank chosen);
   - the end of a phase-1 round that leaves |S| = B0 ends phase 1 (from round 2 on).
 
 NOGD ``ahp-r`` (binary): round 1 a mistake, x_1 stored with ηy_1; stage 1 on y f < 1 appends ηy_t; the round
@@ -69,7 +73,17 @@ def _sqrt(v):
 def _events():
     return dict.fromkeys(["projections", "dup_projections", "additions", "merges", "merged_rows", "dropped_rows",
                           "merges_with_drops", "scaled_to_U", "phase2_rounds", "round1_forced", "no_update",
-                          "window_full_projections", "round2_projection", "phase2_from_round"], 0)
+                          "window_full_projections", "round2_projection", "phase2_from_round", "tie_choices"], 0)
+
+
+def r_kernel(X, s, t, sigma):
+    """κ(x_s, x_t) as ``POMDR.R`` computes it, ``exp(colSums((s − x)²)/(−2σ²))``: each difference s_k − x_k and
+    its square rounded to double, the column sum accumulated by R's ``colSums`` in long double (exact whenever the
+    squares span few binades, then rounded once: modelled by ``math.fsum``), divided by −2·(σ·σ), then exp. Equal
+    distances give equal values however the features are ordered — unlike ‖s‖² + ‖x‖² − 2s·x or a pairwise sum,
+    whose rounding depends on the rows (non-integer features)."""
+    d2 = math.fsum((a - b) * (a - b) for a, b in zip(X[s], X[t]))
+    return math.exp(d2 / (-2.0 * (sigma * sigma)))
 
 
 def run_pomdr_ahp_r(X, y, *, kernel="gaussian", sigma=1.0, degree=2, coef0=1.0, U=25.0, B=600, B0=None, M=15,
@@ -84,6 +98,7 @@ def run_pomdr_ahp_r(X, y, *, kernel="gaussian", sigma=1.0, degree=2, coef0=1.0, 
     assert B % 2 == 0 and 2 <= B0 < B and M >= 0 and U > 0
     half = B // 2
     G = kernel_table(X, kernel, sigma, degree, coef0)
+    rows = X.tolist()
     S = Model(G, 1)
     ev = _events()
 
@@ -100,6 +115,7 @@ def run_pomdr_ahp_r(X, y, *, kernel="gaussian", sigma=1.0, degree=2, coef0=1.0, 
     sumd = 1.0
     phase, merged = 1, False
     nearest = {}                                # stream position of an SV → arrival rank of its nearest permanent SV
+    choices = []                                # (t, the permanent SVs' stream positions, the rank chosen)
     projections = additions = merges = 0
     n_updates = 1
     trace = [{"n": 1, "phase": 1, "sum_delta": sumd, "norm": norm}]
@@ -172,7 +188,13 @@ def run_pomdr_ahp_r(X, y, *, kernel="gaussian", sigma=1.0, degree=2, coef0=1.0, 
                 additions += 1
                 ev["additions"] += 1
                 if S.n > half:
-                    nearest[t] = argmax_first([G[S.pts[j], t] for j in range(half)])
+                    if kernel == "gaussian":
+                        k = [r_kernel(rows, S.pts[j], t, sigma) for j in range(half)]
+                    else:
+                        k = [G[S.pts[j], t] for j in range(half)]
+                    nearest[t] = argmax_first(k)
+                    ev["tie_choices"] += k.count(max(k)) > 1
+                    choices.append((t, S.pts[:half], nearest[t]))
                 if S.n == B:
                     pts, A = list(S.pts), [r.copy() for r in S.A]
                     S.pts, S.A = pts[:half], A[:half]
@@ -217,6 +239,7 @@ def run_pomdr_ahp_r(X, y, *, kernel="gaussian", sigma=1.0, degree=2, coef0=1.0, 
     ref = BudgetRef(np.array(flags, dtype=int), np.array(scores), S.n_nonzero(), n_updates, diag, ev,
                     max(tr["n"] for tr in trace), list(S.pts), [r.copy() for r in S.A])
     ref.trace = trace
+    ref.choices = choices
     return ref
 
 

@@ -29,20 +29,22 @@ stream in chunks. The hint window keeps copies of the last M inputs (dense, O(M�
 Diagnostics: ``phase``, ``merges``, ``projections``, ``additions``, ``sum_delta`` (Σδ), ``norm``.
 
 ``compat="ahp-r"`` follows ``POMDR.R`` to the letter (binary; ALGORITHMS.md D12; details in the class docstring):
-round 1 always a mistake, κ(x, x) taken as 1, the script's projected-step forms, and at the first merge the
-phase-1 SVs beyond B/2 dropped instead of merged.
+round 1 always a mistake, κ(x, x) taken as 1, the script's projected-step forms, at the first merge the
+phase-1 SVs beyond B/2 dropped instead of merged, and the nearest permanent SVs chosen from the script's own
+kernel values (the first of exact ties, which repeated rows make common).
 """
 import math
 
 import numpy as np
 
 from ..._compile import njit_helper
-from ...kernels import kernel_from_dot
+from ...kernels import exp_nonpositive, kernel_from_dot
 from ...params import POSITIVE, Interval
 from ...spec import register
 from ..kernel.base import EPS, SEEN
 from ..kernel.multiclass import h_dot
 from ..kernel.support_set import N, sv_remove_set, sync_gram
+from ..linear.engine import _two_sum
 from .common import (
     D0,
     BudgetLearner,
@@ -58,8 +60,8 @@ from .projectron import add_with_inverse, project
 PROJECTIONS, ADDITIONS, MERGES = 0, 1, 2  # diagnostic slots
 # fst slots: ‖f‖², Σδ, phase, merged, λ_t, window count, window head, then F(x_t) (K'), Ĥ(x_t) (K'), window
 NORM2, SUMD, PHASE, MERGED, LAM, WCOUNT, WHEAD, HEAD = 0, 1, 2, 3, 4, 5, 6, 7
-# prm slots
-P_U, P_B, P_B0, P_M, P_COE, P_A, P_K, P_D = 0, 1, 2, 3, 4, 5, 6, 7
+# prm slots (P_RDIV: compat="ahp-r" with the Gaussian kernel, POMDR.R's divisor −2·(σ·σ); 0 otherwise)
+P_U, P_B, P_B0, P_M, P_COE, P_A, P_K, P_D, P_RDIV = 0, 1, 2, 3, 4, 5, 6, 7, 8
 
 
 @njit_helper
@@ -173,20 +175,72 @@ def _projected_hint(sv, st, s, y, r, c):
 
 
 @njit_helper
-def _merge(sv, half, first, unit_diagonal):
-    """Merge every SV after the first ``half`` (arrival order) into its nearest permanent SV, in position
-    order; the SVs at positions half..first−1 are dropped without merging (``POMDR.R``'s phase-1 SVs beyond
-    B/2 at its first merge; the default passes first = half). Returns tr(AᵀK_S A) of what is left (with a
-    unit Gram diagonal when ``unit_diagonal``: the script's κ(x, x) = 1)."""
-    sync_gram(sv)
-    n = sv.meta[N]
-    K = sv.coef.shape[1]
-    for p in range(first, n):
-        j = sv.arrival[p]
-        best = sv.arrival[0]
+def _r_sq_dist(sv, a, b, d, w):
+    """``POMDR.R``'s squared distance of SVs a and b, colSums((x_a − x_b)²): each difference and its square
+    rounded to double, their sum exact and rounded once. R accumulates the column sum in long double, which is
+    exact whenever the squares span few binades (features taking a few values), and so is Ogita, Rump and
+    Oishi's Sum2 used here; SVs at the same distance then get the same value whatever their order of
+    features — unlike ‖x_a‖² + ‖x_b‖² − 2x_a·x_b, whose rounding depends on the rows. Sparse rows: x_b is
+    scattered into the work vector ``w`` (zero on entry and on return) and Σ_{k∈b} x_bk² + Σ_{k∈a}
+    ((x_ak − w_k)² − w_k²), the same exact sum, is accumulated."""
+    s, c = 0.0, 0.0
+    if sv.X.shape[0] > 0:
+        for k in range(d):
+            dk = sv.X[a, k] - sv.X[b, k]
+            s, e = _two_sum(s, dk * dk)
+            c += e
+        return s + c
+    for q in range(sv.start[b], sv.stop[b]):
+        v = sv.data[q]
+        w[sv.indices[q]] = v
+        s, e = _two_sum(s, v * v)
+        c += e
+    for q in range(sv.start[a], sv.stop[a]):
+        wk = w[sv.indices[q]]
+        dk = sv.data[q] - wk
+        s, e = _two_sum(s, dk * dk)
+        c += e
+        s, e = _two_sum(s, -(wk * wk))
+        c += e
+    for q in range(sv.start[b], sv.stop[b]):
+        w[sv.indices[q]] = 0.0
+    return s + c
+
+
+@njit_helper
+def _nearest(sv, j, half, r_div, d, w):
+    """Slot of the permanent SV (the first ``half`` in arrival order) nearest to SV j: the first index of the
+    maximum of κ(x_q, x_j), from the SV Gram cache (mirrored), or with ``r_div`` < 0 (compat="ahp-r", Gaussian)
+    from ``POMDR.R``'s own values exp(colSums((x_q − x_j)²)/r_div), r_div = −2·(σ·σ): rounding decides a first
+    index of the maximum between SVs at the same distance (exact ties abound on data with repeated rows or
+    features taking a few values), so it must be the script's rounding."""
+    best = sv.arrival[0]
+    if r_div >= 0.0:
         for q in range(1, half):
             if sv.gram[j, sv.arrival[q]] > sv.gram[j, best]:
                 best = sv.arrival[q]
+        return best
+    kbest = exp_nonpositive(_r_sq_dist(sv, best, j, d, w) / r_div)
+    for q in range(1, half):
+        kv = exp_nonpositive(_r_sq_dist(sv, sv.arrival[q], j, d, w) / r_div)
+        if kv > kbest:
+            best, kbest = sv.arrival[q], kv
+    return best
+
+
+@njit_helper
+def _merge(sv, half, first, unit_diagonal, r_div, d):
+    """Merge every SV after the first ``half`` (arrival order) into its nearest permanent SV (:func:`_nearest`),
+    in position order; the SVs at positions half..first−1 are dropped without merging (``POMDR.R``'s phase-1
+    SVs beyond B/2 at its first merge; the default passes first = half). Returns tr(AᵀK_S A) of what is left
+    (with a unit Gram diagonal when ``unit_diagonal``: the script's κ(x, x) = 1)."""
+    sync_gram(sv)
+    n = sv.meta[N]
+    K = sv.coef.shape[1]
+    w = np.zeros(d if r_div < 0.0 and sv.X.shape[0] == 0 else 0)
+    for p in range(first, n):
+        j = sv.arrival[p]
+        best = _nearest(sv, j, half, r_div, d, w)
         for col in range(K):
             sv.coef[best, col] += sv.coef[j, col]
         if K > 1:
@@ -207,14 +261,16 @@ def _merge(sv, half, first, unit_diagonal):
 def _next_phase(sv, st, B0, B, U, ahp_r):
     """After an update: phase 1 ends when |S| reaches B0; in phase 2 a full budget is merged down to B/2 and
     f rescaled to ‖f‖ = U, the hint sum restarting. ``ahp_r``: POMDR.R's merge (unit kernel diagonal; at
-    the first merge the phase-1 SVs beyond B/2 are dropped, not merged)."""
+    the first merge the phase-1 SVs beyond B/2 are dropped, not merged; the nearest permanent SVs from the
+    script's kernel values, :func:`_nearest`)."""
     n = sv.meta[N]
     if st.fst[PHASE] == 1.0 and n >= B0:
         st.fst[PHASE] = 2.0
     elif st.fst[PHASE] == 2.0 and n >= B:
         half = B // 2
         first = max(half, B0) if ahp_r and st.fst[MERGED] == 0.0 else half
-        norm2 = _merge(sv, half, first, ahp_r)
+        r_div = st.prm[P_RDIV] if ahp_r else 0.0  # 0 also in a model saved before the slot existed
+        norm2 = _merge(sv, half, first, ahp_r, r_div, int(st.prm[P_D]))
         st.fst[SUMD] = 0.0
         st.fst[MERGED] = 1.0
         st.fst[NORM2] = rescale_norm(sv, norm2, U)
@@ -408,7 +464,11 @@ class POMDR(BudgetLearner):
         script's phase-2 window (t − M):(t − 1) then starts before round 1: it stops, or at t = M divides the
         M − 1 earlier examples by M; olkit averages the m = t − 1 earlier examples), M = 0 (the script divides by 0; no hint), a merged norm of 0 (the script divides by 0;
         olkit leaves the coefficients and ‖f‖ = 0). Kernel values come from olkit's ‖s‖² + ‖x‖² − 2s·x, not
-        the script's direct differences (see ahpatron's compat).
+        the script's direct differences (see ahpatron's compat), a difference in the last bits — except for the
+        nearest permanent SV, the first index of the maximum, where those bits decide between SVs at exactly the
+        same distance (repeated rows, features taking a few values): with the Gaussian kernel it is chosen from
+        the script's values exp(colSums((s − x)²)/(−2σ²)), the squared differences summed exactly and rounded
+        once as R's long-double column sum does whenever it is exact.
 
     Diagnostics: ``phase``, ``merges``, ``projections``, ``additions``, ``sum_delta``, ``norm``.
 
@@ -486,8 +546,10 @@ class POMDR(BudgetLearner):
         return float(self.a) if self.a is not None else 1.0 / math.sqrt(self._stream_length)
 
     def _rule_params(self):
+        sigma = float(self.sigma)
+        r_div = -2.0 * (sigma * sigma) if self.compat == "ahp-r" and self.kernel == "gaussian" else 0.0
         return [float(self.U), float(self.B), float(self._B0()), float(self.M), float(self.coe), self._a(),
-                float(self._n_outputs()), float(self._n_features)]
+                float(self._n_outputs()), float(self._n_features), r_div]
 
     def _initial_fst(self):
         K, M, d = self._n_outputs(), int(self.M), self._n_features
