@@ -294,6 +294,8 @@ MAX_DEFLATE_RATIO = 1100
 HEADER_KEYS = {"format", "format_version", "olkit_version", "algorithm", "params", "classes", "multilabel",
                "n_features_in", "state", "arrays"}
 OPTIONAL_ATTRIBUTES = {"feature_names_in_"}
+BACKFILLED_ATTRIBUTES = {"_state_params"}
+"""Attributes a file written by an earlier olkit may lack: the learner's ``_after_load`` fills them in."""
 """Fitted attributes a learner has only after some fits (column names of a DataFrame): 1-D text arrays of
 n_features_in_ entries."""
 FEATURE_AXES = (("support_.X", 1), ("model_.W", 0), ("state_.U", 0))
@@ -521,7 +523,7 @@ class _Layout:
 
         X = sp.csr_matrix((1, d)) if sparse else np.zeros((1, d))
         try:
-            fresh._new_state(X)
+            fresh._reset_model(X)  # the state and the record of the parameters it is built with
         except MemoryError:
             raise _Bad(f"the state of {header['algorithm']} on {d} features does not fit in memory") from None
         except (ValueError, OverflowError) as exc:
@@ -539,7 +541,7 @@ class _Layout:
     def match(self, state, manifest):
         """The header's state has the fresh learner's outline (attributes, state tuples and their fields,
         support set or linear model and their settings), and its manifest the shapes that outline implies."""
-        missing = [k for k in self.state if k not in state]
+        missing = [k for k in self.state if k not in state and k not in BACKFILLED_ATTRIBUTES]
         if missing:
             raise _Bad(f"the state has no {missing[0]}")
         for key, node in state.items():
