@@ -327,7 +327,7 @@ def _open_regular(path):
                 else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "not a regular file")
         raise ValueError(f"{path}: not an olkit model file ({kind}; a model is a regular .npz file)")
     try:
-        fh = open(path, "rb")
+        fh = open(path, "rb")  # noqa: SIM115  (returned open: the caller's with-block closes it)
     except OSError as exc:
         raise ValueError(f"{path}: cannot read the model file: {exc.strerror or exc}") from None
     if fh.read(4) != b"PK\x03\x04":  # every .npz is a zip archive; anything else np.load would try to unpickle
@@ -576,7 +576,7 @@ class _Layout:
 
     def _match(self, node, fresh, name, manifest):
         if not isinstance(fresh, dict) or "float" in fresh:  # a scalar: the same kind of value
-            kind = (lambda v: "float" if isinstance(v, dict) or isinstance(v, float) else type(v).__name__)
+            kind = (lambda v: "float" if isinstance(v, (dict, float)) else type(v).__name__)
             if kind(node) != kind(fresh):
                 raise _Bad(f"{name} is {str(node)[:40]}, expected a {kind(fresh)}")
             return
@@ -658,13 +658,11 @@ def _read_arrays(zf, members, manifest):
     extra = sorted(set(members) - set(manifest) - {HEADER_KEY})
     if extra:
         raise _Bad(f"array(s) {', '.join(extra[:5])} are not in the manifest"[:200])
-    headers = {}
-    for key, entry in manifest.items():
+    for key, entry in manifest.items():  # every header first: nothing is decompressed from a file refused later
         dtype, shape = _npy_header(zf, members[key], key)
         if dtype.str != entry["dtype"] or list(shape) != entry["shape"]:
             raise _Bad(f"array {key!r} is {dtype.str} {list(shape)}, the manifest says {entry['dtype']} "
                        f"{entry['shape']}")
-        headers[key] = dtype
     return {key: _read_member(zf, members[key], key) for key in manifest}
 
 
@@ -682,12 +680,11 @@ def load(path):
         fh.close()
         raise ValueError(f"{path}: not an olkit model file (damaged .npz archive: {exc})"[:400]) from None
     try:
-        with fh:
-            with zf:
-                members = _members(zf)
-                header = _read_header(zf, members)
-                layout = _Layout(header)
-                arrays = _read_arrays(zf, members, header["arrays"])
+        with fh, zf:
+            members = _members(zf)
+            header = _read_header(zf, members)
+            layout = _Layout(header)
+            arrays = _read_arrays(zf, members, header["arrays"])
         learner = make(header["algorithm"], **layout.params)
         reader = _Reader(arrays, header["arrays"], learner)
         for key, node in header["state"].items():
