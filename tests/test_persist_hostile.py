@@ -169,6 +169,8 @@ def files(tmp_path_factory):
     out["negative counter"] = tamper(pa1, d / "cnt.npz", {"state_.cnt": setitem(0, -1)})
     out["edited rule parameter"] = tamper(ahpatron, d / "prm.npz", {"state_.prm": setitem(4, 10**6)})
     pomdr = base("pomdr", "pomdr", k=3, B=20, B0=5)
+    out["counter about to overflow"] = tamper(pa1, d / "cnt_max.npz", {"state_.cnt": setitem(2, 2**63 - 1)})
+    out["pomdr phase 626"] = tamper(pomdr, d / "pomdr_phase.npz", {"state_.fst": setitem(2, 626.0)})  # the fuzz's find
     out["pomdr window head=10^9"] = tamper(pomdr, d / "pomdr_head.npz", {"state_.fst": setitem(6, 1e9)})
     fifo = d / "fifo.npz"
     os.mkfifo(fifo)
@@ -234,7 +236,9 @@ CASES = [  # case: what the one-line message must say (the member and what is wr
     ("classes [nan, 1]", r"classes \[nan, 1\.0\] include NaN"),
     ("classes [1, 1]", r"classes \[1\.0, 1\.0\] are not distinct"),
     ("pa1 relabelled duol", r"support_\.\w+ is \w+, this algorithm with these parameters has \w+"),
-    ("negative counter", r"state_\.cnt holds a negative count"),
+    ("negative counter", r"state_\.cnt holds a count outside 0\.\.4611686018427387903"),
+    ("counter about to overflow", r"state_\.cnt holds a count outside"),
+    ("pomdr phase 626", r"state_\.fst: phase 626\.0 with \d+ SVs"),
     ("edited rule parameter", r"state_\.prm = \[.*\] differs from what the parameters give"),
     ("pomdr window head=10^9", r"state_\.fst: window count .* head 1000000000\.0 outside"),
     ("FIFO", r"not an olkit model file \(a FIFO"),

@@ -300,6 +300,8 @@ HEADER_KEYS = {"format", "format_version", "olkit_version", "algorithm", "params
 OPTIONAL_ATTRIBUTES = {"feature_names_in_"}
 """Fitted attributes a learner has only after some fits (column names of a DataFrame): 1-D text arrays of
 n_features_in_ entries."""
+MAX_COUNT = 1 << 62
+"""Counters stay below this: a learner can add to them for centuries without overflowing int64."""
 FEATURE_AXES = (("support_.X", 1), ("model_.W", 0), ("state_.U", 0))
 """(array, axis): the arrays whose size follows the number of features, checked before anything is built."""
 
@@ -737,9 +739,19 @@ def _check_values(learner, layout, arrays):
             continue
         if a.dtype.kind == "f" and not np.isfinite(a).all():
             raise _Bad(f"{name} holds NaN or infinite values")
-        if name.endswith(".cnt") and a.size and a.min() < 0:
-            raise _Bad(f"{name} holds a negative count")
+        if name.endswith(".cnt") and a.size and (a.min() < 0 or a.max() >= MAX_COUNT):
+            raise _Bad(f"{name} holds a count outside 0..{MAX_COUNT - 1}")
     sv = getattr(learner, "support_", None)
+    budget = learner._max_support() if sv is not None else None
+    if budget is not None and sv.n > budget:
+        raise _Bad(f"support_ holds {sv.n} SVs, more than the budget's {budget}")
+    if sv is not None:  # the clock is the round index of the last example seen (arrival times are ≤ it)
+        from .base import SEEN
+        from .learners.kernel.support_set import CLOCK
+
+        clock, seen = int(sv.meta[CLOCK]), int(learner.state_.cnt[SEEN])
+        if not (clock == 0 and seen <= 1 or 0 <= clock < seen):
+            raise _Bad(f"support_.meta[CLOCK] = {clock} is not the last round of the {seen} examples seen")
     try:
         if sv is not None:
             sv.check_loaded(class_labels=sv.n_outputs > 1 and not learner.multilabel_)
