@@ -299,7 +299,11 @@ def failure(step, exc):
 
 
 def worker():
-    """Read file paths on stdin, answer one JSON line each."""
+    """Read file paths on stdin, answer one JSON line each (Ctrl-C is the parent's: it ends the run after the
+    files in progress)."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     scratch = os.path.join(tempfile.mkdtemp(prefix="olkit-fuzz-worker-"), "saved.npz")
     for line in sys.stdin:
         print(json.dumps(exercise(line.strip(), scratch)), flush=True)
@@ -420,25 +424,43 @@ def main(argv=None):
         finally:
             w.close()
 
-    threads = [threading.Thread(target=run_worker) for _ in range(max(1, args.jobs))]
+    def write_summary(finished):
+        with lock:
+            summary = {
+                "files": args.files, "files_done": sum(counts.values()), "finished": finished, "seed": args.seed,
+                "jobs": args.jobs, "boundscheck": not args.no_boundscheck, "valid_files": tags,
+                "seconds": round(time.time() - started, 1), "counts": dict(counts),
+                "failures_total": sum(counts[k] for k in FAILURES),
+                "per_algorithm": {k: dict(v) for k, v in sorted(per_algorithm.items())},
+                "messages": dict(messages.most_common(60)), "failures": list(failures), "refused_later": list(later),
+            }
+        os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
+        with open(args.out + ".tmp", "w") as fh:
+            json.dump(summary, fh, indent=1)
+            fh.write("\n")
+        os.replace(args.out + ".tmp", args.out)
+        return summary
+
+    threads = [threading.Thread(target=run_worker, daemon=True) for _ in range(max(1, args.jobs))]
     for t in threads:
         t.start()
-    for t in threads:
-        t.join()
+    try:  # the summary so far every minute, so that a long run stopped early (Ctrl-C) still reports
+        while any(t.is_alive() for t in threads):
+            threads[0].join(60) if threads[0].is_alive() else time.sleep(1)
+            write_summary(False)
+    except KeyboardInterrupt:
+        with lock:
+            for _ in next_index:  # no further files
+                pass
+        print("interrupted: the summary holds the files done so far", flush=True)
+    summary = write_summary(not any(t.is_alive() for t in threads) and summary_complete(counts, args.files))
     shutil.rmtree(work, ignore_errors=True)
-    summary = {
-        "files": args.files, "seed": args.seed, "jobs": args.jobs, "boundscheck": not args.no_boundscheck,
-        "valid_files": tags, "seconds": round(time.time() - started, 1),
-        "counts": dict(counts), "failures_total": sum(counts[k] for k in FAILURES),
-        "per_algorithm": {k: dict(v) for k, v in sorted(per_algorithm.items())},
-        "messages": dict(messages.most_common(60)), "failures": failures, "refused_later": later,
-    }
-    os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
-    with open(args.out, "w") as fh:
-        json.dump(summary, fh, indent=1)
-        fh.write("\n")
-    print(json.dumps({k: summary[k] for k in ("files", "counts", "failures_total", "seconds")}))
+    print(json.dumps({k: summary[k] for k in ("files_done", "counts", "failures_total", "seconds")}))
     return 1 if summary["failures_total"] else 0
+
+
+def summary_complete(counts, files):
+    return sum(counts.values()) == files
 
 
 def _message_kind(message):

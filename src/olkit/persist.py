@@ -298,6 +298,8 @@ BACKFILLED_ATTRIBUTES = {"_state_params"}
 """Attributes a file written by an earlier olkit may lack: the learner's ``_after_load`` fills them in."""
 """Fitted attributes a learner has only after some fits (column names of a DataFrame): 1-D text arrays of
 n_features_in_ entries."""
+MAX_COUNT = 1 << 62
+"""Counters stay below this: a learner can add to them for centuries without overflowing int64."""
 FEATURE_AXES = (("support_.X", 1), ("model_.W", 0), ("state_.U", 0))
 """(array, axis): the arrays whose size follows the number of features, checked before anything is built."""
 
@@ -325,7 +327,7 @@ def _open_regular(path):
                 else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "not a regular file")
         raise ValueError(f"{path}: not an olkit model file ({kind}; a model is a regular .npz file)")
     try:
-        fh = open(path, "rb")
+        fh = open(path, "rb")  # noqa: SIM115  (returned open: the caller's with-block closes it)
     except OSError as exc:
         raise ValueError(f"{path}: cannot read the model file: {exc.strerror or exc}") from None
     if fh.read(4) != b"PK\x03\x04":  # every .npz is a zip archive; anything else np.load would try to unpickle
@@ -574,7 +576,7 @@ class _Layout:
 
     def _match(self, node, fresh, name, manifest):
         if not isinstance(fresh, dict) or "float" in fresh:  # a scalar: the same kind of value
-            kind = (lambda v: "float" if isinstance(v, dict) or isinstance(v, float) else type(v).__name__)
+            kind = (lambda v: "float" if isinstance(v, (dict, float)) else type(v).__name__)
             if kind(node) != kind(fresh):
                 raise _Bad(f"{name} is {str(node)[:40]}, expected a {kind(fresh)}")
             return
@@ -656,13 +658,11 @@ def _read_arrays(zf, members, manifest):
     extra = sorted(set(members) - set(manifest) - {HEADER_KEY})
     if extra:
         raise _Bad(f"array(s) {', '.join(extra[:5])} are not in the manifest"[:200])
-    headers = {}
-    for key, entry in manifest.items():
+    for key, entry in manifest.items():  # every header first: nothing is decompressed from a file refused later
         dtype, shape = _npy_header(zf, members[key], key)
         if dtype.str != entry["dtype"] or list(shape) != entry["shape"]:
             raise _Bad(f"array {key!r} is {dtype.str} {list(shape)}, the manifest says {entry['dtype']} "
                        f"{entry['shape']}")
-        headers[key] = dtype
     return {key: _read_member(zf, members[key], key) for key in manifest}
 
 
@@ -680,12 +680,11 @@ def load(path):
         fh.close()
         raise ValueError(f"{path}: not an olkit model file (damaged .npz archive: {exc})"[:400]) from None
     try:
-        with fh:
-            with zf:
-                members = _members(zf)
-                header = _read_header(zf, members)
-                layout = _Layout(header)
-                arrays = _read_arrays(zf, members, header["arrays"])
+        with fh, zf:
+            members = _members(zf)
+            header = _read_header(zf, members)
+            layout = _Layout(header)
+            arrays = _read_arrays(zf, members, header["arrays"])
         learner = make(header["algorithm"], **layout.params)
         reader = _Reader(arrays, header["arrays"], learner)
         for key, node in header["state"].items():
@@ -738,9 +737,19 @@ def _check_values(learner, layout, arrays):
             continue
         if a.dtype.kind == "f" and not np.isfinite(a).all():
             raise _Bad(f"{name} holds NaN or infinite values")
-        if name.endswith(".cnt") and a.size and a.min() < 0:
-            raise _Bad(f"{name} holds a negative count")
+        if name.endswith(".cnt") and a.size and (a.min() < 0 or a.max() >= MAX_COUNT):
+            raise _Bad(f"{name} holds a count outside 0..{MAX_COUNT - 1}")
     sv = getattr(learner, "support_", None)
+    budget = learner._max_support() if sv is not None else None
+    if budget is not None and sv.n > budget:
+        raise _Bad(f"support_ holds {sv.n} SVs, more than the budget's {budget}")
+    if sv is not None:  # the clock is the round index of the last example seen (arrival times are ≤ it)
+        from .base import SEEN
+        from .learners.kernel.support_set import CLOCK
+
+        clock, seen = int(sv.meta[CLOCK]), int(learner.state_.cnt[SEEN])
+        if not (clock == 0 and seen <= 1 or 0 <= clock < seen):
+            raise _Bad(f"support_.meta[CLOCK] = {clock} is not the last round of the {seen} examples seen")
     try:
         if sv is not None:
             sv.check_loaded(class_labels=sv.n_outputs > 1 and not learner.multilabel_)

@@ -527,7 +527,11 @@ class POMDR(BudgetLearner):
         T, d = self._stream_length, self._n_features
         if not isinstance(T, int) or isinstance(T, bool) or T < 2 or d != self.n_features_in_:
             raise ValueError(f"pomdr: stream length {T!r} / width {d!r} are not those of a stream")
-        fst, K, M = self.state_.fst, self._n_outputs(), int(self.M)
+        fst, K, M, n = self.state_.fst, self._n_outputs(), int(self.M), self.support_.n
+        phase = fst[PHASE]  # the rule merges only in phase 2, when |S| reaches B: any other phase would overflow
+        if not (phase == 0.0 and n == 0 or phase == 1.0 and 0 < n < self._B0() or phase == 2.0 and 0 < n < int(self.B)):
+            raise ValueError(f"state_.fst: phase {phase} with {n} SVs (phase 1 holds fewer than B0 = {self._B0()}, "
+                             f"phase 2 fewer than B = {self.B})")
         m, head = fst[WCOUNT], fst[WHEAD]
         if not (m == int(m) and 0 <= m <= M and head == int(head) and 0 <= head < max(M, 1)):
             raise ValueError(f"state_.fst: window count {m} / head {head} outside 0..{M}")
