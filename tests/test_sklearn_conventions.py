@@ -104,7 +104,7 @@ def test_a_file_with_feature_names_of_the_wrong_length_is_refused(german, tmp_pa
     path = tmp_path / "named.npz"
     olkit.save(clf, path)
     rewrite_model(path, lambda h: None, lambda a: a.__setitem__("feature_names_in_", np.array(["a", "b"])))
-    with pytest.raises(ValueError, match="feature_names_in_ must be 6 strings, one per feature"):
+    with pytest.raises(ValueError, match="feature_names_in_ must be a 1-D array of text, one entry per feature"):
         olkit.load(path)
     assert zipfile.is_zipfile(path)
 
@@ -152,7 +152,7 @@ def test_a_parameter_changed_after_fit_is_refused_until_fit(german, tmp_path, na
                  lambda: olkit.evaluate_online(clf, X[100:], y[100:], reset=False)):
         with pytest.raises(ValueError) as info:
             call()
-        assert str(info.value) == expected
+        assert expected in str(info.value) and "\n" not in str(info.value)  # save adds the file's name
     assert not path.exists() and os.listdir(tmp_path) == []
     assert clf.n_seen_ == 100
     clf.set_params(**{key: built})  # set back: the model continues

@@ -245,23 +245,21 @@ class OnlineClassifier:
         return 1
 
     def _after_load(self):
-        """Called by :func:`olkit.persist.load` on the checked state: bring the state of a model file written by an
-        earlier olkit up to what this one keeps, and check the records of this base class: the parameters the
-        state was built with (a file written before they were recorded: the file's parameters, which
-        :func:`olkit.save` always wrote as they were at fit) and ``feature_names_in_``. A subclass that adds
-        its own steps calls this first."""
+        """Called by :func:`olkit.persist.load` on the checked state (persist has checked every attribute
+        against a fresh learner's layout, ``feature_names_in_`` included, but the record below): bring the state
+        of a model file written by an earlier olkit up to what this one keeps, and check the record of the
+        parameters the state was built with (a file written before they were recorded: the file's parameters,
+        which :func:`olkit.save` always wrote as they were at fit). A subclass that adds its own steps calls
+        this first."""
         record = getattr(self, "_state_params", None)
         if record is None:
             self._state_params = self._params_record()
-        elif not (isinstance(record, tuple) and all(isinstance(p, tuple) and len(p) == 2 for p in record)
+        elif not (isinstance(record, tuple) and all(isinstance(p, tuple) and len(p) == 2 and
+                                                    isinstance(p[1], (type(None), bool, int, float, str)) for p in record)
                   and [p[0] for p in record] == self._algorithm_param_names()):
             raise ValueError(f"{self.algorithm_name}: the record of the parameters the model was built with "
                              "(_state_params) is damaged")
         self._check_state_params()
-        names = getattr(self, "feature_names_in_", None)
-        if names is not None and not (isinstance(names, np.ndarray) and names.dtype.kind == "U"
-                                      and names.shape == (self.n_features_in_,)):
-            raise ValueError(f"feature_names_in_ must be {self.n_features_in_} strings, one per feature")
 
     def _check_state(self):
         """Called by :mod:`olkit.persist` (load and save) on a state whose layout and support set were checked:

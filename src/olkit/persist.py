@@ -171,7 +171,12 @@ def save(model, path):
     if not hasattr(model, "classes_") or not hasattr(model, "state_"):
         raise ValueError(f"olkit.save: this {model.algorithm_name} learner is not fitted (call fit or partial_fit "
                          f"first); nothing to save to {path}")
-    model._check_state_params()  # a parameter changed since fit: the state is not the parameters' model
+    path = os.fspath(path)
+    try:  # a parameter changed since fit: the state is not the parameters' model
+        model._check_state_params()
+    except ValueError as exc:
+        raise ValueError(f"olkit.save: {path}: this {model.algorithm_name} learner's state does not match its "
+                         f"parameters ({exc}); nothing was written") from None
     param_names = set(model._get_param_names())
     params = {k: _scalar(v, f"parameter {k}") for k, v in model.get_params().items()}
     writer = _Writer()
@@ -181,7 +186,6 @@ def save(model, path):
               "multilabel": bool(getattr(model, "multilabel_", False)), "n_features_in": int(model.n_features_in_),
               "state": state,
               "arrays": {k: {"dtype": a.dtype.str, "shape": list(a.shape)} for k, a in writer.arrays.items()}}
-    path = os.fspath(path)
     try:  # the checks of load: never write a file that load refuses
         _check_learner(model, header)
         _check_values(model, _Layout(header), writer.arrays)
@@ -294,10 +298,11 @@ MAX_DEFLATE_RATIO = 1100
 HEADER_KEYS = {"format", "format_version", "olkit_version", "algorithm", "params", "classes", "multilabel",
                "n_features_in", "state", "arrays"}
 OPTIONAL_ATTRIBUTES = {"feature_names_in_"}
-BACKFILLED_ATTRIBUTES = {"_state_params"}
-"""Attributes a file written by an earlier olkit may lack: the learner's ``_after_load`` fills them in."""
 """Fitted attributes a learner has only after some fits (column names of a DataFrame): 1-D text arrays of
 n_features_in_ entries."""
+BACKFILLED_ATTRIBUTES = {"_state_params"}
+"""Attributes a file written by an earlier olkit may lack: the learner's ``_after_load`` fills them in and
+checks them (a tuple of (name, scalar) pairs: no array, nothing a compiled loop reads)."""
 MAX_COUNT = 1 << 62
 """Counters stay below this: a learner can add to them for centuries without overflowing int64."""
 FEATURE_AXES = (("support_.X", 1), ("model_.W", 0), ("state_.U", 0))
@@ -554,6 +559,8 @@ class _Layout:
                 continue
             if key not in self.state:
                 raise _Bad(f"state entry {key!r} is not a fitted attribute of this algorithm"[:200])
+            if key in BACKFILLED_ATTRIBUTES:  # a record of scalars, checked by the learner's _after_load
+                continue
             self._match(node, self.state[key], key, manifest)
         expected = dict(self.arrays)
         for name in sorted(set(manifest) - set(expected)):
