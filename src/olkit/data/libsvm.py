@@ -259,12 +259,15 @@ def _cache_load(path, zero_based=False):
     cache = _cache_path(path, zero_based)
     if cache is None or not os.path.exists(cache):
         return None
+    from ..sparse_check import check_sparse_structure
+
     try:
         with np.load(cache) as z:
             X = sp.csr_matrix((z["data"], z["indices"], z["indptr"]), shape=tuple(z["shape"]))
+            check_sparse_structure(X, what=f"the cached copy {cache}")  # scipy's own arithmetic trusts it too
             return X, z["y"]
     except (OSError, ValueError, KeyError):
-        return None  # unreadable cache entry: parse the file again
+        return None  # unreadable or damaged cache entry: parse the file again
 
 
 def _cache_store(path, X, y, zero_based=False):
