@@ -143,3 +143,26 @@ def test_every_learner_survives_rows_at_1e300_and_1e_minus_300():
     assert set(results) == set(cases)
     for key, (outcome, finite) in results.items():
         assert finite, f"{key}: NaN/inf in the model ({outcome})"
+
+
+FUZZ_RUN_486 = [  # tools/fuzz.py run 486 (seed 0, make fuzz): every row at ~1e170, poly kernel of degree 3
+    [-8.744564250507944e+169, -1.2199213398408458e+170, 1.1338039327275061e+170, -1.856079383332721e+170],
+    [0.0, 0.0, 0.0, 0.0],
+    [-2.0233786605846707e+170, 4.5791550915338246e+169, -1.1243304517488215e+169, 1.1936166455851006e+170],
+    [1.1807927571749616e+170, 1.2470260110233984e+170, 4.8107368083197114e+169, -1.7495636198151703e+170],
+    [1.1474208152879438e+170, 1.2856682872895678e+169, -6.580538275444086e+169, 2.0490195812595395e+169],
+    [-9.915189861827125e+169, 3.8900816442880316e+169, -4.493354405283121e+169, 1.6821267556751002e+170],
+    [8.354716333975675e+169, -1.699038313928135e+169, 1.30834733260368e+170, -1.0909472094190072e+170]]
+
+
+def test_ahpatron_ahp_r_halving_with_nan_magnitudes_stays_in_bounds():
+    """Ahpatron.R's halving keeps the first B/2 SVs with |α_i| ≥ median(|α|); NaN magnitudes (kernel values
+    that overflow) compare false, so fewer than B/2 were kept and the drop list was written past its end
+    (bounds-checked fuzz: IndexError, runs 486, 3938, 8595, 8693, 9385 at 1e170..1e295). Now the example is
+    refused with the model as it was."""
+    y = ["bee", "ant", "ant", "bee", "bee", "ant", "bee"]
+    params = {"kernel": "poly", "degree": 3, "coef0": 1.0, "B": 4, "lam": 0.3, "epsilon": 0.5, "eta": 0.1,
+              "compat": "ahp-r"}
+    results = _run_child({"fuzz run 486": ["ahpatron", params, FUZZ_RUN_486, y, "dense"]})
+    outcome, finite = results["fuzz run 486"]
+    assert finite and outcome.startswith("ValueError: ahpatron: cannot learn example"), outcome
