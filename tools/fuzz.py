@@ -1,15 +1,27 @@
 #!/usr/bin/env python
-"""Property fuzzer of olkit (issue 9, item 5): random streams through every registered algorithm.
+"""Property fuzzer of olkit (issue 9, item 5; issue 21, item 3): random streams through every registered
+algorithm, with numba's bounds checking on.
 
 Each *run* is one algorithm with sampled options (kernels, σ fixed or at the data's scale, covariance
 forms, small budgets B = 2…8, D ≤ 16 random features, compat modes, ...) on one random stream; the stream
 and the options derive from ``(--seed, run index)`` alone, so any run can be replayed on its own
-(``--replay``). A stream has n ≤ 60 rows, d ≤ 8 features, a magnitude 10^e with e uniform in [-150, 150]
+(``--replay``). A stream has n ≤ 60 rows, d ≤ 8 features, a magnitude 10^e with e uniform in [-300, 300]
 (a quarter of the streams in [-4, 4]) applied to all rows, to a tenth of the rows, per feature
 (10^(e+s_j), |s_j| ≤ 3) or to small integers; duplicate rows, zero rows, sparse rows; dense or CSR storage,
-float64 or float32; 1–5 classes with ±1, integer, float or string labels, or a multi-label matrix. Checks:
+float64 or float32, or (5 %) another scipy format (csc, coo, bsr, dia, lil, dok; matrix or array); 1–5
+classes with ±1, integer, float or string labels, or a multi-label matrix. 5 % of the streams are
+structurally invalid sparse matrices (:data:`MALFORMED`: indices out of range or negative, indptr
+decreasing, short or past the end, data too short, float indices; CSR, CSC, COO).
 
-* one pass ``olkit.evaluate_online``: only ValueError may be raised (any other exception: *crash*);
+The compiled code runs with numba's bounds checking (``NUMBA_BOUNDSCHECK=1``, set here before numba is
+imported, compiled into a cache directory of its own; ``--no-boundscheck`` turns it off): an index outside
+an array raises an IndexError, recorded as *out_of_bounds* with a reproducer, never silent memory damage.
+A worker process that dies (a crash outside the checked code) is recorded as *crash*. Checks:
+
+* one pass ``olkit.evaluate_online``: only ValueError may be raised (numba's IndexError: *out_of_bounds*;
+  any other exception: *crash*);
+* a malformed stream: ``fit``, ``partial_fit``, ``evaluate_online``, ``predict`` and ``decision_function``
+  each raise a ValueError saying the matrix is not valid (else *invariant*);
 * the per-round scores, the final ``decision_function`` and the model (weights, SV coefficients,
   covariance) are finite (else *nonfinite*);
 * invariants (else *invariant*): counts agree (mistakes = Σ flags = ``n_mistakes_``, ``n_seen_`` = n),
@@ -19,8 +31,8 @@ float64 or float32; 1–5 classes with ±1, integer, float or string labels, or 
   counts and final scores, scores to RTOL of their scale (the largest Σ|terms| of a score, so that scores
   that cancel are compared at the precision of their terms); when the runs part at a decision tied within
   that tolerance, the rest is not compared. A ValueError in one pass must be one in chunks too;
-* a run slower than ``--time-limit`` seconds is a *timeout*; a run that never returns to Python is ended
-  by a watchdog after 2 × the limit + 30 s and recorded as *hang*.
+* a run slower than ``--time-limit`` seconds, twice (the first time may be a first compile), is a *timeout*;
+  a run that never returns to Python is ended by a watchdog after 2 × the limit + 30 s and recorded as *hang*.
 
 A ValueError (too few classes, multiclass data for a binary learner, ...) is an accepted outcome; its
 messages are counted in the summary. The summary (JSON, ``--out``) has the counts per outcome, per
@@ -30,7 +42,7 @@ list* (one entry per algorithm and kind of failure: runs, magnitudes, options, a
 prefix of the stream (literal data when small). The exit status is 1 when any run failed (after the summary
 is written), 0 otherwise.
 
-    python tools/fuzz.py                      # 20,000 runs (make fuzz)
+    python tools/fuzz.py                      # 20,000 runs, bounds-checked (make fuzz)
     python tools/fuzz.py --runs 2000 --jobs 2 --algorithms pa,scw2 --exponents=-4,4
     python tools/fuzz.py --replay 1234        # one run, in this process: its record and reproducer
 """
@@ -56,9 +68,11 @@ import scipy.sparse as sp
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_OUT = ROOT / "benchmarks" / "results" / "fuzz.json"
 
-FAILURES = ("crash", "nonfinite", "invariant", "chunked", "timeout", "hang")
+FAILURES = ("crash", "out_of_bounds", "nonfinite", "invariant", "chunked", "timeout", "hang")
 OUTCOMES = ("ok", "value_error", "config_rejected") + FAILURES
-EXPONENTS = (-150, 150)
+EXPONENTS = (-300, 300)
+NUMBA_OUT_OF_BOUNDS = "index is out of bounds"
+"""The message of the IndexError that numba's bounds checking (NUMBA_BOUNDSCHECK=1) raises in compiled code."""
 RTOL = 1e-9
 """Chunked vs one pass: scores equal to RTOL relative to the scale of the run's scores (the kernel tests'
 tolerance: chunks differ from one pass only in the rounding of dot products)."""
@@ -71,6 +85,15 @@ LABEL_WORDS = ("ant", "bee", "cat", "dog", "emu")
 
 
 KINDS = ("uniform", "outlier-rows", "feature-scales", "integer")
+
+OTHER_FORMATS = ("csc", "coo", "bsr", "dia", "lil", "dok")
+"""scipy formats other than CSR, as ``*_matrix`` or ``*_array`` (a stream in one of them is converted by the
+learner's input validation; the chunked comparison slices its CSR form)."""
+
+MALFORMED = ("index-too-large", "index-negative", "indptr-decreasing", "indptr-past-end", "indptr-short",
+             "data-short", "indices-float", "coo-row-too-large", "csc-index-negative")
+"""Structural defects of a sparse stream (issue 21, see :func:`malform`). Every learner must refuse such a
+stream with a ValueError naming the defect, at every entry point, and never read out of bounds."""
 
 
 def sample_stream(rng, multilabel_ok, exponents=EXPONENTS, kinds=KINDS):
@@ -90,6 +113,12 @@ def sample_stream(rng, multilabel_ok, exponents=EXPONENTS, kinds=KINDS):
     labels = str(rng.choice(["pm1", "int", "float", "str"]))
     if multilabel_ok and rng.random() < 0.05:
         labels = "multilabel"
+    extra = {}
+    r = rng.random()
+    if r < 0.05:  # another scipy format (matrix or array)
+        extra["format"] = f"{rng.choice(OTHER_FORMATS)}_{rng.choice(['matrix', 'array'])}"
+    elif r < 0.10:  # a structurally invalid sparse matrix
+        extra["malformed"] = str(rng.choice(sorted(MALFORMED)))
     return {
         "seed": int(rng.integers(2**31)),
         "n": int(rng.integers(2, 61)),
@@ -102,6 +131,7 @@ def sample_stream(rng, multilabel_ok, exponents=EXPONENTS, kinds=KINDS):
         "format": fmt,
         "classes": int(rng.choice([2, 2, 2, 3, 4, 5])) if rng.random() > 0.02 else 1,
         "labels": labels,
+        **extra,
     }
 
 
@@ -160,7 +190,47 @@ def build_stream(desc):
         X = X.astype(np.float32)
     if desc["format"].startswith("csr"):
         X = sp.csr_matrix(X)
+    elif desc["format"].split("_")[0] in OTHER_FORMATS:
+        fmt, kind = desc["format"].split("_")
+        X = getattr(sp, f"{fmt}_{kind}")(X, **({"blocksize": (1, 1)} if fmt == "bsr" else {}))
+    if desc.get("malformed"):
+        X = malform(sp.csr_matrix(X), desc["malformed"], desc["seed"])
     return X, y
+
+
+def malform(X, defect, seed):
+    """A copy of the CSR ``X`` with the structural defect ``defect`` (one of MALFORMED) at a random stored
+    entry k (of row i)."""
+    rng = np.random.default_rng([seed, 1])
+    X = X.copy()
+    if X.nnz == 0:  # a defect needs a stored entry
+        X = sp.csr_matrix((np.ones(1), np.zeros(1, np.int32), np.r_[0, np.ones(X.shape[0], np.int32)]), shape=X.shape)
+    k = int(rng.integers(X.nnz))
+    i = int(np.searchsorted(X.indptr, k, side="right") - 1)
+    big = int(rng.integers(1, 10**6))
+    if defect == "index-too-large":
+        X.indices[k] = X.shape[1] - 1 + big
+    elif defect == "index-negative":
+        X.indices[k] = -big
+    elif defect == "indptr-decreasing":
+        X.indptr[i + 1] = X.indptr[i] - 1
+    elif defect == "indptr-past-end":
+        X.indptr[i + 1] = X.nnz + big
+    elif defect == "indptr-short":
+        X.indptr = X.indptr[:-1]
+    elif defect == "data-short":
+        X.data = X.data[:-1]
+    elif defect == "indices-float":
+        X.indices = X.indices.astype(float)
+    elif defect == "coo-row-too-large":
+        X = sp.coo_matrix(X)
+        X.row[k] = X.shape[0] - 1 + big
+    elif defect == "csc-index-negative":
+        X = sp.csc_matrix(X)
+        X.indices[k] = -1
+    else:
+        raise KeyError(defect)
+    return X
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -272,13 +342,16 @@ def sample_params(name, rng, exponent, d):
     return p
 
 
-def sample_run(master_seed, index, algorithms, exponents=EXPONENTS, kinds=KINDS):
-    """The run ``index`` of a fuzz session: algorithm, options and stream (from the seeds alone)."""
+def sample_run(master_seed, index, algorithms, exponents=EXPONENTS, kinds=KINDS, round_robin=False):
+    """The run ``index`` of a fuzz session: algorithm, options and stream (from the seeds alone). The
+    algorithm is drawn at random, or with ``round_robin`` taken in turn (every algorithm in the fewest runs)."""
     import olkit
     from olkit import registry
 
     rng = np.random.default_rng([master_seed, index])
     name = algorithms[int(rng.integers(len(algorithms)))]
+    if round_robin:
+        name = algorithms[index % len(algorithms)]
     stream = sample_stream(rng, "multilabel" in registry.spec(name).data, exponents, kinds)
     for _ in range(10):  # options that make() refuses together (e.g. compat modes without a budget): again
         params = sample_params(name, rng, stream["exponent"], stream["d"])
@@ -499,12 +572,20 @@ def _short_tb(exc, limit=6):
 
 
 def _crash(exc, phase):
-    """The record of an exception other than ValueError: its type, where it was raised, a short traceback."""
+    """(outcome, record) of an exception other than ValueError: "out_of_bounds" for the IndexError of numba's
+    bounds checking (compiled code indexed outside an array), else "crash"; the record has its type, where it
+    was raised, a short traceback."""
     frames = traceback.extract_tb(exc.__traceback__)
     where = f"{Path(frames[-1].filename).name}:{frames[-1].lineno} {frames[-1].name}" if frames else "?"
     first_line = (str(exc).strip().splitlines() or [""])[0][:200]
-    return {"kind": f"{type(exc).__name__} at {where}", "type": type(exc).__name__, "message": first_line,
-            "traceback": _short_tb(exc), "phase": phase}
+    outcome = "out_of_bounds" if type(exc) is IndexError and str(exc) == NUMBA_OUT_OF_BOUNDS else "crash"
+    return outcome, {"kind": f"{type(exc).__name__} at {where}", "type": type(exc).__name__, "message": first_line,
+                     "traceback": _short_tb(exc), "phase": phase}
+
+
+def _sliceable(X):
+    """``X`` in a form that can be cut into chunks (other scipy formats as CSR)."""
+    return X if not sp.issparse(X) or X.format in ("csr", "csc", "lil") else sp.csr_matrix(X)
 
 
 def evaluate_run(name, params, X, y, cuts):
@@ -516,6 +597,7 @@ def evaluate_run(name, params, X, y, cuts):
         olkit.make(name, **params)
     except ValueError as exc:
         return "config_rejected", {"message": str(exc)}
+    Xc = _sliceable(X)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
@@ -526,21 +608,21 @@ def evaluate_run(name, params, X, y, cuts):
             info = {"message": str(exc)}
             # the same ValueError is expected when the stream is fed in chunks
             try:
-                check_chunks_error(name, params, X, y, cuts)
+                check_chunks_error(name, params, Xc, y, cuts)
             except Finding as f:
                 return f.outcome, {"message": f.message, **f.detail, "one_pass_error": str(exc)}
             except Exception as exc2:  # noqa: BLE001  (any other exception is a finding)
-                return "crash", _crash(exc2, "chunks")
+                return _crash(exc2, "chunks")
             return "value_error", info
         except RunTimeout:
             raise
         except Exception as exc:  # noqa: BLE001  (every other exception is what the fuzzer looks for)
-            return "crash", _crash(exc, "one pass")
+            return _crash(exc, "one pass")
         if np.ndim(one.scores) and not np.any(one.scores) and one.n_updates > 0:
             info["all_zero_scores"] = True
         if _chunks_comparable(name, params) and X.shape[0] > 1:
             try:
-                if check_chunks(name, params, X, y, cuts, one, dec, condition_scale(clf, X)) == "tie":
+                if check_chunks(name, params, Xc, y, cuts, one, dec, condition_scale(clf, Xc)) == "tie":
                     info["chunks_parted_at_tie"] = True
             except Finding as f:
                 return f.outcome, {"message": f.message, **f.detail}
@@ -550,13 +632,56 @@ def evaluate_run(name, params, X, y, cuts):
             except RunTimeout:
                 raise
             except Exception as exc:  # noqa: BLE001
-                return "crash", _crash(exc, "chunks")
+                return _crash(exc, "chunks")
         else:
             info["chunks_skipped"] = True
         runtime = [str(w.message) for w in caught if issubclass(w.category, RuntimeWarning)]
         if runtime:
             info["runtime_warnings"] = sorted(set(runtime))[:3]
     return "ok", info
+
+
+def evaluate_malformed(name, params, desc):
+    """(outcome, info) of a structurally invalid sparse stream (``desc["malformed"]``): fit, partial_fit,
+    evaluate_online and, on a learner fitted to the valid stream, predict and decision_function must each raise
+    a ValueError saying the matrix is not valid; an entry point that accepts the matrix is an *invariant*
+    failure, any other exception a crash (or *out_of_bounds*)."""
+    import olkit
+
+    try:
+        olkit.make(name, **params)
+    except ValueError as exc:
+        return "config_rejected", {"message": str(exc)}
+    X, y = build_stream(desc)
+    valid, _ = build_stream({k: v for k, v in desc.items() if k != "malformed"})
+    classes = None if np.ndim(y) == 2 else np.unique(y)
+    fitted = olkit.make(name, **params)
+    try:
+        fitted.partial_fit(valid, y, classes=classes)
+    except ValueError:
+        fitted = None  # e.g. a binary learner on multiclass data: no fitted learner to predict with
+    calls = {"fit": lambda: olkit.make(name, **params).fit(X, y),
+             "partial_fit": lambda: olkit.make(name, **params).partial_fit(X, y, classes=classes),
+             "evaluate_online": lambda: olkit.evaluate_online(olkit.make(name, **params), X, y)}
+    if fitted is not None:
+        calls.update(predict=lambda: fitted.predict(X), decision_function=lambda: fitted.decision_function(X))
+    messages = {}
+    for entry, call in calls.items():
+        try:
+            call()
+        except ValueError as exc:
+            messages[entry] = str(exc)
+            if "not a valid" not in str(exc):
+                return "invariant", {"kind": f"malformed sparse input: another ValueError in {entry}",
+                                     "message": f"{entry}: {exc}"}
+            continue
+        except RunTimeout:
+            raise
+        except Exception as exc:  # noqa: BLE001
+            return _crash(exc, entry)
+        return "invariant", {"kind": f"malformed sparse input accepted by {entry}",
+                             "message": f"{entry} accepted a matrix with the defect {desc['malformed']}"}
+    return "value_error", {"message": next(iter(messages.values()))}
 
 
 def check_chunks_error(name, params, X, y, cuts):
@@ -599,15 +724,28 @@ _WATCHDOG = []
 
 
 def run_case(case, time_limit):
-    """The record of one run (case: a dict from :func:`sample_run`)."""
-    X, y = build_stream(case["stream"])
+    """The record of one run (case: a dict from :func:`sample_run`). A run over the time limit is run once
+    more before it counts as a *timeout*: its first time may have been a first compile (numba caches it)."""
+    rec = _run_case_once(case, time_limit)
+    if rec["outcome"] == "timeout":
+        first = rec["seconds"]
+        rec = _run_case_once(case, time_limit)
+        rec["info"]["first_attempt_seconds"] = first
+    return rec
+
+
+def _run_case_once(case, time_limit):
     use_alarm = threading.current_thread() is threading.main_thread() and time_limit
     if use_alarm:
         old = signal.signal(signal.SIGALRM, _alarm)
         signal.setitimer(signal.ITIMER_REAL, time_limit)
     start = time.perf_counter()
     try:
-        outcome, info = evaluate_run(case["algorithm"], case["params"], X, y, case["cuts"])
+        if case["stream"].get("malformed"):
+            outcome, info = evaluate_malformed(case["algorithm"], case["params"], case["stream"])
+        else:
+            X, y = build_stream(case["stream"])
+            outcome, info = evaluate_run(case["algorithm"], case["params"], X, y, case["cuts"])
     except RunTimeout:
         outcome, info = "timeout", {"kind": "time limit", "message": f"no result after {time_limit} s"}
     finally:
@@ -758,6 +896,7 @@ def prefix_cuts(cuts, m):
 def shortest_failing_prefix(rec):
     """The shortest prefix of the stream with the same outcome (and, for crashes, the same exception)."""
     X, y = build_stream(rec["stream"])
+    X = _sliceable(X)
     want = (rec["outcome"], rec["info"].get("kind"))
     best = X.shape[0]
     for m in range(2, X.shape[0]):
@@ -782,14 +921,16 @@ def _literal(v):
 def reproducer(rec, prefix=None):
     """A Python snippet that replays the run (on its shortest failing prefix)."""
     X, y = build_stream(rec["stream"])
+    literal = not rec["stream"].get("malformed") and rec["stream"]["format"].rstrip("32") in ("dense", "csr")
     m = prefix or X.shape[0]
-    X, y = X[:m], y[:m]
-    dense = X.toarray() if sp.issparse(X) else np.asarray(X)
+    if literal:
+        X, y = X[:m], y[:m]
+    dense = X.toarray() if sp.issparse(X) and literal else np.asarray(X) if literal else None
     params = ", ".join(f"{k}={_literal(v)}" for k, v in rec["params"].items())
     found = f"{rec['info'].get('type', '')} {rec['info'].get('message', '')}".strip().replace("\n", " ")[:300]
     lines = [f"# fuzz run {rec['index']}: {rec['outcome']}: {found}",
              "import numpy as np", "import scipy.sparse as sp", "import olkit", ""]
-    if dense.size <= 240:
+    if literal and dense.size <= 240:
         dtype = "np.float32" if dense.dtype == np.float32 else "float"
         rows = ",\n     ".join("[" + ", ".join(repr(float(v)) for v in row) + "]" for row in dense)
         lines.append(f"X = np.array([{rows}], dtype={dtype})")
@@ -799,8 +940,9 @@ def reproducer(rec, prefix=None):
     else:
         lines += ["import sys; sys.path.insert(0, 'tools')  # from the repository root",
                   "from fuzz import build_stream",
-                  f"X, y = build_stream({json.dumps(rec['stream'])})",
-                  f"X, y = X[:{m}], y[:{m}]"]
+                  f"X, y = build_stream({json.dumps(rec['stream'])})"]
+        if literal:
+            lines.append(f"X, y = X[:{m}], y[:{m}]")
     lines.append(f"clf = olkit.make({rec['algorithm']!r}{', ' if params else ''}{params})")
     kind = rec["outcome"]
     if kind == "chunked":
@@ -844,8 +986,11 @@ def _option_summary(recs):
 
 
 def _example(r):
+    """A failing run with its reproducer. The shortest failing prefix is searched in this process, so not for
+    a run that killed its worker (it could kill this process too), nor for a malformed stream (no prefix)."""
     prefix = None
-    if r["outcome"] not in ("timeout", "hang"):
+    died = r["info"].get("type") == "WorkerDied"
+    if r["outcome"] not in ("timeout", "hang") and not died and not r["stream"].get("malformed"):
         try:
             prefix = shortest_failing_prefix(r)
         except Exception:  # noqa: BLE001
@@ -901,6 +1046,17 @@ def summarise(records, args, seconds, examples):
             "hangs_or_timeouts": counts.get("hang", 0) + counts.get("timeout", 0),
             "other_property_failures": counts.get("invariant", 0) + counts.get("chunked", 0),
         },
+        "boundscheck": os.environ.get("NUMBA_BOUNDSCHECK") == "1",
+        "acceptance_issue21": {  # issue 21: bounds-checked, 0 out-of-range accesses, 0 crashes, 0 NaN/inf models
+            "out_of_range_accesses": counts.get("out_of_bounds", 0),
+            "crashes": counts.get("crash", 0),
+            "workers_died": sum(r["info"].get("type") == "WorkerDied" for r in records),
+            "nonfinite_scores_or_model": counts.get("nonfinite", 0),
+            "malformed_sparse_streams": sum(bool(r["stream"].get("malformed")) for r in records),
+            "malformed_sparse_refused": sum(bool(r["stream"].get("malformed")) and r["outcome"] == "value_error"
+                                            for r in records),
+            "other_scipy_format_streams": sum(r["stream"]["format"].split("_")[0] in OTHER_FORMATS for r in records),
+        },
         "counts": {k: counts.get(k, 0) for k in OUTCOMES},
         "by_algorithm": {a: dict(c) for a, c in sorted(by_alg.items())},
         "by_decade_bin": {b: dict(c) for b, c in sorted(by_bin.items(), key=lambda kv: int(kv[0][2:].split(".")[0]))},
@@ -949,7 +1105,26 @@ def print_table(summary, file=sys.stdout):
           f"{acc['nonfinite_scores_or_model']} runs with NaN/inf scores or model, {acc['hangs_or_timeouts']} "
           f"hangs/timeouts; other property failures (invariants, chunks != one pass): "
           f"{acc['other_property_failures']}", file=file)
+    acc = summary["acceptance_issue21"]
+    print(f"  acceptance (issue 21, bounds checking {'on' if summary['boundscheck'] else 'OFF'}): "
+          f"{acc['out_of_range_accesses']} out-of-range accesses, {acc['crashes']} crashes "
+          f"({acc['workers_died']} workers died), {acc['nonfinite_scores_or_model']} NaN/inf; malformed sparse "
+          f"streams refused {acc['malformed_sparse_refused']}/{acc['malformed_sparse_streams']}; "
+          f"{acc['other_scipy_format_streams']} streams in other scipy formats", file=file)
     print(f"  failures: {summary['failures']}", file=file)
+
+
+def bounds_checked():
+    """Turn on numba's bounds checking for this process and the workers it starts (before numba is imported):
+    an index outside an array in compiled code then raises IndexError (outcome *out_of_bounds*) instead of
+    reading or writing memory the array does not own. The checked code is compiled into a cache directory of
+    its own (olkit._compile keys it ``<hash>-boundscheck``; a ``NUMBA_CACHE_DIR`` set by the user gets the
+    suffix here), never mixed with the normal cache."""
+    if "numba" in sys.modules:
+        raise RuntimeError("bounds checking must be set before numba is imported")
+    os.environ["NUMBA_BOUNDSCHECK"] = "1"
+    if os.environ.get("NUMBA_CACHE_DIR") and not os.environ["NUMBA_CACHE_DIR"].endswith("-boundscheck"):
+        os.environ["NUMBA_CACHE_DIR"] += "-boundscheck"
 
 
 def main(argv=None):
@@ -958,8 +1133,9 @@ def main(argv=None):
     parser.add_argument("--runs", type=int, default=20000, help="algorithm runs (default 20000)")
     parser.add_argument("--seed", type=int, default=0, help="master seed (default 0)")
     parser.add_argument("--jobs", type=int, default=2, help="worker processes (default 2)")
-    parser.add_argument("--time-limit", type=float, default=120.0,
-                        help="seconds per run before it counts as a timeout (default 120; includes compilation)")
+    parser.add_argument("--time-limit", type=float, default=600.0,
+                        help="seconds per run before it counts as a timeout (default 600; a first attempt over the "
+                             "limit, e.g. a first bounds-checked compile on a busy machine, is run once more)")
     parser.add_argument("--algorithms", default="", help="comma-separated algorithm names (default: all)")
     parser.add_argument("--exponents", default=f"{EXPONENTS[0]},{EXPONENTS[1]}",
                         help="magnitudes 10^e with e in LO,HI (default %(default)s)")
@@ -971,7 +1147,14 @@ def main(argv=None):
     parser.add_argument("--examples", type=int, default=5, help="reproducers kept per failure kind (default 5)")
     parser.add_argument("--replay", type=int, default=None, help="run one run index in this process and print it")
     parser.add_argument("--quiet", action="store_true", help="no progress line")
+    parser.add_argument("--round-robin", action="store_true",
+                        help="take the algorithms in turn instead of at random (every one in the fewest runs)")
+    parser.add_argument("--no-boundscheck", dest="boundscheck", action="store_false",
+                        help="run the normally compiled code (default: numba's bounds checking on, with its own "
+                             "compile cache; the first run compiles every loop again)")
     args = parser.parse_args(argv)
+    if args.boundscheck:
+        bounds_checked()
     if args.runs < 1 or args.jobs < 1:
         parser.error("--runs and --jobs must be >= 1")
 
@@ -996,13 +1179,13 @@ def main(argv=None):
         names = chosen
 
     if args.replay is not None:
-        case = sample_run(args.seed, args.replay, names, exponents, kinds)
+        case = sample_run(args.seed, args.replay, names, exponents, kinds, args.round_robin)
         rec = run_case(case, args.time_limit)
         print(json.dumps(rec, indent=1, default=str))
         print(reproducer(rec))
         return 0 if rec["outcome"] not in FAILURES else 1
 
-    cases = [sample_run(args.seed, i, names, exponents, kinds) for i in range(args.runs)]
+    cases = [sample_run(args.seed, i, names, exponents, kinds, args.round_robin) for i in range(args.runs)]
     start = time.monotonic()
     records = run_all(cases, args.jobs, args.time_limit, progress=not args.quiet)
     seconds = time.monotonic() - start

@@ -7,7 +7,9 @@ another. To make the cache always consistent, the cache directory is keyed by a 
 sources: any change to a source file holding compiled code selects a fresh directory.
 
 The user can override the location with ``OLKIT_NUMBA_CACHE`` (a directory) or numba's own
-``NUMBA_CACHE_DIR``.
+``NUMBA_CACHE_DIR``. Code compiled with numba's bounds checking (``NUMBA_BOUNDSCHECK=1``, e.g. by
+``make fuzz``) goes to a directory of its own (``<hash>-boundscheck``): numba's cache index does not record
+the setting, so a shared directory would hand unchecked code to a checked run and the reverse.
 """
 import contextlib
 import hashlib
@@ -36,7 +38,8 @@ def _cache_dir():
     if not base:
         xdg = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
         base = os.path.join(xdg, "olkit", "numba")
-    return os.path.join(base, _source_hash())
+    checked = os.environ.get("NUMBA_BOUNDSCHECK", "").strip() not in ("", "0")
+    return os.path.join(base, _source_hash() + ("-boundscheck" if checked else ""))
 
 
 if "NUMBA_CACHE_DIR" not in os.environ:

@@ -14,37 +14,22 @@ other path — :func:`olkit.evaluate_online`, the streaming reader, the River ad
 import numpy as np
 import scipy.sparse as sp
 
-from ._compile import njit
 
-_OK, _UNSORTED, _DECREASING, _PAST_END, _OUT_OF_RANGE = 0, 1, 2, 3, 4
+def _first_decrease(indptr):
+    """The first i with indptr[i + 1] < indptr[i], or -1 (O(n_major), numpy)."""
+    down = indptr[1:] < indptr[:-1]
+    return int(np.argmax(down)) if down.any() else -1
 
 
-@njit
-def _compressed_fault(indptr, indices, n_minor):
-    """(code, major, position) of the first fault of compressed (CSR/CSC/BSR) index arrays, one pass.
-
-    The caller has checked that ``indptr`` has its length, starts at 0 and ends at ``len(indices)``.
-    code: _OK (valid, each row's indices strictly increasing), _UNSORTED (valid, but some row unsorted or
-    with a duplicate index), _DECREASING (indptr[major + 1] < indptr[major]), _PAST_END (indptr[major + 1]
-    beyond len(indices)), _OUT_OF_RANGE (indices[position] outside [0, n_minor))."""
-    nnz = indices.shape[0]
-    code = _OK
-    for i in range(indptr.shape[0] - 1):
-        start = indptr[i]
-        end = indptr[i + 1]
-        if end < start:
-            return _DECREASING, i, end
-        if end > nnz:
-            return _PAST_END, i, end
-        last = -1
-        for k in range(start, end):
-            j = indices[k]
-            if j < 0 or j >= n_minor:
-                return _OUT_OF_RANGE, i, k
-            if j <= last:
-                code = _UNSORTED
-            last = j
-    return code, -1, -1
+def _first_outside(indices, bound):
+    """The first k with indices[k] outside [0, bound), or -1. One pass in the common case: the indices viewed
+    as unsigned integers of their width (a negative index becomes huge) have a maximum below ``bound``."""
+    if not len(indices):
+        return -1
+    unsigned = indices if indices.dtype.kind == "u" else indices.view(indices.dtype.str.replace("i", "u"))
+    if unsigned.max() < bound:
+        return -1
+    return int(np.flatnonzero((indices < 0) | (indices >= bound))[0])
 
 
 def _fail(what, X, problem):
@@ -68,7 +53,7 @@ def _check_data(what, X, data, n, ndim=1):
 
 def _check_compressed(what, X, indptr, indices, data, n_major, n_minor, major, minor, data_ndim=1):
     """The compressed layout (``major``: "row" for CSR, "column" for CSC, "block row" for BSR, whose data
-    has 3 dimensions). Returns True when every major slice's indices are strictly increasing (canonical)."""
+    has 3 dimensions)."""
     _check_index_array(what, X, "indptr", indptr)
     _check_index_array(what, X, "indices", indices)
     if len(indptr) != n_major + 1:
@@ -80,15 +65,14 @@ def _check_compressed(what, X, indptr, indices, data, n_major, n_minor, major, m
         _fail(what, X, f"indptr[-1] is {indptr[-1]}, expected the number of stored entries "
                        f"len(indices) = {nnz}")
     _check_data(what, X, data, nnz, ndim=data_ndim)
-    code, i, pos = _compressed_fault(indptr, indices, n_minor)
-    if code == _DECREASING:
-        _fail(what, X, f"indptr is not non-decreasing: indptr[{i + 1}] = {pos} < indptr[{i}] = {indptr[i]}")
-    if code == _PAST_END:
-        _fail(what, X, f"indptr[{i + 1}] = {pos} is past the end of indices (length {nnz})")
-    if code == _OUT_OF_RANGE:
-        _fail(what, X, f"indices[{pos}] = {indices[pos]} ({major} {i}) is outside the valid {minor} "
-                       f"indices 0..{n_minor - 1}")
-    return code == _OK
+    i = _first_decrease(indptr)
+    if i >= 0:
+        _fail(what, X, f"indptr is not non-decreasing: indptr[{i + 1}] = {indptr[i + 1]} < indptr[{i}] = {indptr[i]}")
+    k = _first_outside(indices, n_minor)  # indptr non-decreasing from 0 to nnz: every slice lies inside indices
+    if k >= 0:
+        row = int(np.searchsorted(indptr, k, side="right")) - 1
+        _fail(what, X, f"indices[{k}] = {indices[k]} ({major} {row}) is outside the valid {minor} indices "
+                       f"0..{n_minor - 1}")
 
 
 def _check_coo(what, X):
@@ -149,14 +133,15 @@ def check_sparse_structure(X, what="X"):
     """Raise a ValueError naming the problem unless the scipy sparse matrix or array ``X`` (any format) is
     structurally valid: consistent index arrays of an integer type, every index inside the matrix.
 
-    Returns True when ``X`` is a CSR whose rows have strictly increasing column indices (canonical
-    format, whatever its cached ``has_canonical_format`` flag says), False otherwise."""
+    Cost: O(nnz) in numpy, one vectorised pass over the indices (their maximum as unsigned integers) plus
+    O(n_rows) for ``indptr``; no copy. The order of the indices within a row is not checked (scipy's
+    ``has_canonical_format``, safe to compute once the structure is valid, says it)."""
     _check_shape(what, X)
     fmt = X.format
     n_rows, n_cols = X.shape
     if fmt == "csr":
-        return _check_compressed(what, X, X.indptr, X.indices, X.data, n_rows, n_cols, "row", "column")
-    if fmt == "csc":
+        _check_compressed(what, X, X.indptr, X.indices, X.data, n_rows, n_cols, "row", "column")
+    elif fmt == "csc":
         _check_compressed(what, X, X.indptr, X.indices, X.data, n_cols, n_rows, "column", "row")
     elif fmt == "bsr":
         R, C = X.blocksize
@@ -175,7 +160,6 @@ def check_sparse_structure(X, what="X"):
         _check_lil(what, X)
     elif fmt != "dok":  # dok: a dict, converted in Python; the conversion's output is checked
         _fail(what, X, f"unknown sparse format {fmt!r}")
-    return False
 
 
 def valid_csr(X, what="X"):
@@ -183,7 +167,7 @@ def valid_csr(X, what="X"):
     structurally valid ``scipy.sparse.csr_matrix`` in canonical format (sorted indices, no duplicates),
     with int32/int64 index arrays. A valid canonical CSR is returned without copying its arrays; anything
     else is converted into new arrays (the caller's matrix is never modified)."""
-    canonical = check_sparse_structure(X, what)
+    check_sparse_structure(X, what)
     if X.format != "csr":
         source = type(X).__name__
         try:
@@ -191,12 +175,11 @@ def valid_csr(X, what="X"):
         except (TypeError, ValueError, OverflowError) as exc:  # e.g. a LIL row holding a non-integer index
             _fail(what, X, f"cannot convert it to CSR: {exc}")
         # the conversion's output checked too (LIL and DOK indices are only copied by it)
-        canonical = check_sparse_structure(X, f"{what} (converted from {source})")
+        check_sparse_structure(X, f"{what} (converted from {source})")
     elif not isinstance(X, sp.csr_matrix):
         X = sp.csr_matrix(X)  # a csr_array: the same arrays, no copy
     X = _as_native_index(X)
-    if not canonical:  # never modify the caller's matrix in place
+    if not X.has_canonical_format:  # never modify the caller's matrix in place
         X = X.copy()
-        X.has_sorted_indices = False  # the cached flags of an edited matrix may lie: sort and sum for real
         X.sum_duplicates()
     return X

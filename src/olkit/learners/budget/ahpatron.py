@@ -182,7 +182,9 @@ def halve_ahp_r(sv, ridge, target_norm):
     nk = 0
     nd = 0
     for p in range(n):
-        if nk < h and mag[p] >= med:  # at least h values are ≥ the median: keep fills up
+        # at least h values are ≥ the median, so keep fills up; NaN magnitudes (overflowed kernel values)
+        # compare false: then the last SVs fill it, never fewer than h kept (nor more than n - h dropped)
+        if nk < h and (mag[p] >= med or n - p <= h - nk):
             keep[nk] = order[p]
             nk += 1
         else:

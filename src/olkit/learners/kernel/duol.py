@@ -139,13 +139,20 @@ def duol_closed_form(la, lb, qa, qb, w, C, gb_hat):
 
 
 @njit_inline
+def tie_bound(w_min, tol):
+    """The largest weight tied with the minimum w_min: w_min + tol·|w_min|, or w_min itself when it is
+    infinite (kernel values that overflow: −inf + tol·inf would be NaN, tying nothing)."""
+    return w_min + tol * abs(w_min) if abs(w_min) < math.inf else w_min
+
+
+@njit_inline
 def tied_pick(values, F, F_max, n, w_min, tol, last):
     """The auxiliary example among the tied minimisers (ALGORITHMS.md A6, updated tie rule): every
     candidate i (F_i ≤ F_max) with values[i] ≤ w_min + tol·|w_min| is tied; pick the last (JMLR binary, Algorithm 1's
     "≤") or the first (NIPS 2009, M-DUOL's strict "<"). A *relative* tolerance: the same exact value can
     differ in its last bit between code paths (block product, single dot, Gram cache), while on data with
     large raw values distinct w_i of order 1e-12 must stay distinct."""
-    bound = w_min + tol * abs(w_min)
+    bound = tie_bound(w_min, tol)
     # branch-free index reductions (vectorised; an early exit is slower)
     if last:
         b = -1
@@ -292,12 +299,12 @@ def mduol_update(sv, st, s, t, kself, y, f, mistake):
             w_min = min2(w_min, 0.0)
     b = -1
     if w_min < math.inf:
-        bound = w_min + tol * abs(w_min)
+        bound = tie_bound(w_min, tol)
         b = min2(_first_tied(lr, cr, 1, w, krow, F, F_max, bound, n),
                  _first_tied(lw, cw, -1, r, krow, F, F_max, bound, n))
         if 0.0 <= bound:
             b = min2(b, other)
-    double = b >= 0 and w_min <= -2.0 * rho
+    double = 0 <= b < n and w_min <= -2.0 * rho  # b = n: none found tied (NaN kernel values from overflow)
     if double:
         rb, sb = hr[b], hs[b]
         w_ab = h_dot(r, w, rb, sb) * krow[b]
