@@ -107,6 +107,9 @@ def test_support_set_growth_that_cannot_fit_is_refused(monkeypatch):
                                                    r"O\(#SV²\) memory\) would take .*use a budgeted learner \(ahpatron"):
         clf.partial_fit(X, y)
     assert 0 < clf.n_seen_ < 3000 and clf.support_.nbytes(clf.support_.capacity, 0) <= 4 * 2**20
+    with pytest.raises(limits.StateTooLarge, match=r"ahpatron: the support set grown to .*; use a smaller budget B "
+                                                   r"\(B=1000000000 now\)"):
+        olkit.make("ahpatron", B=10**9).partial_fit(X, y)
     assert olkit.make("forgetron", B=100).fit(X, y).n_seen_ == 3000
 
 

@@ -87,9 +87,12 @@ def check_state_bytes(algorithm, what, nbytes, cheaper, width=None):
     (:class:`StateTooLarge`, a ValueError).
 
     ``what`` says which part of the state needs them and why (e.g. "the weights of a linear model on the
-    data's width d=..."), ``cheaper`` the choice that needs less (e.g. "use covariance='diagonal'");
-    ``width``: the data's width when the state is d-sized."""
+    data's width d=..."; a callable giving that text is called only to word a refusal, e.g. for
+    :func:`width_words`, which costs O(nnz)), ``cheaper`` the choice that needs less (e.g. "use
+    covariance='diagonal'"; also as a callable); ``width``: the data's width when the state is d-sized."""
     if nbytes > state_limit_bytes():
+        what = what() if callable(what) else what
+        cheaper = cheaper() if callable(cheaper) else cheaper
         raise StateTooLarge(f"{algorithm}: {what} would take {format_bytes(nbytes)}, more than "
                             f"{_limit_words()}; {cheaper}", width)
 

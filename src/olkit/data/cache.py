@@ -83,7 +83,7 @@ def load(path, zero_based=False):
     if base is None:
         return None
     entry = _entry_path(base, path, zero_based)
-    if not os.path.exists(entry):
+    if not os.path.isfile(entry):  # (a FIFO or a directory of that name is no entry)
         return None
     try:
         with np.load(entry, allow_pickle=False) as z:

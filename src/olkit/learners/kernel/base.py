@@ -146,6 +146,15 @@ class KernelLearner(PrimalHooks, OnlineClassifier):
         Gram cache and SV×SV matrices are never allocated beyond it."""
         return None
 
+    def _smaller_support(self):
+        """The choice that keeps the support set smaller, for a refusal of its growth."""
+        if self._max_support() is None:
+            from ...registry import budgeted
+
+            return f"use a budgeted learner ({', '.join(budgeted())})"
+        return f"use a smaller budget B (B={self.B!r} now)" if getattr(self, "B", None) is not None else \
+            "use a smaller budget"
+
     def _initial_fst(self):
         return [0.0]
 
@@ -161,7 +170,7 @@ class KernelLearner(PrimalHooks, OnlineClassifier):
         sparse = sp.issparse(X) and not dense_is_cheap(X)
         n_features = X.shape[1]
         if sparse:  # the compiled loop scatters each sparse row into a dense d-vector (Stream.work)
-            check_state_bytes(self.algorithm_name, f"the scatter buffer of sparse rows on {width_words(X)}",
+            check_state_bytes(self.algorithm_name, lambda: f"the scatter buffer of sparse rows on {width_words(X)}",
                               8 * n_features, RENUMBER, width=n_features)
         cache = self._gram in ("cache", "bounded")
         limit = SupportSet.GRAM_LIMIT_BYTES if self._gram == "bounded" else None
@@ -228,7 +237,8 @@ class KernelLearner(PrimalHooks, OnlineClassifier):
         cap = self._max_support()
         if cap is not None:  # a budget: room for at most cap SVs, whatever the block size
             more = max(0, min(more, cap - self.support_.n))
-        self.support_.reserve(more, rows.nnz if sp.issparse(rows) else 0, owner=self.algorithm_name)
+        self.support_.reserve(more, rows.nnz if sp.issparse(rows) else 0, owner=self.algorithm_name,
+                              cheaper=self._smaller_support)
         G = self.support_.dots(rows)
         self._loop()(self.support_.arrays(), self.state_, stream, G, order, start, stop, scores, mistakes)
         if cap is None:  # no budget: the support set grows with every update (once per learner, between blocks)

@@ -244,11 +244,11 @@ class SupportSet:
         self.meta[POOL] = take.size
         self.meta[HOLES] = 0
 
-    def reserve(self, n_more, nnz_more=0, owner="the support set"):
+    def reserve(self, n_more, nnz_more=0, owner="the support set", cheaper="use a budgeted learner"):
         """Make room for ``n_more`` further SVs (and ``nnz_more`` further non-zeros when sparse).
 
         Growth that cannot fit (:func:`olkit.limits.check_state_bytes`) is refused before allocating, with
-        a ValueError naming ``owner`` (the learner) and the budgeted learners: the capacity doubles, and
+        a ValueError naming ``owner`` (the learner) and the ``cheaper`` choice: the capacity doubles, and
         only when the doubled arrays cannot fit does it grow by exactly ``n_more``."""
         n = self.n
         need = n + n_more
@@ -269,10 +269,8 @@ class SupportSet:
             new_cap, new_nnz = need | 1, need_nnz if self.sparse else 0
             square = f" (its {'Gram cache' if self.use_gram else 'SV x SV matrices'}: O(#SV²) memory)" \
                 if self.use_gram or self.matrix_names else ""
-            from ...registry import budgeted
-
             check_state_bytes(owner, f"the support set grown to {new_cap} SVs{square}", self.nbytes(new_cap, new_nnz),
-                              f"use a budgeted learner ({', '.join(budgeted())})")
+                              cheaper)
         self._grow(new_cap, new_nnz)
 
     def nbytes(self, cap, nnz_cap):

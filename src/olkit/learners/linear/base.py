@@ -41,8 +41,8 @@ class PrimalHooks:
     def _new_primal_state(self, X):
         spec = self._linear_spec()
         K = self._primal_outputs()
-        check_state_bytes(self.algorithm_name, f"the weights of a linear model with {K} output(s) on {width_words(X)}",
-                          vector_bytes(spec["rule"], X.shape[1], K, spec.get("covariance")), RENUMBER,
+        check_state_bytes(self.algorithm_name,
+                          lambda: f"the weights of a linear model with {K} output(s) on {width_words(X)}", vector_bytes(spec["rule"], X.shape[1], K, spec.get("covariance")), RENUMBER,
                           width=X.shape[1])
         self.model_ = LinearModel(n_features=X.shape[1], n_outputs=K, algorithm=self.algorithm_name, **spec)
         self.state_ = self.model_.state
