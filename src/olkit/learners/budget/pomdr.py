@@ -175,26 +175,23 @@ def _projected_hint(sv, st, s, y, r, c):
 
 
 @njit_helper
-def _r_sq_dist(sv, a, b, d, w):
+def _r_sq_dist(sv, a, b, d, w, base_s, base_c):
     """``POMDR.R``'s squared distance of SVs a and b, colSums((x_a − x_b)²): each difference and its square
     rounded to double, their sum exact and rounded once. R accumulates the column sum in long double, which is
     exact whenever the squares span few binades (features taking a few values), and so is Ogita, Rump and
     Oishi's Sum2 used here; SVs at the same distance then get the same value whatever their order of
-    features — unlike ‖x_a‖² + ‖x_b‖² − 2x_a·x_b, whose rounding depends on the rows. Sparse rows: x_b is
-    scattered into the work vector ``w`` (zero on entry and on return) and Σ_{k∈b} x_bk² + Σ_{k∈a}
-    ((x_ak − w_k)² − w_k²), the same exact sum, is accumulated."""
-    s, c = 0.0, 0.0
+    features — unlike ‖x_a‖² + ‖x_b‖² − 2x_a·x_b, whose rounding depends on the rows. Sparse rows: x_b is in
+    the dense work vector ``w`` and (base_s, base_c) is the Sum2 state of Σ_{k∈b} x_bk²; the terms
+    (x_ak − w_k)² − w_k² for k ∈ a complete the same exact sum."""
     if sv.X.shape[0] > 0:
+        s, c = 0.0, 0.0
         for k in range(d):
             dk = sv.X[a, k] - sv.X[b, k]
-            s, e = _two_sum(s, dk * dk)
-            c += e
+            if dk != 0.0:  # a zero term leaves the sum as it is
+                s, e = _two_sum(s, dk * dk)
+                c += e
         return s + c
-    for q in range(sv.start[b], sv.stop[b]):
-        v = sv.data[q]
-        w[sv.indices[q]] = v
-        s, e = _two_sum(s, v * v)
-        c += e
+    s, c = base_s, base_c
     for q in range(sv.start[a], sv.stop[a]):
         wk = w[sv.indices[q]]
         dk = sv.data[q] - wk
@@ -202,8 +199,6 @@ def _r_sq_dist(sv, a, b, d, w):
         c += e
         s, e = _two_sum(s, -(wk * wk))
         c += e
-    for q in range(sv.start[b], sv.stop[b]):
-        w[sv.indices[q]] = 0.0
     return s + c
 
 
@@ -213,18 +208,42 @@ def _nearest(sv, j, half, r_div, d, w):
     maximum of κ(x_q, x_j), from the SV Gram cache (mirrored), or with ``r_div`` < 0 (compat="ahp-r", Gaussian)
     from ``POMDR.R``'s own values exp(colSums((x_q − x_j)²)/r_div), r_div = −2·(σ·σ): rounding decides a first
     index of the maximum between SVs at the same distance (exact ties abound on data with repeated rows or
-    features taking a few values), so it must be the script's rounding."""
+    features taking a few values), so it must be the script's rounding. ``w``: a zero work vector of d
+    entries for sparse SVs (zero again on return)."""
     best = sv.arrival[0]
     if r_div >= 0.0:
         for q in range(1, half):
             if sv.gram[j, sv.arrival[q]] > sv.gram[j, best]:
                 best = sv.arrival[q]
         return best
-    kbest = exp_nonpositive(_r_sq_dist(sv, best, j, d, w) / r_div)
-    for q in range(1, half):
-        kv = exp_nonpositive(_r_sq_dist(sv, sv.arrival[q], j, d, w) / r_div)
+    # Only SVs whose cached value is within the rounding of the expanded form of the cache's maximum can be
+    # the script's maximum or tie with it: its error in γ‖x − z‖² is at most (d + 3)ε·2(‖x‖² + ‖z‖²)γ, taken
+    # 8 times over (every entry when that reaches 1/2); the others are not worth the script's O(d) sum.
+    gmax, nmax = 0.0, 0.0
+    for q in range(half):
+        gmax = max(gmax, sv.gram[j, sv.arrival[q]])
+        nmax = max(nmax, sv.norm2[sv.arrival[q]])
+    slack = 16.0 * (d + 3) * 2.0 ** -52 * (nmax + sv.norm2[j]) / -r_div + 2.0 ** -48
+    floor = gmax * (1.0 - slack) if slack < 0.5 else -1.0
+    sparse = sv.X.shape[0] == 0
+    bs, bc = 0.0, 0.0
+    if sparse:  # x_j into w, and the Sum2 state of its squares
+        for q in range(sv.start[j], sv.stop[j]):
+            v = sv.data[q]
+            w[sv.indices[q]] = v
+            bs, e = _two_sum(bs, v * v)
+            bc += e
+    kbest = -1.0
+    for q in range(half):
+        p = sv.arrival[q]
+        if sv.gram[j, p] < floor:
+            continue
+        kv = exp_nonpositive(_r_sq_dist(sv, p, j, d, w, bs, bc) / r_div)
         if kv > kbest:
-            best, kbest = sv.arrival[q], kv
+            best, kbest = p, kv
+    if sparse:
+        for q in range(sv.start[j], sv.stop[j]):
+            w[sv.indices[q]] = 0.0
     return best
 
 
