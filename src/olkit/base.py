@@ -247,9 +247,8 @@ class OnlineClassifier:
     def _after_load(self):
         """Called by :func:`olkit.persist.load` on the checked state: bring the state of a model file written by an
         earlier olkit up to what this one keeps, and check the records of this base class: the parameters the
-        state was built with (a file written before they were recorded: the file's parameters, which
-        :func:`olkit.save` always wrote as they were at fit) and ``feature_names_in_``. A subclass that adds
-        its own steps calls this first."""
+        state was built with (a file written before olkit recorded them: the file's parameters) and
+        ``feature_names_in_``. A subclass that adds its own steps calls this first."""
         record = getattr(self, "_state_params", None)
         if record is None:
             self._state_params = self._params_record()
