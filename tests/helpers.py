@@ -1,6 +1,9 @@
 """Small helpers shared by several test files."""
+import json
 import math
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -101,3 +104,22 @@ def load_fuzz():
     sys.modules["fuzz"] = module
     spec.loader.exec_module(module)
     return module
+
+
+def run_child_cases(code, cases, timeout=600):
+    """Run ``code`` in a child Python process with the JSON of ``cases`` on its standard input, where a case
+    that crashes the process (a segmentation fault, an abort) cannot take pytest with it. The child prints
+    ``RUN <case>`` before each case and ``RESULT [key, a, b]`` after it; returns {key: (a, b)}, and fails the
+    test naming the case that was running if the child died."""
+    proc = subprocess.run([sys.executable, "-c", code], input=json.dumps(cases), capture_output=True, text=True,
+                          check=False, timeout=timeout)
+    results = {}
+    for line in proc.stdout.splitlines():
+        if line.startswith("RESULT "):
+            key, first, second = json.loads(line[7:])
+            results[key] = (first, second)
+    if proc.returncode != 0:
+        running = [line[4:] for line in proc.stdout.splitlines() if line.startswith("RUN ")]
+        pytest.fail(f"the child process died (exit {proc.returncode}) during {running[-1] if running else '?'}: "
+                    f"{proc.stderr[-2000:]}")
+    return results

@@ -6,14 +6,11 @@ auxiliary SV: an out-of-range read and write (SIGSEGV, found by the fuzzer with 
 'poly' on 3- and 4-class streams whose rows reach 1e257..1e300; NUMBA_BOUNDSCHECK=1 showed the IndexError).
 The runs go through a child process, so that a crash fails the test instead of killing pytest.
 """
-import json
-import subprocess
-import sys
 import textwrap
 
-import pytest
 
 from olkit.learners.kernel.duol import tie_bound
+from helpers import run_child_cases
 
 CHILD = textwrap.dedent("""
     import json, sys, warnings
@@ -87,18 +84,7 @@ def _stream(n, d, K, seed, scale_rows):
 
 
 def _run_child(cases):
-    proc = subprocess.run([sys.executable, "-c", CHILD], input=json.dumps(cases), capture_output=True, text=True,
-                          check=False, timeout=3000)
-    results = {}
-    for line in proc.stdout.splitlines():
-        if line.startswith("RESULT "):
-            key, outcome, finite = json.loads(line[7:])
-            results[key] = (outcome, finite)
-    if proc.returncode != 0:
-        running = [line[4:] for line in proc.stdout.splitlines() if line.startswith("RUN ")]
-        pytest.fail(f"the child process died (exit {proc.returncode}) during {running[-1] if running else '?'}: "
-                    f"{proc.stderr[-2000:]}")
-    return results
+    return run_child_cases(CHILD, cases, timeout=3000)
 
 
 def test_tie_bound_of_an_infinite_minimum_is_the_minimum():

@@ -5,9 +5,6 @@ structural validity (:mod:`olkit.sparse_check`) before anything compiled reads i
 a child process: without the check they end it with SIGSEGV or heap corruption, which must fail the test,
 not kill pytest.
 """
-import json
-import subprocess
-import sys
 import textwrap
 
 import numpy as np
@@ -16,6 +13,7 @@ import scipy.sparse as sp
 
 import olkit
 from olkit.sparse_check import check_sparse_structure, valid_csr
+from helpers import run_child_cases
 
 FORMATS = ("csr", "csc", "coo", "bsr", "dia", "lil", "dok")
 
@@ -58,7 +56,7 @@ CHILD = textwrap.dedent("""
     import numpy as np, scipy.sparse as sp
     import olkit
     warnings.simplefilter("ignore")
-    cases = json.loads(sys.argv[1])
+    cases = json.loads(sys.stdin.read())
     rng = np.random.default_rng(0)
     D = rng.normal(size=(12, 6)); D[rng.random((12, 6)) < 0.5] = 0.0
     y = np.where(D @ rng.normal(size=6) > 0, 1, -1)
@@ -87,19 +85,7 @@ CHILD = textwrap.dedent("""
 
 
 def _run_child(cases):
-    """{case key: (outcome, message)} from a child process; a case that kills the child is reported."""
-    proc = subprocess.run([sys.executable, "-c", CHILD, json.dumps(cases)], capture_output=True, text=True,
-                          check=False, timeout=600)
-    results = {}
-    for line in proc.stdout.splitlines():
-        if line.startswith("RESULT "):
-            key, outcome, message = json.loads(line[7:])
-            results[key] = (outcome, message)
-    if proc.returncode != 0:
-        running = [line[4:] for line in proc.stdout.splitlines() if line.startswith("RUN ")]
-        pytest.fail(f"the child process died (exit {proc.returncode}) during {running[-1] if running else '?'}: "
-                    f"{proc.stderr[-2000:]}")
-    return results
+    return run_child_cases(CHILD, cases, timeout=600)
 
 
 def test_hostile_sparse_input_is_a_value_error_at_every_entry_point():

@@ -62,6 +62,11 @@ def _alive(pid):
     return True
 
 
+def is_temporary(name):
+    """True if ``name`` is the name of a temporary file of :func:`atomic_open` (live or left by a kill)."""
+    return _owner_pid(name) is not None
+
+
 def is_live_temporary(name):
     """True if ``name`` is the temporary of a write still going on (by a live process of this host)."""
     pid = _owner_pid(name)

@@ -158,7 +158,7 @@ def warn_support_growth(learner, n_sv):
     if learner in _warned:
         return
     _warned.add(learner)
-    from .registry import budgeted
+    from .spec import budgeted_names as budgeted
 
     warnings.warn(f"{learner.algorithm_name}: the kernel model holds {n_sv} support vectors (olkit warns from "
                   f"{SV_WARNING_THRESHOLD}) and has no budget: its memory and its time per example grow with every "

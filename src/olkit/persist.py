@@ -539,6 +539,7 @@ class _Layout:
         names = set(fresh._get_param_names())
         self.state = {k: writer.encode(v, k) for k, v in vars(fresh).items() if k not in names}
         self.fresh_sets = {k: v for k, v in vars(fresh).items() if type(v).__name__ == "SupportSet"}
+        self.migrated = tuple(getattr(type(fresh), "_migrated_support_settings", ()))
         self.arrays = {k: (a.dtype.str, a.shape) for k, a in writer.arrays.items()}
         self.derived = {k: a for k, a in writer.arrays.items() if k.endswith((".prm", ".cfg")) or k == "state_.U"}
         self.classes, self.n_features = classes, d
@@ -626,7 +627,7 @@ class _Layout:
         if not isinstance(entries, dict):
             raise _Bad(f"{name}: unreadable support set")
         free = ("capacity",) + (("use_gram",) if fresh_entries.get("use_gram") and
-                                fresh_entries.get("gram_limit_bytes") is not None else ())
+                                fresh_entries.get("gram_limit_bytes") is not None else ()) + self.migrated
         self._match_settings(entries, fresh_entries, name, manifest, free)
         n, capacity, pool_capacity = entries["capacity"], node["capacity"], node["pool_capacity"]
         for what, v in (("number of SVs", n), ("capacity", capacity), ("pool capacity", pool_capacity)):

@@ -51,11 +51,12 @@ def make(name, **params):
 
 
 def budgeted():
-    """Names of the learners whose model size a parameter bounds under their defaults (a budget ``B``, FOGD's
-    ``D`` random features): the alternatives to a kernel learner without a budget, whose support set grows
-    with every update (:class:`olkit.limits.SupportSetGrowthWarning`)."""
+    """Names of the learners whose model size a parameter bounds under their defaults (see
+    :func:`olkit.spec.budgeted_names`), every learner registered."""
+    from .spec import budgeted_names
+
     _load_learners()
-    return [name for name, s in SPECS.items() if any(s.defaults.get(p) is not None for p in ("B", "D"))]
+    return budgeted_names()
 
 
 def defaults(name):

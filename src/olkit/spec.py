@@ -55,3 +55,12 @@ def register(name, description, *, data=("binary",), tuning=(), sources=None):
         return cls
 
     return decorate
+
+
+def budgeted_names():
+    """Names of the registered learners whose model size a parameter bounds under their defaults (a budget
+    ``B``, FOGD's ``D`` random features): the alternatives to a kernel learner without a budget, whose support
+    set grows with every update (:class:`olkit.limits.SupportSetGrowthWarning`). Reads :data:`SPECS` as it is
+    (a learner calling it was registered with the whole package); :func:`olkit.registry.budgeted` loads the
+    learners first."""
+    return [name for name, s in SPECS.items() if any(s.defaults.get(p) is not None for p in ("B", "D"))]

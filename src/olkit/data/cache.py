@@ -25,7 +25,6 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-import tempfile
 import time
 
 import numpy as np
@@ -40,9 +39,6 @@ DEFAULT_MAX_BYTES = 2 * 2**30
 _ENTRY = re.compile(r"\.(?:[0-9a-f]{12}-[0-9a-f]{12}|[0-9a-f]{20})\.npz$")
 """An entry's file name: ``NAME.SOURCE-VERSION.npz`` (``NAME.KEY.npz``: the single key of olkit before the
 cap, still counted, listed and evicted)."""
-_TEMPORARY_PREFIX = ".olkit-cache-"
-_STALE_TEMPORARY_SECONDS = 3600
-"""A temporary file older than this is left over from a killed writer: the next store removes it."""
 
 
 def directory() -> str | None:
@@ -98,21 +94,20 @@ def load(path, zero_based=False):
 
 
 def _checked(data, indices, indptr, shape, y):
-    """A CSR matrix and labels from an entry's arrays, or ValueError if they do not form a valid, finite one."""
+    """A CSR matrix and labels from an entry's arrays, or ValueError if they do not form a valid, finite one
+    (the structure checked as every sparse input is, by :func:`olkit.sparse_check.check_sparse_structure`)."""
+    from ..sparse_check import check_sparse_structure
+
     if shape.shape != (2,) or shape.dtype.kind not in "iu" or (shape < 0).any():
         raise ValueError("bad shape")
     n, d = (int(v) for v in shape)
-    if (data.dtype != np.float64 or indices.dtype.kind not in "iu" or indptr.dtype.kind not in "iu"
-            or data.ndim != 1 or indices.shape != data.shape or indptr.shape != (n + 1,) or y.shape != (n,)
-            or y.dtype != np.float64):
+    if data.dtype != np.float64 or y.dtype != np.float64 or y.shape != (n,):
         raise ValueError("bad arrays")
-    if indptr[0] != 0 or indptr[-1] != data.size or (np.diff(indptr) < 0).any():
-        raise ValueError("bad indptr")
-    if indices.size and (indices.min() < 0 or indices.max() >= d):
-        raise ValueError("bad indices")
-    if not (np.isfinite(data).all() and np.isfinite(y).all()):
+    X = sp.csr_matrix((data, indices, indptr), shape=(n, d))
+    check_sparse_structure(X, what="a cache entry")
+    if not (np.isfinite(X.data).all() and np.isfinite(y).all()):
         raise ValueError("non-finite values")
-    return sp.csr_matrix((data, indices, indptr), shape=(n, d)), y
+    return X, y
 
 
 def store(path, X, y, zero_based=False):
@@ -139,16 +134,12 @@ def store(path, X, y, zero_based=False):
 
 
 def _write_atomically(target, **arrays):
-    """np.savez into a temporary file next to ``target``, renamed over it; the temporary file is removed if
-    anything fails (also an interrupt)."""
-    fd, tmp = tempfile.mkstemp(prefix=_TEMPORARY_PREFIX, suffix=".tmp", dir=os.path.dirname(target))
-    try:
-        with os.fdopen(fd, "wb") as fh:  # a file object: numpy adds no ".npz" to the name
-            np.savez(fh, **arrays)
-        os.replace(tmp, target)
-    except BaseException:
-        _remove(tmp)
-        raise
+    """np.savez to ``target`` through :func:`olkit._files.atomic_open` (a temporary file next to it, renamed
+    over it, removed if anything fails; one left by a killed writer is removed by a later write)."""
+    from .._files import atomic_open
+
+    with atomic_open(target, "wb") as fh:  # a file object: numpy adds no ".npz" to the name
+        np.savez(fh, **arrays)
 
 
 def _remove(path):
@@ -179,11 +170,13 @@ def _entries(base):
 
 def _temporaries(base):
     """[(name, bytes, modification time)] of the temporary files of writes in progress or killed."""
+    from .._files import is_temporary
+
     found = []
     try:
         with os.scandir(base) as it:
             for item in it:
-                if item.name.startswith(_TEMPORARY_PREFIX) and item.is_file(follow_symlinks=False):
+                if is_temporary(item.name) and item.is_file(follow_symlinks=False):
                     st = item.stat(follow_symlinks=False)
                     found.append((item.name, st.st_size, st.st_mtime))
     except OSError:
@@ -192,8 +185,8 @@ def _temporaries(base):
 
 
 def _evict(base, keep):
-    """Remove least recently used entries (never ``keep``) until the total fits the cap; remove temporary
-    files left by killed writers."""
+    """Remove least recently used entries (never ``keep``) until the total fits the cap (temporary
+    files left by killed writers are removed by :func:`olkit._files.atomic_open`'s sweep)."""
     cap = max_bytes()
     entries = _entries(base)
     total = sum(size for _, size, _ in entries)
@@ -202,10 +195,6 @@ def _evict(base, keep):
             break
         if name != keep and _remove(os.path.join(base, name)):
             total -= size
-    now = time.time()
-    for name, _, mtime in _temporaries(base):
-        if now - mtime > _STALE_TEMPORARY_SECONDS:
-            _remove(os.path.join(base, name))
 
 
 def info() -> dict:

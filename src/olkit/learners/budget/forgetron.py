@@ -275,6 +275,10 @@ class Forgetron(BudgetLearner):
             P = np.broadcast_to(coef[:, 0], (n, n))
         return (P * K * later).sum(axis=1)
 
+    _migrated_support_settings = ("use_gram",)
+    """Support-set settings a model file may hold otherwise than a fresh learner (:mod:`olkit.persist` lets
+    them differ; the arrays must still have the shapes they imply): ``_after_load`` migrates them."""
+
     def _after_load(self):
         """A model file written before the default rule cached F_i (its support set keeps a Gram cache and
         F = 0): compute the sums and drop the cache."""

@@ -149,7 +149,7 @@ class KernelLearner(PrimalHooks, OnlineClassifier):
     def _smaller_support(self):
         """The choice that keeps the support set smaller, for a refusal of its growth."""
         if self._max_support() is None:
-            from ...registry import budgeted
+            from ...spec import budgeted_names as budgeted
 
             return f"use a budgeted learner ({', '.join(budgeted())})"
         return f"use a smaller budget B (B={self.B!r} now)" if getattr(self, "B", None) is not None else \
