@@ -158,6 +158,18 @@ def test_fifos_and_devices_are_refused_as_data(tmp_path):
         one_error_line(olkit("tune", "pa1", "--data", "/dev/zero", timeout=120), "is a character device")
 
 
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+def test_fifos_are_refused_by_the_python_readers(tmp_path):
+    """The library's readers refuse a FIFO unopened too (in the test process: a hang would time the test out)."""
+    from olkit.data.libsvm import iter_libsvm, read_libsvm, scan_libsvm
+
+    fifo = tmp_path / "data.libsvm"
+    os.mkfifo(fifo)
+    for read in (read_libsvm, scan_libsvm, lambda p: next(iter_libsvm(p))):
+        with pytest.raises(ValueError, match=r"is a FIFO \(named pipe\), not a regular file; a LIBSVM file is"):
+            read(fifo)
+
+
 def test_predict_width_mismatch(tmp_path):
     """Issue 21: a 123-feature model on a 24-feature file was padded silently. Narrower: one warning line
     and padded (LIBSVM files need not reach the last features); wider: refused."""

@@ -33,6 +33,15 @@ _MAX_NAME = 120  # UTF-8 bytes of the target's name kept in its temporary's name
 _swept = {}  # directory -> time.monotonic() of its last sweep in this process
 
 
+def file_kind(mode):
+    """"a FIFO (named pipe)", "a character device", ... for a non-regular ``st_mode``; None for a regular file.
+    Every file olkit reads is checked with it before it is opened: opening a FIFO blocks until a writer comes,
+    and a device never ends."""
+    kinds = ((stat.S_ISREG, None), (stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
+             (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+    return next((kind for test, kind in kinds if test(mode)), "not a regular file")
+
+
 def _temporary_name(target_name):
     kept = os.fsencode(target_name)[:_MAX_NAME].decode("utf-8", errors="ignore")
     return f".{kept}.{_HOST}.{os.getpid()}.{secrets.token_hex(4)}{SUFFIX}"

@@ -176,15 +176,6 @@ DATA_EXTENSIONS = (".libsvm", ".svm", ".svmlight", ".txt", ".dat", ".bz2", ".gz"
 """File extensions that make a --data value a path (LIBSVM files as the LIBSVM site names them)."""
 
 
-def _file_kind(mode):
-    """"a FIFO", "a character device", ... for a non-regular st_mode; None for a regular file."""
-    import stat
-
-    kinds = ((stat.S_ISREG, None), (stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
-             (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
-    return next((kind for test, kind in kinds if test(mode)), "not a regular file")
-
-
 def check_data_arg(data):
     """--data before anything reads it: a path-looking value (a directory separator, or a LIBSVM file
     extension) that does not exist is "no such file" (not an unknown catalog name), and a FIFO or device is
@@ -210,7 +201,9 @@ def check_data_arg(data):
 
 def _refuse_special(option, path, mode, expected):
     """UsageError for a FIFO, device or socket given as a file to read (a directory is left to the reader)."""
-    kind = _file_kind(mode)
+    from ._files import file_kind
+
+    kind = file_kind(mode)
     if kind is not None and kind != "a directory":
         raise UsageError(f"{option} {path} is {kind}, not a regular file; expected {expected}")
 

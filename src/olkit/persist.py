@@ -319,7 +319,7 @@ def _memory_limit():
 
 def _open_regular(path):
     """Open ``path`` for reading if it is a regular file: a FIFO would block forever, a device never end."""
-    import stat
+    from ._files import file_kind
 
     try:
         mode = os.stat(path).st_mode
@@ -327,9 +327,8 @@ def _open_regular(path):
         raise FileNotFoundError(f"model file {path} not found") from None
     except OSError as exc:
         raise ValueError(f"{path}: cannot read the model file: {exc.strerror or exc}") from None
-    if not stat.S_ISREG(mode):
-        kind = ("a directory" if stat.S_ISDIR(mode) else "a FIFO" if stat.S_ISFIFO(mode)
-                else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "not a regular file")
+    kind = file_kind(mode)
+    if kind is not None:
         raise ValueError(f"{path}: not an olkit model file ({kind}; a model is a regular .npz file)")
     try:
         fh = open(path, "rb")  # noqa: SIM115  (returned open: the caller's with-block closes it)

@@ -281,7 +281,13 @@ def pad_features(X: sp.csr_matrix, n_features: int | None, source: str,
 
 
 def _compression(path: str) -> str | None:
-    """"gzip", "bzip2" or None (plain text), from the file's magic bytes."""
+    """"gzip", "bzip2" or None (plain text), from the file's magic bytes. A FIFO, a device or a directory is
+    refused before it is opened (reading a FIFO blocks until a writer comes, a device never ends)."""
+    from .._files import file_kind
+
+    kind = file_kind(os.stat(path).st_mode)
+    if kind is not None:
+        raise ValueError(f"{path} is {kind}, not a regular file; a LIBSVM file is plain text, .gz or .bz2")
     with open(path, "rb") as raw:
         magic = raw.read(3)
     if magic[:2] == b"\x1f\x8b":
