@@ -570,8 +570,10 @@ def _chunks_comparable(name, params):
 
 
 def _short_tb(exc, limit=6):
+    """The last ``limit`` entries of the traceback, file names relative to the checkout (a committed summary
+    names no machine's paths)."""
     lines = traceback.format_exception(type(exc), exc, exc.__traceback__)
-    return "".join(lines[-limit:])[-2000:]
+    return "".join(lines[-limit:]).replace(f"{ROOT}{os.sep}", "")[-2000:]
 
 
 def _crash(exc, phase):
