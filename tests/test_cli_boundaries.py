@@ -119,7 +119,7 @@ def test_ctrl_c_ends_a_parallel_run_with_one_line_and_keeps_the_finished_runs(tm
 
 def test_missing_path_says_no_such_file(tmp_path):
     """Issue 21: a path-looking --data that does not exist was "unknown dataset … not a catalog name"."""
-    for data in ("/tmp/no/such/file.libsvm", "nosuch.libsvm.bz2", os.path.join("sub", "x")):
+    for data in (str(tmp_path / "no" / "such" / "file.libsvm"), "nosuch.libsvm.bz2", os.path.join("sub", "x")):
         one_error_line(olkit("run", "pa1", "--data", data, cwd=tmp_path), f"--data {data}: no such file")
     one_error_line(olkit("run", "pa1", "--data", "germn"), "unknown dataset 'germn'")  # a name: the catalog's words
 

@@ -21,7 +21,7 @@ workers run the compiled code with ``NUMBA_BOUNDSCHECK=1``, in a compile cache o
 worker died) and *hang* (no answer within ``--timeout`` s). A failing file is kept as a reproducer.
 
     python tools/fuzz_models.py                      # 20,000 files (make fuzz)
-    python tools/fuzz_models.py --files 200 --algorithms pa1,scw1 --jobs 1 --out /tmp/f.json
+    python tools/fuzz_models.py --files 200 --algorithms pa1,scw1 --jobs 1 --out fuzz_models_small.json
 
 The summary (``--out``) holds the counts per outcome and per algorithm, the most frequent refusal messages
 and every failure with its mutation and reproducer file. Exit status 1 when any file failed.

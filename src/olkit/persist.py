@@ -309,14 +309,6 @@ FEATURE_AXES = (("support_.X", 1), ("model_.W", 0), ("state_.U", 0))
 """(array, axis): the arrays whose size follows the number of features, checked before anything is built."""
 
 
-def _memory_limit():
-    """The physical memory: a state larger than this cannot be loaded, whatever the file claims."""
-    try:
-        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-    except (ValueError, OSError, AttributeError):
-        return 1 << 40
-
-
 def _open_regular(path):
     """Open ``path`` for reading if it is a regular file: a FIFO would block forever, a device never end."""
     from ._files import file_kind
@@ -542,7 +534,9 @@ class _Layout:
         self.arrays = {k: (a.dtype.str, a.shape) for k, a in writer.arrays.items()}
         self.derived = {k: a for k, a in writer.arrays.items() if k.endswith((".prm", ".cfg")) or k == "state_.U"}
         self.classes, self.n_features = classes, d
-        self.memory = _memory_limit()
+        from .limits import state_limit_bytes
+
+        self.memory = state_limit_bytes()  # what a learner may build (olkit.limits): more cannot be loaded
         self.match(header["state"], manifest)
 
     def match(self, state, manifest):
@@ -579,7 +573,8 @@ class _Layout:
                 raise _Bad(f"{name} has shape {tuple(entry['shape'])}, expected {tuple(shape)}")
         total = sum(math.prod(e["shape"]) * np.dtype(e["dtype"]).itemsize for e in manifest.values())
         if total > self.memory:
-            raise _Bad(f"the arrays declare {total} bytes, more than this machine's memory")
+            raise _Bad(f"the arrays declare {total} bytes, more than this machine's memory allows one "
+                       "learner's state (olkit.limits.state_limit_bytes)")
 
     def _match(self, node, fresh, name, manifest):
         if not isinstance(fresh, dict) or "float" in fresh:  # a scalar: the same kind of value
@@ -644,7 +639,7 @@ class _Layout:
         need = sv.grown_bytes(capacity, pool_capacity)
         if need > self.memory:
             raise _Bad(f"{name}: capacity {capacity} (pool {pool_capacity}) needs {need} bytes, more than "
-                       "this machine's memory")
+                       "this machine's memory allows one learner's state (olkit.limits.state_limit_bytes)")
         for k, shape in sv.saved_shapes(n, pool, capacity).items():
             key = f"{name}.{k}"
             if key in self.arrays:
