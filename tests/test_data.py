@@ -239,6 +239,20 @@ def test_catalog_concatenates_files_padded_to_common_width(monkeypatch, tmp_path
     np.testing.assert_array_equal(y, [1, -1, -1])
 
 
+def test_row_normalised_data_stay_canonical(monkeypatch, tmp_path):
+    """Issue 21: the catalog's row normalisation (dorothea) keeps each row's index order and gives the numbers
+    of diag(1/‖row‖) @ X, so a learner's input check never sorts a copy of the data again (the product
+    listed each row's indices in reverse)."""
+    _write(tmp_path / "dorothea.train.libsvm", b"1 1:1 5:2\n-1 2:4 4:3\n")
+    _write(tmp_path / "dorothea.valid.libsvm", b"1 1:1 2:1 3:1\n")
+    monkeypatch.setenv("OLKIT_DATA", str(tmp_path))
+    X, _ = load_dataset("dorothea")
+    assert X.has_canonical_format
+    raw = load_dataset("dorothea-raw")[0].toarray()
+    expected = np.diag(1.0 / np.sqrt((raw * raw).sum(axis=1))) @ raw
+    np.testing.assert_array_equal(X.toarray(), expected)
+
+
 # --- labels -----------------------------------------------------------------------------------------
 
 

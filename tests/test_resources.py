@@ -244,3 +244,27 @@ def test_cache_info_and_clear_commands(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("OLKIT_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setenv("OLKIT_CACHE_MAX_BYTES", "2X")
     assert "OLKIT_CACHE_MAX_BYTES='2X' is not a size" in one_line_error(capsys, ["cache", "info"])
+
+
+class WorkerWarning(UserWarning):
+    """A warning raised in a joblib worker process."""
+
+
+def _warn_twice_and_square(value):
+    warnings.warn(f"task {value} warns", WorkerWarning)
+    warnings.warn(f"task {value} warns", WorkerWarning)  # the same warning again: kept once per task
+    return value * value
+
+
+def test_worker_warnings_are_raised_again_in_the_calling_process(capfd):
+    """Issue 21: a warning raised by a run in a joblib worker (a second process) is raised again in the
+    command's process, once per task, so it prints as a one-line warning there; the worker prints nothing."""
+    from olkit.experiment import backend
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        squares = list(backend.run_tasks(2, _warn_twice_and_square, [(1,), (3,), (4,)]))
+    assert squares == [1, 9, 16]
+    mine = [str(w.message) for w in caught if issubclass(w.category, WorkerWarning)]
+    assert mine == ["task 1 warns", "task 3 warns", "task 4 warns"]
+    assert "WorkerWarning" not in capfd.readouterr().err

@@ -4,7 +4,7 @@
 :func:`use` is the one place that chooses: inside ``with use("dask", address):`` every repeat, tuning
 candidate and reproduction cell is a task on the cluster at ``address`` (without an address: a
 ``LocalCluster`` of processes started for the block and closed after it). :func:`jobs` and
-:func:`parallel` are what :mod:`olkit.experiment.runner` and :mod:`olkit.experiment.tuning` call instead of
+:func:`run_tasks` are what :mod:`olkit.experiment.runner` and :mod:`olkit.experiment.tuning` call instead of
 joblib's ``Parallel`` directly. The runs are deterministic, so the results equal the local run's. Workers
 import olkit themselves (tasks carry algorithm names and parameters, not code): a remote worker needs the
 same olkit installed, and a result store (``--out``) on a file system it shares. Importing this module
@@ -12,6 +12,7 @@ does not import dask.
 """
 import contextlib
 import os
+import warnings
 
 BACKENDS = ("loky", "dask")
 CONNECT_TIMEOUT = 10
@@ -93,8 +94,35 @@ def jobs(n_jobs, work):
     return 1 if work < 400_000 else -1
 
 
-def parallel(n_jobs):
-    """joblib ``Parallel`` yielding results in task order as they finish (on the backend of :func:`use`)."""
-    from joblib import Parallel
+class _KeepWarnings:
+    """``function`` as a task whose warnings travel back with its result: a worker process would print
+    them itself, in Python's two-line format and out of the command's control."""
 
-    return Parallel(n_jobs=n_jobs, return_as="generator")
+    def __init__(self, function):
+        self.function = function
+
+    def __call__(self, *args):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            result = self.function(*args)
+        kept = []
+        for w in caught:  # each distinct warning once per task
+            entry = (w.category, str(w.message))
+            if entry not in kept:
+                kept.append(entry)
+        return result, kept
+
+
+def run_tasks(n_jobs, function, argument_tuples):
+    """Yield ``function(*arguments)`` for each of ``argument_tuples``, in task order as they finish, on
+    joblib's ``Parallel`` (on the backend of :func:`use`). Warnings a task raises in a worker are raised
+    again here, in the calling process, so they print as every other warning of the command does (one
+    line on the command line) and a ``warnings`` filter of the caller applies to them."""
+    from joblib import Parallel, delayed
+
+    task = _KeepWarnings(function)
+    for result, caught in Parallel(n_jobs=n_jobs, return_as="generator")(delayed(task)(*args)
+                                                                         for args in argument_tuples):
+        for category, message in caught:
+            warnings.warn(message, category, stacklevel=2)
+        yield result

@@ -150,9 +150,7 @@ def run_tasks(tasks, X, y, orders, n_jobs=None, n_checkpoints=20, store=None):
                 done.append(run_cell(*arguments(i)))
                 bar.update()
     else:
-        from joblib import delayed
-
-        cells_done = backend.parallel(n_jobs)(delayed(run_cell)(*arguments(i)) for i in todo)
+        cells_done = backend.run_tasks(n_jobs, run_cell, (arguments(i) for i in todo))
         with progress.bar(len(todo), "runs", "run") as bar:  # per finished cell, in this (the parent) process
             for cell in cells_done:
                 done.append(cell)

@@ -55,9 +55,7 @@ def tune(name, X, y, order, params=None, grids=None, n_jobs=None):
         if jobs == 1:
             results = (_mistakes(name, trial, X, y, order) for trial in trials)
         else:
-            from joblib import delayed
-
-            results = backend.parallel(jobs)(delayed(_mistakes)(name, trial, X, y, order) for trial in trials)
+            results = backend.run_tasks(jobs, _mistakes, ((name, trial, X, y, order) for trial in trials))
         counts = []
         with progress.bar(len(trials), f"tuning {name} {key}", "candidate") as bar:  # per finished candidate
             for count in results:
