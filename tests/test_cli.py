@@ -112,6 +112,49 @@ def test_list_algorithm_shows_full_spec(capsys):
     assert code == 0 and "tuning: none" in out and "C " not in out
 
 
+def test_version(capsys):
+    """Issue 22 item 4: ``olkit --version`` prints the version (it was an error)."""
+    import olkit
+
+    with pytest.raises(SystemExit) as stop:
+        main(["--version"])
+    assert stop.value.code == 0 and capsys.readouterr().out.strip() == f"olkit {olkit.__version__}"
+
+
+def test_list_says_what_each_parameter_means(capsys):
+    """Issue 22 item 4: ``olkit list NAME`` gives each parameter's one-line meaning (the first sentence of the
+    learner's documented parameter) and the algorithm's specification page, for every algorithm."""
+    from olkit import registry
+
+    names = registry.names()
+    code, out, err = run_cli(capsys, "list", "--verbose", "--format", "json")
+    assert code == 0, err
+    for record in json.loads(out)["algorithms"]:
+        assert record["page"] == f"docs/algorithms/{record['name'].replace('+', 'p')}.md"
+        for param, entry in record["parameters"].items():
+            assert len(entry["meaning"]) >= 5, (record["name"], param, entry["meaning"])
+    assert len(json.loads(out)["algorithms"]) == len(names)
+    code, out, err = run_cli(capsys, "list", "duol")
+    assert code == 0, err
+    assert "  specification: docs/algorithms/duol.md" in out
+    assert "    rho      Double-update threshold" in out
+
+
+@pytest.mark.parametrize("fmt", ["table", "markdown", "json"])
+def test_results_say_which_kernel_ran(capsys, fmt):
+    """Issue 22 item 4: the learners' default kernels differ (Gaussian σ = 8 for the DUOL family, linear for the
+    second-order family), so every table and JSON document names the kernel each algorithm ran with."""
+    code, out, err = run_cli(capsys, "run", "pa1", "duol", "arow", "--data", "sonar", "--repeats", "1",
+                             "--format", fmt)
+    assert code == 0, err
+    if fmt == "json":
+        assert [r["kernel"] for r in json.loads(out)["results"]] == ["gaussian (sigma=8)"] * 2 + ["linear"]
+    else:
+        assert "Kernel: pa1, duol: gaussian (sigma=8); arow: linear" in out
+    code, out, err = run_cli(capsys, "run", "pa1", "--data", "sonar", "--repeats", "1", "--kernel", "poly")
+    assert code == 0 and "Kernel: pa1: poly (degree=3, coef0=1)" in out
+
+
 def test_list_reads_the_registry_json(capsys):
     from olkit import registry
 

@@ -254,6 +254,9 @@ def tuning_words(params, trace, fixed):
 def build_parser():
     parser = ArgumentParser(prog="olkit", description="Online classification: kernel, second-order "
                                      "linear and budgeted learners, and the papers' experiments.")
+    from . import __version__
+
+    parser.add_argument("--version", action="version", version=f"olkit {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     quiet = {"action": "store_true", "help": "no progress bar or compile notice on stderr (shown only when stderr "
              "is a terminal, or with OLKIT_PROGRESS=1)"}
@@ -399,13 +402,14 @@ def _stream_path(args):
 
 
 def _stream_table(name, results, info, what):
-    from .report.tables import text_table
+    from .report.tables import kernel_note, text_table
 
     return (f"{name} ({info['n_examples']} examples, {info['n_features']} features, {len(info['labels'])} classes; "
             f"{what}, file order, streamed)\n" +
             text_table(["Algorithm", "Mistake (%)", "#SV", "#Updates", "Time (s)"],
                        [[res.algorithm, f"{100 * res.mistake_rate:.3f}", str(res.n_sv), str(res.n_updates),
-                         f"{res.seconds:.3f}"] for res in results]))
+                         f"{res.seconds:.3f}"] for res in results]) +
+            "\n" + kernel_note([(res.algorithm, res.params) for res in results]))
 
 
 def cmd_run_stream(args):
@@ -413,6 +417,7 @@ def cmd_run_stream(args):
     chunks (olkit.stream); the same mistakes, #SV, #updates as the in-memory run in file order."""
     from .data.libsvm import scan_libsvm
     from .experiment.runner import refuse_fit_order_params
+    from .kernels import describe as describe_kernel
     from .registry import make
     from .stream import evaluate_libsvm_stream
 
@@ -441,7 +446,8 @@ def cmd_run_stream(args):
     if args.format == "json":
         print(json.dumps({"dataset": name, "n_examples": info["n_examples"], "n_features": info["n_features"],
                           "classes": info["labels"].tolist(), "order": "file order (streamed)", "chunk_size": chunk,
-                          "results": [{"algorithm": r.algorithm, "params": r.params, **r.to_dict()}
+                          "results": [{"algorithm": r.algorithm, "params": r.params,
+                                       "kernel": describe_kernel(r.params), **r.to_dict()}
                                       for r in results]}, indent=1, default=str))
         return
     print(_stream_table(name, results, info, "1 run"))
@@ -740,13 +746,16 @@ def _constraint_words(spec, param):
 def _spec_record(spec):
     """The full spec of one algorithm as plain data (the JSON of ``olkit list --format json``)."""
     resolved = _resolved_defaults(spec)
+    meanings = spec.meanings
     params = {}
     for param, default in spec.defaults.items():
         values = {kind: _plain(r[param]) for kind, r in resolved.items()}
-        params[param] = {"default": _plain(default), "default_in_words": _default_words(default, values),
+        params[param] = {"meaning": meanings.get(param, ""), "default": _plain(default),
+                         "default_in_words": _default_words(default, values),
                          "resolved_default": values, "valid": _constraint_words(spec, param),
                          "source": spec.sources.get(param)}
-    return {"name": spec.name, "description": spec.description, "data": list(spec.data), "parameters": params,
+    return {"name": spec.name, "description": spec.description, "data": list(spec.data), "page": spec.page,
+            "parameters": params,
             "tuning": [{"parameter": key, "candidates": [_plain(v) for v in values]}
                        for key, values in spec.tuning]}
 
@@ -755,7 +764,11 @@ def _spec_text(record):
     from .report.tables import text_table
 
     rows = [[name, p["default_in_words"], p["valid"], p["source"] or "-"] for name, p in record["parameters"].items()]
-    lines = [f"{record['name']}: {record['description']}", f"  data: {', '.join(record['data'])}", "  parameters:"]
+    lines = [f"{record['name']}: {record['description']}", f"  data: {', '.join(record['data'])}",
+             f"  specification: {record['page']}", "  parameters:"]
+    width = max((len(name) for name in record["parameters"]), default=0)
+    lines += [f"    {name:{width}s}  {p['meaning'] or '-'}" for name, p in record["parameters"].items()]
+    lines.append("  defaults and valid values:")
     table = text_table(["parameter", "default", "valid values", "default from"], rows)
     lines += ["    " + line.rstrip() for line in table.splitlines()]
     if record["tuning"]:

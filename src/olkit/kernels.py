@@ -229,3 +229,18 @@ def kernel_matrix(A, B, spec, norm2_a=None, norm2_b=None):
     G = np.ascontiguousarray(dot_block(A, B), dtype=np.float64)
     kp = spec.params()
     return fix_near_pairs(kernel_from_gram(kp, G, norm2_a, norm2_b), A, B, kp)
+
+
+def describe(params):
+    """The kernel a learner with these parameters computes, in words for tables and the run JSON:
+    ``"gaussian (sigma=8)"``, ``"poly (degree=3, coef0=1)"`` or ``"linear"``. A learner without a ``kernel``
+    parameter (the second-order linear learners) is linear. The learners do not share one default: the DUOL
+    paper's learners default to the Gaussian kernel with sigma = 8, the budgeted ones to sigma = 1, and SCW-I/II
+    and the second-order family to the linear kernel."""
+    kind = params.get("kernel", "linear")
+    if kind == "gaussian":
+        return f"gaussian (sigma={params['sigma']:g})"
+    if kind == "poly":
+        return f"poly (degree={params['degree']}, coef0={params['coef0']:g})"
+    return str(kind)
+

@@ -37,6 +37,57 @@ class Spec:
     def constraints(self):
         return self.cls._all_constraints()
 
+    @property
+    def page(self):
+        """The algorithm's specification page, relative to the repository root (``+`` spelled ``p``:
+        ``bogd++`` -> ``docs/algorithms/bogdpp.md``)."""
+        return f"docs/algorithms/{self.name.replace('+', 'p')}.md"
+
+    @property
+    def meanings(self):
+        """{parameter: the first sentence of its entry in the class docstring's Parameters section}, the
+        one-line meaning ``olkit list NAME`` shows."""
+        return parameter_meanings(self.cls.__doc__ or "")
+
+
+def _is_underline(line):
+    text = line.strip()
+    return bool(text) and set(text) == {"-"}
+
+
+def parameter_meanings(doc):
+    """{name: first sentence of its description} of a numpydoc docstring's Parameters section (an entry
+    ``a, b : type`` names two parameters)."""
+    lines = inspect.cleandoc(doc).splitlines()
+    meanings, names, text, kind, inside = {}, [], [], "", False
+
+    def flush():
+        joined = " ".join(text) or kind  # an entry without a description: its type says what it is
+        cut = joined.find(". ")
+        sentence = joined[:cut + 1] if cut >= 0 else joined
+        for name in names:
+            meanings[name] = sentence
+    for i, line in enumerate(lines):
+        heading = i + 1 < len(lines) and line.strip() and not line[0].isspace() and _is_underline(lines[i + 1])
+        if heading:
+            if inside:
+                break
+            inside = line.strip() == "Parameters"
+            continue
+        if not inside or _is_underline(line) or not line.strip():
+            continue
+        if not line[0].isspace():  # "name : type, default ...", or free text ending the entry before it
+            flush()
+            head, colon, kind = line.partition(" : ")
+            candidates = [n.strip() for n in head.split(",")]
+            names = candidates if colon and all(n.isidentifier() for n in candidates) else []
+            text, kind = [], kind.strip()
+        elif names:
+            text.append(line.strip())
+    if inside:
+        flush()
+    return meanings
+
 
 def register(name, description, *, data=("binary",), tuning=(), sources=None):
     """Class decorator: register a learner class under ``name`` (⚑ DESIGN.md §2.2 names)."""

@@ -13,6 +13,7 @@ import numpy as np
 
 from .. import progress
 from ..base import FIT_ORDER_PARAMS
+from ..kernels import describe as describe_kernel
 from ..params import nearest_name
 from ..protocol import evaluate_online
 from ..registry import get, make
@@ -200,7 +201,8 @@ def run_algorithms(specs, X, y, orders, n_jobs=None, n_checkpoints=20, tune=Fals
         errors = failed.get(i) or [{"order": label, "error": c["error"]} for label, c in zip(labels, chunk)
                                    if "error" in c]
         if errors:
-            results.append({"algorithm": name, "params": params, "orderings": len(orders), "failed": errors})
+            results.append({"algorithm": name, "params": params, "kernel": describe_kernel(params),
+                            "orderings": len(orders), "failed": errors})
             continue
         runs = [c["run"] for c in chunk]
         if learner_seeds is not None and "seed" in chunk[0]["params"]:
@@ -209,8 +211,8 @@ def run_algorithms(specs, X, y, orders, n_jobs=None, n_checkpoints=20, tune=Fals
         mean, std = _summary(runs)
         curve_x = runs[0]["curve"]["x"]
         curve_mean = np.mean([r["curve"]["mistake_rate"] for r in runs], axis=0).tolist()
-        results.append({"algorithm": name, "params": chunk[0]["params"], "runs": runs, "mean": mean, "std": std,
-                        "curve": {"x": curve_x, "mistake_rate": curve_mean}})
+        results.append({"algorithm": name, "params": chunk[0]["params"], "kernel": describe_kernel(chunk[0]["params"]),
+                        "runs": runs, "mean": mean, "std": std, "curve": {"x": curve_x, "mistake_rate": curve_mean}})
         if name in traces:
             results[-1]["tuning"] = traces[name]
     return results

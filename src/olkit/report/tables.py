@@ -23,6 +23,21 @@ def _title(doc):
             f"{doc['n_classes']} classes; {runs} run{'s' if runs != 1 else ''})")
 
 
+def kernel_note(results):
+    """One line saying which kernel each algorithm ran with (the learners' defaults differ): ``results`` are
+    (algorithm, params) pairs; algorithms with the same kernel are listed together."""
+    from ..kernels import describe
+
+    groups = {}
+    for algorithm, params in results:
+        groups.setdefault(describe(params), []).append(algorithm)
+    return "Kernel: " + "; ".join(f"{', '.join(names)}: {kernel}" for kernel, names in groups.items())
+
+
+def _kernel_note(doc):
+    return kernel_note([(r["algorithm"], r["params"]) for r in doc["results"]])
+
+
 def text_table(header, rows):
     widths = [max(len(str(x)) for x in col) for col in zip(header, *rows)]
     line = "  ".join(h.ljust(w) for h, w in zip(header, widths))
@@ -64,9 +79,9 @@ def format_results(doc, fmt="table"):
         return buf.getvalue().rstrip("\n")
     rows = _rows(doc)
     if fmt == "markdown":
-        return f"**{_title(doc)}**\n\n" + markdown_table(header, rows)
+        return f"**{_title(doc)}**\n\n" + markdown_table(header, rows) + f"\n\n{_kernel_note(doc)}"
     if fmt == "latex":
-        return latex_table(header, rows, caption=_title(doc))
+        return latex_table(header, rows, caption=f"{_title(doc)}. {_kernel_note(doc)}")
     if fmt == "table":
-        return _title(doc) + "\n" + text_table(header, rows)
+        return _title(doc) + "\n" + text_table(header, rows) + "\n" + _kernel_note(doc)
     raise ValueError(f"unknown format {fmt!r}; valid formats: table, json, csv, markdown, latex")
