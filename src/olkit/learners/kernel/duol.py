@@ -35,9 +35,9 @@ decided by the last bit of a kernel value. ``tol`` (default 1e-9) makes the test
 literal reading. (The NIPS candidate test is F_i ≤ tol.) Ties in the argmin take the *last* minimiser
 (JMLR Algorithm 1 compares with ≤).
 
-Diagnostics (docs/algorithms/duol.md#strong-and-weak-double-updates): double updates, and on mistake rounds with a double update the strong ones
-(w_ab ≤ −ρ, F_b ≤ 0, C ≥ γ̂_b + 1/(1−ρ)) and the weak ones (otherwise w_ab ≤ −ρ, F_b ≤ 1 + tol,
-C ≥ γ̂_b + ρ), the M_d^s and M_d^w of JMLR Theorem 4 and Figure 4.
+Diagnostics (docs/algorithms/duol.md#strong-and-weak-double-updates): double updates, and on mistake rounds with a
+double update the strong ones (w_ab ≤ −ρ, F_b ≤ 0, C ≥ γ̂_b + 1/(1−ρ)) and the weak ones (otherwise w_ab ≤ −ρ,
+F_b ≤ 1 + tol, C ≥ γ̂_b + ρ), the M_d^s and M_d^w of JMLR Theorem 4 and Figure 4.
 """
 import math
 
@@ -266,7 +266,8 @@ def _binary_step(sv, st, s, t, kself, y, f, mistake, loss, b, w_min):
 
 @njit_helper
 def mduol_update(sv, st, s, t, kself, y, f, mistake):
-    """M-DUOL (JMLR §4.2, Algorithm 2, Prop. 5; docs/algorithms/duol.md#multiclass-and-multi-label), multiclass and multi-label.
+    """M-DUOL (JMLR §4.2, Algorithm 2, Prop. 5; docs/algorithms/duol.md#multiclass-and-multi-label), multiclass and
+    multi-label.
 
     SV i holds γ_i H_i with H_i = e_{r_i} − e_{s_i} and the cached margin F_i = f_{r_i}(x_i) − f_{s_i}(x_i).
 
@@ -475,8 +476,8 @@ _PARAMS_DOC = """
     (JMLR §4.2, Algorithm 2): SV i carries γ_i H_i, H_i = e_{{r_i}} − e_{{s_i}} (worst relevant, best
     irrelevant class at its round), the double update solves problem (5) (Prop. 5 for ``duol``; for
     ``duol-appr`` γ = min(C, 1/(2(1−ρ))) and for ``duol-iter`` the coordinate steps with 2κ — both readings
-    of JMLR §5.5 not printed in the paper (docs/algorithms/duol-appr.md#settled-questions), inferred from Theorem 5's optimum and from the
-    binary variants).
+    of JMLR §5.5 not printed in the paper (docs/algorithms/duol-appr.md#settled-questions), inferred from Theorem 5's
+    optimum and from the binary variants).
 
     Attributes
     ----------
@@ -499,7 +500,8 @@ _PARAMS_DOC = """
 
 _DATA = ("binary", "multiclass", "multilabel")
 _SOURCES = {"C": "DUOL JMLR §5.1 (binary 5), §5.5 (multiclass 10)", "rho": "DUOL JMLR §5.1 (0); NIPS §4.1 (0.2)",
-            "sigma": "DUOL JMLR §5.1 (σ = 8)", "tol": "docs/algorithms/duol.md#settled-questions (rounding decides the literal algorithm)"}
+            "sigma": "DUOL JMLR §5.1 (σ = 8)",
+            "tol": "docs/algorithms/duol.md#settled-questions (rounding decides the literal algorithm)"}
 _C_GRID = (("C", POWERS_OF_TWO),)
 
 

@@ -8,10 +8,10 @@ is positive, add x_t with weight y_t τ_t:
 * PA-I:  τ = min(C, ℓ_t / κ(x_t, x_t))
 * PA-II: τ = ℓ_t / (κ(x_t, x_t) + 1/(2C))
 
-Multiclass and multi-label (docs/algorithms/pa1.md#multiclass-and-multi-label, the "max-loss" multi-prototype form; DUOL JMLR §5.5): with
-r_t the worst-scoring relevant class and s_t the best-scoring irrelevant one (ties → the smallest index),
-ℓ_t = [1 − (f_{r_t}(x_t) − f_{s_t}(x_t))]_+; on ℓ_t > 0, x_t is added with coefficient +τ for r_t and −τ
-for s_t, where κ_t is replaced by 2κ_t = ‖H_t‖²κ_t (PA-II: ℓ/(2κ_t + 1/(2C))).
+Multiclass and multi-label (docs/algorithms/pa1.md#multiclass-and-multi-label, the "max-loss" multi-prototype form;
+DUOL JMLR §5.5): with r_t the worst-scoring relevant class and s_t the best-scoring irrelevant one (ties → the
+smallest index), ℓ_t = [1 − (f_{r_t}(x_t) − f_{s_t}(x_t))]_+; on ℓ_t > 0, x_t is added with coefficient +τ for r_t and
+−τ for s_t, where κ_t is replaced by 2κ_t = ‖H_t‖²κ_t (PA-II: ℓ/(2κ_t + 1/(2C))).
 
 A zero-norm example (κ(x_t, x_t) ≤ 1e-12, possible with the linear kernel) cannot change f and is skipped.
 """
@@ -110,8 +110,8 @@ _PA_DOC = """{title}
 
     Multiclass and multi-label data use the max-loss multi-prototype update (see the module docstring);
     multi-label ``y`` is an n × K 0/1 indicator matrix. With ``kernel="linear"`` the primal form runs
-    (docs/algorithms/pa1.md#linear-form, κ_t = ‖x_t‖²; multiclass: w_y += τx, w_s −= τx with ‖Δ‖² = 2‖x‖², Crammer et al.
-    2006 §7; LIBOL M_PA*; single-label only).
+    (docs/algorithms/pa1.md#linear-form, κ_t = ‖x_t‖²; multiclass: w_y += τx, w_s −= τx with ‖Δ‖² = 2‖x‖², Crammer et
+    al. 2006 §7; LIBOL M_PA*; single-label only).
 
     Examples
     --------

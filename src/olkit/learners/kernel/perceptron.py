@@ -4,9 +4,9 @@ multiclass data, Crammer & Singer's ultraconservative perceptrons (JMLR 2003).
 Binary: on every mistake (ŷ_t ≠ y_t) the example is added as a support vector with weight y_t,
 f ← f + y_t κ(x_t, ·) (docs/algorithms/perceptron.md#update-rule; DUOL JMLR §2, §5.1).
 
-Multiclass (docs/algorithms/perceptron.md#multiclass-and-multi-label; DUOL JMLR §5.5): the error set is E_t = {r ≠ y_t : f_r(x_t) ≥ f_{y_t}(x_t)}
-(Crammer–Singer's ≥). If E_t ≠ ∅, x_t is added with coefficient vector τ: τ_{y_t} = +1 and, for
-r ∈ E_t, by ``multiclass_update``:
+Multiclass (docs/algorithms/perceptron.md#multiclass-and-multi-label; DUOL JMLR §5.5): the error set is
+E_t = {r ≠ y_t : f_r(x_t) ≥ f_{y_t}(x_t)} (Crammer–Singer's ≥). If E_t ≠ ∅, x_t is added with coefficient vector τ:
+τ_{y_t} = +1 and, for r ∈ E_t, by ``multiclass_update``:
 
 * "max":     τ_r = −1 for the highest-scoring r ∈ E_t only (ties → the smallest class index);
 * "uniform": τ_r = −1/|E_t|;
@@ -78,9 +78,9 @@ class KernelPerceptron(KernelLearner):
     degree, coef0 : polynomial kernel (x·z + coef0)^degree.
     compat : "none"; with kernel="linear" also "libol" (no difference: LIBOL's Perceptron.m is the same rule).
 
-    With ``kernel="linear"`` the primal form runs (an explicit w ← w + y_t x_t, docs/algorithms/perceptron.md#linear-form), and
-    multiclass data use the max-score multi-prototype update (w_y += x, w_s −= x, s the predicted class;
-    Crammer & Singer 2003, LIBOL M_PerceptronM).
+    With ``kernel="linear"`` the primal form runs (an explicit w ← w + y_t x_t,
+    docs/algorithms/perceptron.md#linear-form), and multiclass data use the max-score multi-prototype update
+    (w_y += x, w_s −= x, s the predicted class; Crammer & Singer 2003, LIBOL M_PerceptronM).
 
     Examples
     --------

@@ -2,7 +2,8 @@
 kernel rule with κ(u, v) = u·v; SCW paper eqs (1)–(2)).
 
 The learners are ``pa``, ``pa1``, ``pa2`` (:mod:`olkit.learners.kernel.pa`); with ``kernel="linear"`` they
-keep an explicit weight vector and run this rule on Δ = y x (binary) or e_y⊗x − e_s⊗x (multiclass, docs/algorithms/linear-family.md).
+keep an explicit weight vector and run this rule on Δ = y x (binary) or e_y⊗x − e_s⊗x (multiclass,
+docs/algorithms/linear-family.md).
 """
 from ..._compile import njit
 from ...base import EPS

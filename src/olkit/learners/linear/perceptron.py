@@ -2,8 +2,9 @@
 kernel rule with κ(u, v) = u·v).
 
 The learner is ``perceptron`` (:mod:`olkit.learners.kernel.perceptron`); with ``kernel="linear"`` it keeps
-an explicit weight vector and runs this rule. Multiclass data use the joint feature map (docs/algorithms/linear-family.md):
-Δ = e_y⊗x − e_s⊗x with s the highest-scoring wrong class (Crammer–Singer's "max" update).
+an explicit weight vector and runs this rule. Multiclass data use the joint feature map
+(docs/algorithms/linear-family.md): Δ = e_y⊗x − e_s⊗x with s the highest-scoring wrong class (Crammer–Singer's "max"
+update).
 """
 from ..._compile import njit
 from .engine import NO_STEP, PrimalRule
