@@ -1,4 +1,4 @@
-"""Tests of the SCW (ICML 2012) data: the synthetic generator (ALGORITHMS.md C15) and the derived catalog
+"""Tests of the SCW (ICML 2012) data: the synthetic generator (docs/algorithms/evaluation.md#synthetic-data) and the derived catalog
 entries (synthetic, synthetic-noise, usps-1vsall, mnist-1vs2).
 
 Tests on the benchmark files need the directory named by OLKIT_DATA (``../shared/data`` in CI) and are

@@ -1,4 +1,5 @@
-"""DUOL's closed form (JMLR Prop. 2 / Prop. 5) against box-QP oracles (ALGORITHMS.md A6, B4, PART H item 2).
+"""DUOL's closed form (JMLR Prop. 2 / Prop. 5) against box-QP oracles
+(docs/algorithms/duol.md#closed-form-of-the-double-update, docs/algorithms/duol.md#generic-box-qp-solver).
 
 Oracles: olkit's generic ``solve_box_qp`` and the independent enumeration of
 ``reference.kernel_binary.box_qp_enumerate`` (interior stationary point + 4 edges + 4 corners, best wins).

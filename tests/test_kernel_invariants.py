@@ -82,7 +82,7 @@ def test_duol_cached_margins_and_weights(name, params, sparse):
         assert n == clf.support_vectors_.shape[0] == res.n_updates
         F, coef, ysv = s.F[:n].copy(), s.coef[:n, 0].copy(), s.y[:n].copy()
         assert set(np.unique(ysv)) <= {-1.0, 1.0}
-        # cached margins F_i = y_i f(x_i) of the final model (A6 step 5/6 cache update)
+        # cached margins F_i = y_i f(x_i) of the final model (duol.md step 5/6 cache update)
         f_sv = clf.decision_function(clf.support_vectors_)
         np.testing.assert_allclose(F, ysv * f_sv, rtol=1e-9, atol=1e-9, err_msg=f"{name} {params} {kernel}: F")
         # ... and the reference's own caches
@@ -91,7 +91,7 @@ def test_duol_cached_margins_and_weights(name, params, sparse):
         np.testing.assert_allclose(coef, ref.coef, rtol=1e-9, atol=1e-9, err_msg=f"{name} {kernel}: coef")
         # the labels stored with the SVs are the stream labels of the SVs
         np.testing.assert_array_equal(ysv, ref.y_pm[ref.sv_rows])
-        # weights γ_i = a_i y_i ∈ [0, C] (A6 state), > 0 for the deterministic variants
+        # weights γ_i = a_i y_i ∈ [0, C] (duol.md state), > 0 for the deterministic variants
         gamma = coef * ysv
         C = clf.resolved_params()["C"]
         assert np.all(gamma >= 0.0) and np.all(gamma <= C), (name, params, kernel, gamma.min(), gamma.max() - C)
@@ -126,7 +126,7 @@ def test_gram_cache_lower_triangle_equals_kernel_matrix(name):
         np.testing.assert_allclose(G[low], K[low], rtol=1e-12, atol=1e-12, err_msg=f"{name} {kernel}: Gram cache")
         np.testing.assert_allclose(kself, np.diag(K), rtol=1e-12, atol=1e-12)
         if kernel["kernel"] == "gaussian":
-            np.testing.assert_array_equal(np.diag(G), 1.0)       # κ(x, x) = 1 exactly (§0.4)
+            np.testing.assert_array_equal(np.diag(G), 1.0)       # κ(x, x) = 1 exactly (conventions.md#kernels)
 
 
 @pytest.mark.parametrize("name", GRAM_LEARNERS)
@@ -326,14 +326,14 @@ def test_zero_vectors_never_nan(name, sparse):
             assert np.all(np.isfinite(s.coef[:s.n])), (name, kernel)
             zero_norm = kernel["kernel"] == "linear" or (kernel["kernel"] == "poly" and kernel["coef0"] == 0.0)
             if zero_norm and name not in ("perceptron", "online-svm"):
-                # κ(0, ·) ≡ 0: a zero vector cannot change f, the guarded updates never store it (A5, §0.7)
+                # κ(0, ·) ≡ 0: a zero vector cannot change f, the guarded updates never store it (pa.md, conventions.md#numerical-guards)
                 zero_rows = [i for i in range(s.n) if not np.any(sv_inputs(clf)[i])]
                 assert not zero_rows, (name, kernel, zero_rows)
 
 
 @pytest.mark.parametrize("variant", ["jmlr", "nips2009"])
 def test_duol_ties_do_not_depend_on_the_code_path(variant):
-    """ALGORITHMS.md A6 (updated): on dense data with many duplicate rows and non-dyadic values, tied kernel
+    """docs/algorithms/duol.md#ties: on dense data with many duplicate rows and non-dyadic values, tied kernel
     values differ in their last bit between the block product, single dot products and the Gram cache;
     with the relative tie tolerance the blocked pass, one-by-one partial_fit and chunks agree exactly."""
     rng = np.random.default_rng(11)

@@ -1,4 +1,4 @@
-"""Multiclass and multi-label kernel learners against a literal per-round reference (ALGORITHMS.md B0–B4).
+"""Multiclass and multi-label kernel learners against a literal per-round reference (docs/algorithms/multiclass.md).
 
 The reference (``tests/reference/kernel_multiclass.py``) is written straight from the formulas: explicit
 kernel evaluations, the coefficient vectors A_i of every stored point, f_c(x_t) = Σ_i A_i[c] κ(x_i, x_t),

@@ -169,7 +169,7 @@ def test_ahpatron_config_machinery(tmp_path):
 
 
 def test_ahpatron_paper_values():
-    """Table 2, 3 and 5 transcribed: Ahpatron's row agrees with ALGORITHMS.md E3."""
+    """Table 2, 3 and 5 transcribed: Ahpatron's row agrees with docs/algorithms/evaluation.md#ahpatron-protocol."""
     t2, t3, t5 = (paper_values(k) for k in ("ahpatron_aaai_table2", "ahpatron_aaai_table3", "ahpatron_aaai_table5"))
     e3 = {"phishing": 7.27, "SUSY": 23.66, "ijcnn1": 3.72, "cod-rna": 12.33, "w8a": 2.23, "a9a": 16.42}
     assert {d: t2[d]["ahpatron"]["mistake_pct"][0] for d in e3} == e3

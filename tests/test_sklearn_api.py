@@ -62,6 +62,6 @@ def test_string_labels_and_tie_rule():
     clf = olkit.make("perceptron").fit(X, y)
     assert list(clf.classes_) == ["ham", "spam"]  # smallest label -> -1
     assert set(clf.predict(X)) <= {"ham", "spam"}
-    # before any update f = 0, which predicts the positive class (ALGORITHMS.md §0.2)
+    # before any update f = 0, which predicts the positive class (docs/algorithms/conventions.md#prediction-and-mistakes)
     res = olkit.evaluate_online(olkit.make("perceptron"), X[:2], ["ham", "spam"])
     assert res.scores[0] == 0.0 and res.mistake_flags[0] == 1

@@ -36,7 +36,8 @@ slot 3, algorithm diagnostics)."""
 N_COUNTERS = 8
 
 EPS = 1e-12
-"""Library-wide guard: a denominator ≤ EPS (relative to its scale) counts as zero (ALGORITHMS.md §0.7)."""
+"""Library-wide guard: a denominator ≤ EPS (relative to its scale) counts as zero
+(docs/algorithms/conventions.md#numerical-guards)."""
 
 MARGIN_TIE = 1e-9
 """A margin loss within this (relative to the scores) of 0 is no margin error: when a margin is exactly 1
@@ -520,7 +521,7 @@ class OnlineClassifier:
     @serialised
     def predict(self, X):
         """Predicted labels. Binary: a score of exactly 0 predicts the positive class; multiclass: the
-        class of the largest score, ties to the smallest class (ALGORITHMS.md §0.2). Multi-label: the
+        class of the largest score, ties to the smallest class (docs/algorithms/conventions.md#ties). Multi-label: the
         0/1 indicator matrix of the label set {c : f_c(x) > 0} — the classes pushed above the zero-sum
         average by the updates along H = e_r − e_s — or, when no score is positive, the top class alone
         (a predicted label set is never empty)."""

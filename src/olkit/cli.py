@@ -277,8 +277,8 @@ def build_parser():
                      "if missing; files of the same name already in DIR are overwritten")
     run.add_argument("--jobs", type=int, help="parallel processes (default: automatic; -1: all cores)")
     run.add_argument("--tune", action="store_true", help="first select parameters as the SCW experiments did "
-                     "(grids of ALGORITHMS.md E2, one pass per candidate on the first ordering); parameters "
-                     "fixed by --set are not tuned")
+                     "(grids of docs/algorithms/evaluation.md#parameter-selection, one pass per candidate on the "
+                     "first ordering); parameters fixed by --set are not tuned")
     # issue 9 (result store, olkit.experiment.store): --out DIR keeps every finished run in DIR/.cells
     run.add_argument("--quiet", "-q", **quiet)
     run.add_argument("--resume", action="store_true", help="with --out: reuse the finished runs a previous "
@@ -290,7 +290,8 @@ def build_parser():
     add_zero_based(run)
     run.add_argument("--chunk-size", type=int, default=None, metavar="N", help="with --stream: examples per chunk "
                      "(default 100000)")
-    tune = sub.add_parser("tune", help="select parameters as the SCW experiments did (ALGORITHMS.md E2)")
+    tune = sub.add_parser("tune", help="select parameters as the SCW experiments did "
+                          "(docs/algorithms/evaluation.md#parameter-selection)")
     tune.add_argument("algorithms", nargs="+", metavar="ALGO")
     tune.add_argument("--data", required=True, help="dataset name (see `olkit datasets`) or LIBSVM file path")
     tune.add_argument("--kernel", help="kernel of every kernel learner (gaussian, linear, poly)")

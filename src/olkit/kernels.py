@@ -4,7 +4,7 @@ Every kernel is evaluated from a dot product and cached squared norms, which is 
 engine compute a whole block of kernel rows with one BLAS matrix product:
 
 * Gaussian  κ(x, z) = exp(−‖x − z‖² / (2σ²)) with ‖x − z‖² = ‖x‖² + ‖z‖² − 2 x·z (clamped at 0),
-  the 2σ² convention of DUOL/LSOKL/Ahpatron (ALGORITHMS.md §0.4); κ(x, x) = 1 exactly.
+  the 2σ² convention of DUOL/LSOKL/Ahpatron (docs/algorithms/conventions.md#kernels); κ(x, x) = 1 exactly.
   That expansion cancels for near pairs: its rounding error is ~ε(‖x‖² + ‖z‖²), so two copies of a row
   of norm 835 get κ = 1 from one code path and 1 − 1.8e-12 from another (BLAS and a loop round x·z
   differently), and copies of a row of norm 1e10 with σ = 8 get anything from 0 to 1. A pair whose expanded

@@ -182,7 +182,8 @@ def parse_value(text):
     return text
 
 
-# ---- the tuning grids of ALGORITHMS.md E2 (LIBOL's CV_algorithm.m), used by the registry entries ----
+# ---- the tuning grids of docs/algorithms/evaluation.md#parameter-selection (LIBOL's CV_algorithm.m), used by the
+# registry entries ----
 POWERS_OF_TWO = tuple(2.0 ** k for k in range(-4, 5))
 """2^-4..2^4: C of PA-I/PA-II/NHERD/SCW/DUOL, r of AROW, b of NAROW."""
 CONFIDENCES = tuple(round(0.55 + 0.05 * k, 2) for k in range(9))

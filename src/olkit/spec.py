@@ -22,7 +22,8 @@ class Spec:
     data: tuple = ("binary",)
     """Kinds of data it learns from: "binary", "multiclass", "multilabel"."""
     tuning: tuple = ()
-    """((parameter, candidates), ...) in tuning order (ALGORITHMS.md E2); empty: nothing is tuned."""
+    """((parameter, candidates), ...) in tuning order (docs/algorithms/evaluation.md#parameter-selection); empty:
+    nothing is tuned."""
     sources: dict = field(default_factory=dict)
     """{parameter: the paper and table its default comes from}."""
 

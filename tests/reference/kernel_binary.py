@@ -1,6 +1,7 @@
-"""Slow, readable reference implementations of the kernel binary learners (ALGORITHMS.md §0, A1–A11).
+"""Slow, readable reference implementations of the kernel binary learners (docs/algorithms/conventions.md and
+the pages of the kernel binary learners).
 
-Written from the text of ``/work/shared/ALGORITHMS.md`` (and, where the text leaves a choice open, from the
+Written from the text of the specification, ``docs/algorithms/`` (and, where the text leaves a choice open, from the
 settled choices stated in the module docstrings of ``olkit.learners.kernel``), *not* from olkit's code: the
 point is an independent second reading of the specification. Nothing here imports olkit.
 
@@ -8,16 +9,16 @@ Every learner is a plain loop over the stream, one round at a time:
 
     score f_t(x_t) with the model of round t−1  →  predict / count  →  update.
 
-Conventions used throughout (§0):
+Conventions used throughout (conventions.md):
 
 * labels are mapped to ±1 with the smallest raw label → −1 (olkit's documented coding);
-* ŷ_t = +1 iff f_t(x_t) ≥ 0, a mistake is ŷ_t ≠ y_t (§0.2);
-* hinge loss ℓ_t = max(0, 1 − y_t f_t(x_t)) (§0.3);
-* the model is f(·) = Σ_i a_i κ(x_i, ·) over the stored expansion points, in storage order (§0.5);
+* ŷ_t = +1 iff f_t(x_t) ≥ 0, a mistake is ŷ_t ≠ y_t (conventions.md#prediction-and-mistakes);
+* hinge loss ℓ_t = max(0, 1 − y_t f_t(x_t)) (conventions.md#losses);
+* the model is f(·) = Σ_i a_i κ(x_i, ·) over the stored expansion points, in storage order (conventions.md#kernel-model-representation);
 * #SV = number of stored points whose coefficient is non-zero, #updates = number of rounds in which the
-  model changed (§0.6);
+  model changed (conventions.md#support-vectors-and-updates);
 * numerical guard: an example with κ(x_t, x_t) ≤ 1e-12 (a zero vector under the linear kernel) is skipped
-  by the PA family, ROMMA, ALMA and DUOL (§0.7, A5).
+  by the PA family, ROMMA, ALMA and DUOL (conventions.md#numerical-guards, pa.md).
 
 For speed the kernel values of the whole stream are computed once, as a T×T matrix ``K`` (``K[s, t] =
 κ(x_s, x_t)`` for stream positions s, t); :func:`kernel_value` is the pair-wise definition it follows.
@@ -28,14 +29,14 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 
-ZERO_NORM = 1e-12  # §0.7 / A5: κ(x_t, x_t) ≤ 1e-12 → the example cannot change f, skip the update
+ZERO_NORM = 1e-12  # conventions.md#numerical-guards / pa.md: κ(x_t, x_t) ≤ 1e-12 → the example cannot change f, skip the update
 
 DUAL_LINEAR = {"kernel": "poly", "degree": 1, "coef0": 0.0}
 """The linear kernel in dual (support-vector) form: olkit runs kernel="linear" in primal form."""
 
 
 # ---------------------------------------------------------------------------------------------------------
-# Kernels (§0.4)
+# Kernels (conventions.md#kernels)
 # ---------------------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class KernelParams:
@@ -46,7 +47,7 @@ class KernelParams:
 
 
 def kernel_value(x, z, kp, same=False):
-    """κ(x, z) for one pair (§0.4).
+    """κ(x, z) for one pair (conventions.md#kernels).
 
     Gaussian exp(−d²/(2σ²)) with d² = ‖x‖² + ‖z‖² − 2 x·z clamped at ≥ 0, and κ(x, x) = 1 exactly
     (``same=True``); linear x·z; polynomial (x·z + coef0)^degree.
@@ -98,7 +99,7 @@ def encode_labels(y):
 
 
 def predict_sign(f):
-    """§0.2: ŷ = +1 iff f ≥ 0."""
+    """conventions.md#prediction-and-mistakes: ŷ = +1 iff f ≥ 0."""
     return 1.0 if f >= 0 else -1.0
 
 
@@ -123,7 +124,7 @@ class RefResult:
         return int(np.count_nonzero(self.coef))
 
     def decision_function(self, Xnew):
-        """f(x) of the final model on new rows (ALMA: w(x̂), the normalised-kernel expansion, A4)."""
+        """f(x) of the final model on new rows (ALMA: w(x̂), the normalised-kernel expansion, alma.md)."""
         Xnew = dense_rows(Xnew)
         if not self.sv_rows:
             return np.zeros(Xnew.shape[0])
@@ -156,14 +157,14 @@ def _kp(kernel="gaussian", sigma=8.0, degree=3, coef0=1.0):
 
 
 def _score(st, rows, coef, t):
-    """f(x_t) = Σ_i a_i κ(x_i, x_t) (§0.5)."""
+    """f(x_t) = Σ_i a_i κ(x_i, x_t) (conventions.md#kernel-model-representation)."""
     if not rows:
         return 0.0
     return float(np.dot(coef, st.K[rows, t]))
 
 
 # ---------------------------------------------------------------------------------------------------------
-# A1. Kernel Perceptron
+# Kernel Perceptron (perceptron.md)
 # ---------------------------------------------------------------------------------------------------------
 def perceptron(X, y, **kernel):
     st = _Stream(X, y, _kp(**kernel))
@@ -173,7 +174,7 @@ def perceptron(X, y, **kernel):
         yt = st.y[t]
         f = _score(st, rows, coef, t)
         scores.append(f)
-        if predict_sign(f) != yt:              # A1: update iff ŷ_t ≠ y_t
+        if predict_sign(f) != yt:              # perceptron.md: update iff ŷ_t ≠ y_t
             mistakes += 1
             rows.append(t)                     # append x_t with a_t = y_t
             coef.append(yt)
@@ -182,7 +183,7 @@ def perceptron(X, y, **kernel):
 
 
 # ---------------------------------------------------------------------------------------------------------
-# A5. PA, PA-I, PA-II
+# PA, PA-I, PA-II (pa.md)
 # ---------------------------------------------------------------------------------------------------------
 def pa(X, y, variant="pa", C=5.0, **kernel):
     st = _Stream(X, y, _kp(**kernel))
@@ -193,8 +194,8 @@ def pa(X, y, variant="pa", C=5.0, **kernel):
         f = _score(st, rows, coef, t)
         scores.append(f)
         mistakes += predict_sign(f) != yt
-        loss = max(0.0, 1.0 - yt * f)          # §0.3
-        if loss > 0 and kt > ZERO_NORM:        # A5: update iff ℓ_t > 0; guard κ_t = 0 → skip
+        loss = max(0.0, 1.0 - yt * f)          # conventions.md#losses
+        if loss > 0 and kt > ZERO_NORM:        # pa.md: update iff ℓ_t > 0; guard κ_t = 0 → skip
             if variant == "pa":
                 tau = loss / kt                # PA:    τ = ℓ/κ_t
             elif variant == "pa1":
@@ -210,7 +211,7 @@ def pa(X, y, variant="pa", C=5.0, **kernel):
 
 
 # ---------------------------------------------------------------------------------------------------------
-# A2 / A3. ROMMA and agg-ROMMA
+# ROMMA and agg-ROMMA (romma.md / agg-romma.md)
 # ---------------------------------------------------------------------------------------------------------
 def romma(X, y, aggressive=False, romma_reset_case=False, compat="none", **kernel):
     st = _Stream(X, y, _kp(**kernel))
@@ -224,13 +225,13 @@ def romma(X, y, aggressive=False, romma_reset_case=False, compat="none", **kerne
         scores.append(f)
         mistake = predict_sign(f) != yt
         mistakes += mistake
-        # A2: ROMMA updates iff mistake; A3: agg-ROMMA iff y_t f < 1 (margin error)
+        # romma.md: ROMMA updates iff mistake; agg-romma.md: agg-ROMMA iff y_t f < 1 (margin error)
         wants = (yt * f < 1.0) if aggressive else mistake
         if not wants or kt <= ZERO_NORM:
             continue
         A = kt * N2
         if N2 == 0.0:
-            # A2 first update: w ← y_t κ(x_t,·)/κ_t, N2 = 1/κ_t; compat="libol": w ← y_t κ(x_t,·), N2 = κ_t
+            # romma.md first update: w ← y_t κ(x_t,·)/κ_t, N2 = 1/κ_t; compat="libol": w ← y_t κ(x_t,·), N2 = κ_t
             if compat == "libol":
                 rows, coef, N2 = [t], [yt], kt
             else:
@@ -238,16 +239,16 @@ def romma(X, y, aggressive=False, romma_reset_case=False, compat="none", **kerne
             updates += 1
             continue
         if aggressive and romma_reset_case and yt * f >= A:
-            # A3 case 1 (only the margin constraint active): discard all SVs, w ← y_t κ(x_t,·)/κ_t
+            # agg-romma.md case 1 (only the margin constraint active): discard all SVs, w ← y_t κ(x_t,·)/κ_t
             rows, coef, N2 = [t], [yt / kt], 1.0 / kt
             updates += 1
             events["resets"] += 1
             continue
         D = A - f * f
-        if D <= 1e-12 * A:                     # A2: x_t ∥ w → skip (olkit docstring: D ≤ 1e-12·A)
+        if D <= 1e-12 * A:                     # romma.md: x_t ∥ w → skip (olkit docstring: D ≤ 1e-12·A)
             events["parallel_skips"] += 1
             continue
-        c = (A - yt * f) / D                   # A2: c = (A − y_t f)/D
+        c = (A - yt * f) / D                   # romma.md: c = (A − y_t f)/D
         d = N2 * (yt - f) / D                  #     d = N2 (y_t − f)/D
         coef = [c * a for a in coef]           #     w ← c·w + d·κ(x_t,·)
         rows = rows + [t]
@@ -260,12 +261,12 @@ def romma(X, y, aggressive=False, romma_reset_case=False, compat="none", **kerne
 
 
 # ---------------------------------------------------------------------------------------------------------
-# A4. ALMA_2(α)
+# ALMA_2(α) (alma.md)
 # ---------------------------------------------------------------------------------------------------------
 def alma(X, y, alpha=0.9, C=math.sqrt(2.0), p=2, **kernel):
     assert p == 2
     st = _Stream(X, y, _kp(**kernel))
-    B = 1.0 / alpha                            # A4: B = 1/α
+    B = 1.0 / alpha                            # alma.md: B = 1/α
     rows, coef, scores = [], [], []            # w = Σ a_i k̂(x_i, ·)
     N = 0.0                                    # ‖w‖
     k = 1                                      # counts updates, starts at 1
@@ -286,7 +287,7 @@ def alma(X, y, alpha=0.9, C=math.sqrt(2.0), p=2, **kernel):
             rows = rows + [t]                  # w' = w + η_k y_t k̂(x_t, ·)
             coef = coef + [eta_k * yt]
             n2 = N * N + 2.0 * eta_k * yt * f + eta_k * eta_k   # ‖w'‖² = N² + 2η y f + η²
-            nrm = math.sqrt(max(n2, 0.0))      # §0.7 clamp
+            nrm = math.sqrt(max(n2, 0.0))      # conventions.md#numerical-guards clamp
             scale = max(1.0, nrm)
             coef = [a / scale for a in coef]   # w ← w'/max(1, ‖w'‖)
             N = nrm / scale
@@ -297,10 +298,10 @@ def alma(X, y, alpha=0.9, C=math.sqrt(2.0), p=2, **kernel):
 
 
 # ---------------------------------------------------------------------------------------------------------
-# A6 generic solver: exact maximiser of a 2-variable QP on a box, by enumeration
+# duol.md generic solver: exact maximiser of a 2-variable QP on a box, by enumeration
 # ---------------------------------------------------------------------------------------------------------
 def qp_objective(la, lb, qa, qb, w, ga, d):
-    """h(γ, d) = ℓ_a γ + ℓ_b d − ½ q_a γ² − ½ q_b d² − w γ d (A6 problem (1); q = k binary, 2k multiclass)."""
+    """h(γ, d) = ℓ_a γ + ℓ_b d − ½ q_a γ² − ½ q_b d² − w γ d (duol.md problem (1); q = k binary, 2k multiclass)."""
     return la * ga + lb * d - 0.5 * qa * ga * ga - 0.5 * qb * d * d - w * ga * d
 
 
@@ -339,7 +340,7 @@ def box_qp_enumerate(la, lb, qa, qb, w, ga_lo, ga_hi, d_lo, d_hi):
 
 
 # ---------------------------------------------------------------------------------------------------------
-# A9 randomness: SplitMix64 (the generator olkit documents for DUOL_rand)
+# duol-rand.md randomness: SplitMix64 (the generator olkit documents for DUOL_rand)
 # ---------------------------------------------------------------------------------------------------------
 class SplitMix64:
     MASK = (1 << 64) - 1
@@ -360,10 +361,10 @@ class SplitMix64:
 
 
 # ---------------------------------------------------------------------------------------------------------
-# A6–A10. DUOL and its variants
+# duol.md and its variants. DUOL and its variants
 # ---------------------------------------------------------------------------------------------------------
 def duol(X, y, solver="exact", variant="jmlr", C=5.0, rho=None, tol=1e-9, seed=0, **kernel):
-    """DUOL (A6), DUOL_appr (A7), DUOL_iter (A8), DUOL_rand (A9), NIPS 2009 DUOL (A6 end), counters (A10).
+    """DUOL (duol.md), DUOL_appr (duol-appr.md), DUOL_iter (duol-iter.md), DUOL_rand (duol-rand.md), NIPS 2009 DUOL (duol.md end), counters (duol.md).
 
     ``solver``: "exact" | "appr" | "iter" | "rand"; ``variant``: "jmlr" | "nips2009" (with "exact").
     """
@@ -390,12 +391,12 @@ def duol(X, y, solver="exact", variant="jmlr", C=5.0, rho=None, tol=1e-9, seed=0
         loss = max(0.0, 1.0 - yt * f)
         if not loss > tol:                     # step 2 (with tol): no change
             continue
-        if ka <= ZERO_NORM:                    # §0.7 guard: zero-norm example skipped
+        if ka <= ZERO_NORM:                    # conventions.md#numerical-guards guard: zero-norm example skipped
             continue
         # step 3: auxiliary example b
         b, w_min = None, None
         if solver == "rand":
-            if rows:                           # A9: uniform over S_{t−1} (all stored points)
+            if rows:                           # duol-rand.md: uniform over S_{t−1} (all stored points)
                 b = rng.index(len(rows))
                 w_min = st.y[rows[b]] * yt * k_row[b]
         elif nips:
@@ -426,12 +427,12 @@ def duol(X, y, solver="exact", variant="jmlr", C=5.0, rho=None, tol=1e-9, seed=0
             if nips:                           # NIPS Algorithm 1
                 ga = min(C, 1.0 / (1.0 - rho))
                 d = min(C, gb_hat + 1.0 / (1.0 - rho)) - gb_hat
-            elif solver in ("exact", "rand"):  # problem (1), exact (A6 / A9 generic box QP)
+            elif solver in ("exact", "rand"):  # problem (1), exact (duol.md / duol-rand.md generic box QP)
                 ga, d = box_qp_enumerate(la, lb, ka, kb, w_ab, 0.0, C, -gb_hat, C - gb_hat)
-            elif solver == "appr":             # A7: γ_t = min(C, 1/(1−ρ)), γ_b = min(C, γ̂_b + 1/(1−ρ))
+            elif solver == "appr":             # duol-appr.md: γ_t = min(C, 1/(1−ρ)), γ_b = min(C, γ̂_b + 1/(1−ρ))
                 ga = min(C, 1.0 / (1.0 - rho))
                 d = min(C, gb_hat + 1.0 / (1.0 - rho)) - gb_hat
-            elif solver == "iter":             # A8: one pass of coordinate ascent
+            elif solver == "iter":             # duol-iter.md: one pass of coordinate ascent
                 ga = _clip(la / ka, 0.0, C)
                 d = _clip((lb - w_ab * ga) / kb, -gb_hat, C - gb_hat)
             else:
@@ -445,7 +446,7 @@ def duol(X, y, solver="exact", variant="jmlr", C=5.0, rho=None, tol=1e-9, seed=0
             for j, i in enumerate(rows):
                 F[j] += st.y[i] * yt * ga * st.K[i, t] + st.y[i] * yb * d * st.K[i, ib]
             n_double += 1
-            if mistake:                        # A10 counters, mistake rounds with a double update only
+            if mistake:                        # duol.md counters, mistake rounds with a double update only
                 if w_ab <= -rho and Fb_old <= 0.0 and C >= gb_hat + 1.0 / (1.0 - rho):
                     n_strong += 1
                 elif w_ab <= -rho and Fb_old <= 1.0 + tol and C >= gb_hat + rho:
@@ -466,7 +467,7 @@ def duol(X, y, solver="exact", variant="jmlr", C=5.0, rho=None, tol=1e-9, seed=0
 
 
 # ---------------------------------------------------------------------------------------------------------
-# A11. Online-SVM (dual coordinate ascent over the working set)
+# Online-SVM (dual coordinate ascent over the working set) (online-svm.md)
 # ---------------------------------------------------------------------------------------------------------
 def online_svm(X, y, C=5.0, tol=1e-3, working_set="margin", max_sweeps=1000, **kernel):
     st = _Stream(X, y, _kp(**kernel))
@@ -494,7 +495,7 @@ def online_svm(X, y, C=5.0, tol=1e-3, working_set="margin", max_sweeps=1000, **k
             swept_change = False
             for i in range(len(rows)):         # sweep i = 1..|W| in storage order
                 kii = st.kself[rows[i]]
-                if kii <= ZERO_NORM:           # §0.7: zero-norm example, its γ cannot change f → skip
+                if kii <= ZERO_NORM:           # conventions.md#numerical-guards: zero-norm example, its γ cannot change f → skip
                     continue
                 if (gam[i] < C and g[i] < 1.0 - tol) or (gam[i] > 0 and g[i] > 1.0 + tol):
                     delta = _clip((1.0 - g[i]) / kii, -gam[i], C - gam[i])

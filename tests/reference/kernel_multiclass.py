@@ -1,6 +1,7 @@
-"""Slow, literal references of the multiclass / multi-label kernel learners (ALGORITHMS.md B0–B4, A6 ties).
+"""Slow, literal references of the multiclass / multi-label kernel learners (docs/algorithms/multiclass.md, the
+multiclass sections of the kernel learners' pages, docs/algorithms/duol.md#ties).
 
-Written from the text of ``/work/shared/ALGORITHMS.md`` Part B and, where the text leaves a choice open,
+Written from the text of the specification (``docs/algorithms/multiclass.md`` and the multiclass sections) and, where the text leaves a choice open,
 from the readings stated in olkit's module docstrings (``mira.py``: the margin-infused QP and the
 ``update`` gate; ``duol.py``: the M-DUOL_appr / M-DUOL_iter steps) — *not* from olkit's code. Nothing
 here imports olkit.
@@ -12,7 +13,7 @@ Every learner is a plain loop over the stream, one round at a time:
 with the coefficient vector A_i ∈ R^K of every stored point kept explicitly (for the M-DUOL forms
 A_i = γ_i H_i, with the direction H_i = e_{r_i} − e_{s_i} fixed at insertion and the cached margin F_i).
 
-Conventions (B0):
+Conventions (multiclass.md):
 
 * single-label: ŷ_t = argmax_c f_c(x_t), ties to the smallest class index; a mistake is ŷ_t ≠ y_t;
 * multi-label: r_t = argmin_{r∈Y_t} f_r (worst relevant), s_t = argmax_{s∉Y_t} f_s (best irrelevant), ties
@@ -35,7 +36,7 @@ SIGMA = 1.5
 
 
 def gram(X, sigma=SIGMA):
-    """T×T table of the Gaussian κ over the stream (§0.4): exp(−‖x_s − x_t‖²/(2σ²)) from the explicit
+    """T×T table of the Gaussian κ over the stream (conventions.md#kernels): exp(−‖x_s − x_t‖²/(2σ²)) from the explicit
     differences x_s − x_t (integer features make ‖x_s − x_t‖² exact)."""
     T = len(X)
     G = np.empty((T, T))
@@ -46,7 +47,7 @@ def gram(X, sigma=SIGMA):
 
 
 # ---------------------------------------------------------------------------------------------------------
-# B0 helpers
+# multiclass.md helpers
 # ---------------------------------------------------------------------------------------------------------
 def argmax_first(f):
     """argmax with ties to the smallest index (MATLAB ``max``)."""
@@ -58,7 +59,7 @@ def argmax_first(f):
 
 
 def worst_best_pair(Yrow, f):
-    """(r_t, s_t) of B0: worst relevant / best irrelevant class, ties to the smallest index; (−1, −1) if
+    """(r_t, s_t) of multiclass.md: worst relevant / best irrelevant class, ties to the smallest index; (−1, −1) if
     either set is empty."""
     r = s = -1
     for c in range(len(f)):
@@ -73,7 +74,7 @@ def worst_best_pair(Yrow, f):
 
 
 def hdot(a, b):
-    """H_a·H_b for H = e_r − e_s given as pairs (r, s) (B0; in {−2, …, 2})."""
+    """H_a·H_b for H = e_r − e_s given as pairs (r, s) (multiclass.md; in {−2, …, 2})."""
     return (a[0] == b[0]) + (a[1] == b[1]) - (a[0] == b[1]) - (a[1] == b[0])
 
 
@@ -82,7 +83,7 @@ def clip(v, lo, hi):
 
 
 # ---------------------------------------------------------------------------------------------------------
-# B2: MIRA's QP, solved by bisection on θ
+# mira.md: MIRA's QP, solved by bisection on θ
 # ---------------------------------------------------------------------------------------------------------
 MARGIN_TIE = 1e-9
 """Exact-arithmetic ties of the margin tests. A point repeated right after an unclipped update with the
@@ -92,7 +93,7 @@ so ℓ = 0. In floating point the difference is a few ulps either way, decided b
 rounded (kernel `exp`, summation order, bisection here vs sorted breakpoints in olkit), and the wrong sign
 adds a spurious SV with |τ| ~ 1e-16. The reference decides such ties as exact arithmetic does: a loss
 within MARGIN_TIE of 0 is 0 (no update). On these integer-feature streams no margin comes that close to 1
-except by an exact tie (the DUOL forms have their own ``tol`` for the same reason, ALGORITHMS.md A6)."""
+except by an exact tie (the DUOL forms have their own ``tol`` for the same reason, docs/algorithms/duol.md#settled-questions)."""
 
 
 def mira_tau_bisect(f, y, A, C, tie=MARGIN_TIE):
@@ -142,8 +143,8 @@ def run_reference(name, X, Y, *, C=None, rho=0.0, mode="max", update="mistake", 
                   sigma=SIGMA):
     """Run learner ``name`` over the stream (X dense, Y an n×K 0/1 indicator matrix).
 
-    name: "perceptron" (mode max|uniform|prop, B1), "mira" (update mistake|margin, B2), "pa" | "pa1" |
-    "pa2" (B3), "duol" | "duol-appr" | "duol-iter" (B4). ``C=None`` → the defaults (MIRA 1, otherwise 10).
+    name: "perceptron" (mode max|uniform|prop, perceptron.md), "mira" (update mistake|margin, mira.md), "pa" | "pa1" |
+    "pa2" (pa1.md), "duol" | "duol-appr" | "duol-iter" (duol.md). ``C=None`` → the defaults (MIRA 1, otherwise 10).
     """
     X = np.asarray(X, float)
     Y = np.asarray(Y)
@@ -183,7 +184,7 @@ def run_reference(name, X, Y, *, C=None, rho=0.0, mode="max", update="mistake", 
         flags.append(int(mistake))
         kt = G[t, t]
 
-        # ---- B1: Crammer–Singer ultraconservative perceptrons (single-label)
+        # ---- perceptron.md: Crammer–Singer ultraconservative perceptrons (single-label)
         if name == "perceptron":
             E = [c for c in range(K) if c != y and f[c] >= f[y]]
             if not E:
@@ -201,7 +202,7 @@ def run_reference(name, X, Y, *, C=None, rho=0.0, mode="max", update="mistake", 
             n_updates += 1
             continue
 
-        # ---- B2: MIRA (single-label), margin-infused QP; gate: prediction mistakes or every round
+        # ---- mira.md: MIRA (single-label), margin-infused QP; gate: prediction mistakes or every round
         if name == "mira":
             if update == "mistake" and not mistake:
                 continue
@@ -214,14 +215,14 @@ def run_reference(name, X, Y, *, C=None, rho=0.0, mode="max", update="mistake", 
             n_updates += 1
             continue
 
-        # ---- B0 pair for the max-loss forms
+        # ---- multiclass.md pair for the max-loss forms
         if not multilabel:
             r, s = worst_best_pair(Yrow, f)
         if r < 0:
             continue
         loss = 1.0 - (f[r] - f[s])
 
-        # ---- B3: multiclass PA / PA-I / PA-II
+        # ---- pa1.md: multiclass PA / PA-I / PA-II
         if name in ("pa", "pa1", "pa2"):
             ev["tiny_loss"] += bool(abs(loss) <= MARGIN_TIE)
             if not loss > MARGIN_TIE:       # ℓ_t > 0, an exact-arithmetic tie ℓ_t = 0 decided as 0
@@ -238,7 +239,7 @@ def run_reference(name, X, Y, *, C=None, rho=0.0, mode="max", update="mistake", 
             n_updates += 1
             continue
 
-        # ---- B4: M-DUOL (exact / appr / iter), Algorithm 2 with the A6 relative tie rule (first tied)
+        # ---- duol.md: M-DUOL (exact / appr / iter), Algorithm 2 with the duol.md relative tie rule (first tied)
         assert duol, name
         if not loss > tol:
             continue

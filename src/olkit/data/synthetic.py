@@ -32,11 +32,12 @@ def make_scw_synthetic(
     noise_var: float = 2.0,
     seed=0,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Draw the SCW paper's synthetic data set ("described in Crammer et al. 2008"; ALGORITHMS.md C15).
+    """Draw the SCW paper's synthetic data set ("described in Crammer et al. 2008";
+    docs/algorithms/evaluation.md#synthetic-data).
 
     **[UNCERTAIN]** The original text of Crammer, Dredze, Pereira (2008) was not available; the structure
-    below is recalled from that paper and from AROW (2009), see ALGORITHMS.md section C15. The constants
-    that could not be checked (``s_long``, ``s_short``, ``noise_var`` and whether the last is a variance or
+    below is recalled from that paper and from AROW (2009), see docs/algorithms/evaluation.md#synthetic-data. The
+    constants that could not be checked (``s_long``, ``s_short``, ``noise_var`` and whether the last is a variance or
     a standard deviation) are parameters, and their defaults are placeholders, not the paper's values.
 
     Construction, for each example independently:
@@ -62,7 +63,7 @@ def make_scw_synthetic(
     s_long, s_short
         Standard deviations along the long and the short axis of the ellipse, both > 0 (placeholders).
     noise_var
-        Variance of each irrelevant feature ``x3 .. x_d``, >= 0 (placeholder; C15 assumes 2).
+        Variance of each irrelevant feature ``x3 .. x_d``, >= 0 (placeholder; the recalled description says 2).
     seed
         Anything :func:`numpy.random.default_rng` accepts (an int, ``None``, a ``Generator``...).
 

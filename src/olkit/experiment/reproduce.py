@@ -156,7 +156,8 @@ def run_dataset(config, dataset, repeats, n_jobs=None, store=None, data=None):
         groups.append((name, len(specs), len(points), grid))
         specs += [(name, {**base, **point}) for point in points]
     split_params(names, {})  # validates the names
-    # tune = true: parameter selection on the first ordering (ALGORITHMS.md E2); [select]: in hindsight
+    # tune = true: parameter selection on the first ordering (docs/algorithms/evaluation.md#parameter-selection);
+    # [select]: in hindsight
     results = run_algorithms(specs, X, y, orders, n_jobs=n_jobs, tune=config.get("tune", False),
                              learner_seeds=learner_seeds(config, repeats), store=store)
     rows = []
@@ -753,7 +754,8 @@ def comparison_section(name, section, table, paper):
             lines.append(f"| {dataset} | {a} | " + " | ".join(f(doc["rows"][a]) for _, f in cols) + " |")
     if diag:
         lines += ["", "Double updates: margin-error rounds on which an auxiliary SV was updated too; strong and weak "
-                  "(JMLR Theorem 4) are counted on mistake rounds only (ALGORITHMS.md A10)."]
+                  "(JMLR Theorem 4) are counted on mistake rounds only "
+                  "(docs/algorithms/duol.md#strong-and-weak-double-updates)."]
     return lines + [""]
 
 

@@ -1,4 +1,5 @@
-"""Parameter selection as in the SCW experiments (ALGORITHMS.md E2; LIBOL ``CV_algorithm.m``).
+"""Parameter selection as in the SCW experiments (docs/algorithms/evaluation.md#parameter-selection; LIBOL
+``CV_algorithm.m``).
 
 For each learner, each tuned parameter in turn (C first, then η — one at a time, the others fixed at
 their current values): one online pass over the whole dataset in a fixed validation ordering per
@@ -11,8 +12,8 @@ and DUOL, r of AROW and b of NAROW over 2^-4..2^4; η of CW, CW-var, SCW-I, SCW-
 IELLIP over 0.1..0.9. Learners without a tuned parameter (Perceptron, PA, ROMMA, agg-ROMMA, ALMA, SOP —
 LIBOL fixes SOP's a = 1) keep their values.
 
-Settled uncertainty (ALGORITHMS.md E2 [UNCERTAIN]: the paper does not describe its procedure): we follow
-LIBOL's ``CV_algorithm.m``; the validation ordering is the first ordering of the runs (``seed:<seed>``)
+Settled uncertainty (docs/algorithms/evaluation.md#parameter-selection: the paper does not describe its procedure): we
+follow LIBOL's ``CV_algorithm.m``; the validation ordering is the first ordering of the runs (``seed:<seed>``)
 in the runner and the reproduction, or any ordering given to :func:`tune` / ``olkit tune --order``.
 """
 from .. import progress

@@ -1,4 +1,4 @@
-"""ALMA_p(α) with p = 2 (Gentile 2001), kernelised (ALGORITHMS.md A4).
+"""ALMA_p(α) with p = 2 (Gentile 2001), kernelised (docs/algorithms/alma.md).
 
 Normalised kernel k̂(x, z) = κ(x, z)/sqrt(κ(x, x) κ(z, z)) (Gentile normalises x̂ = x/‖x‖; for the
 Gaussian kernel k̂ = κ). With k counting updates (from 1), B = 1/α, γ_k = B/√k and η_k = C/√k:
@@ -9,9 +9,9 @@ and LIBOL).
 Settled uncertainty: DUOL's "C = 5 for all algorithms" is the PA/DUOL penalty; ALMA's own C keeps
 Gentile's default √2 (also LIBOL's and SOL's), exposed as ``C``.
 
-With ``kernel="linear"`` the primal form runs (C4: x̂ = x/‖x‖, w explicit, the projection a lazy global
-scale); ``compat="libol"`` reproduces LIBOL's ALMA.m, which does not normalise x and updates iff
-y f < (1 − α)γ_k (strict). Multiclass data use the joint feature map of x̂ (C16).
+With ``kernel="linear"`` the primal form runs (docs/algorithms/alma.md#linear-form: x̂ = x/‖x‖, w explicit, the
+projection a lazy global scale); ``compat="libol"`` reproduces LIBOL's ALMA.m, which does not normalise x and updates
+iff y f < (1 − α)γ_k (strict). Multiclass data use the joint feature map of x̂ (docs/algorithms/linear-family.md).
 
 Implementation note: SV i is stored with coefficient a_i/sqrt(κ(x_i, x_i)), so the shared expansion
 Σ_i coef_i κ(x_i, x_t) equals sqrt(κ_t) w(x̂_t); the recorded score is w(x̂_t).

@@ -116,7 +116,8 @@ class KernelLearner(PrimalHooks, OnlineClassifier):
 
     @property
     def compat_choices(self):
-        """"libol" (LIBOL's documented behaviours, ALGORITHMS.md C0) is accepted by every primal form."""
+        """"libol" (LIBOL's documented behaviours, docs/algorithms/linear-family.md) is accepted by every primal
+        form."""
         return ("none", "libol") if self._primal() else self._kernel_compat
 
     def _linear_spec(self):
@@ -279,8 +280,9 @@ class KernelLearner(PrimalHooks, OnlineClassifier):
         return self._update_multi if self._n_outputs() > 1 and self._update_multi is not None else self._update
 
     def _mistake_tests(self):
-        """{data kind: compiled mistake test} replacing the loop's mistake test of §0.2 (see
-        :func:`olkit.learners.kernel.engine.block_loop`), or None (the default tests)."""
+        """{data kind: compiled mistake test} replacing the loop's mistake test of
+        docs/algorithms/conventions.md#prediction-and-mistakes (see :func:`olkit.learners.kernel.engine.block_loop`),
+        or None (the default tests)."""
         return None
 
     def _warm_up(self, X, y_internal):

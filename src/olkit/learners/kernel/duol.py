@@ -11,7 +11,7 @@ If w_ab = y_t y_b κ(x_t, x_b) ≤ −ρ, both weights are set by the dual probl
 (k_a = κ(x_t, x_t), k_b = κ(x_b, x_b), ℓ_b = 1 − F_b, γ̂_b the current weight of x_b); otherwise a single
 PA-I step γ_t = min(C, ℓ_t/k_a). Then γ_t y_t is the new SV's coefficient, γ_b ← γ̂_b + d, and every
 cached margin is updated, F_i += y_i (y_t γ_a κ(x_i, x_t) + y_b d κ(x_i, x_b)), using the SV Gram cache.
-(ALGORITHMS.md A6–A10.)
+(Specification: docs/algorithms/duol.md and its variants' pages.)
 
 Solvers of problem (1):
 
@@ -35,9 +35,9 @@ decided by the last bit of a kernel value. ``tol`` (default 1e-9) makes the test
 literal reading. (The NIPS candidate test is F_i ≤ tol.) Ties in the argmin take the *last* minimiser
 (JMLR Algorithm 1 compares with ≤).
 
-Diagnostics (A10): double updates, and on mistake rounds with a double update the strong ones
-(w_ab ≤ −ρ, F_b ≤ 0, C ≥ γ̂_b + 1/(1−ρ)) and the weak ones (otherwise w_ab ≤ −ρ, F_b ≤ 1 + tol,
-C ≥ γ̂_b + ρ), the M_d^s and M_d^w of JMLR Theorem 4 and Figure 4.
+Diagnostics (docs/algorithms/duol.md#strong-and-weak-double-updates): double updates, and on mistake rounds with a
+double update the strong ones (w_ab ≤ −ρ, F_b ≤ 0, C ≥ γ̂_b + 1/(1−ρ)) and the weak ones (otherwise w_ab ≤ −ρ,
+F_b ≤ 1 + tol, C ≥ γ̂_b + ρ), the M_d^s and M_d^w of JMLR Theorem 4 and Figure 4.
 """
 import math
 
@@ -86,7 +86,7 @@ def _best_on_line(l_free, q_free, cross, fixed, lo, hi):
 
 @njit_helper
 def solve_box_qp(la, lb, qa, qb, w, ga_lo, ga_hi, d_lo, d_hi):
-    """Exact maximiser of the concave 2-variable QP on a box (ALGORITHMS.md A6, generic solver).
+    """Exact maximiser of the concave 2-variable QP on a box (docs/algorithms/duol.md#generic-box-qp-solver).
 
     maximise la·γ + lb·d − ½ qa γ² − ½ qb d² − w γ d on [ga_lo, ga_hi] × [d_lo, d_hi], for a positive
     semi-definite [[qa, w], [w, qb]]. If the unconstrained optimum is inside the box it is the answer;
@@ -147,7 +147,7 @@ def tie_bound(w_min, tol):
 
 @njit_inline
 def tied_pick(values, F, F_max, n, w_min, tol, last):
-    """The auxiliary example among the tied minimisers (ALGORITHMS.md A6, updated tie rule): every
+    """The auxiliary example among the tied minimisers (docs/algorithms/duol.md#ties): every
     candidate i (F_i ≤ F_max) with values[i] ≤ w_min + tol·|w_min| is tied; pick the last (JMLR binary, Algorithm 1's
     "≤") or the first (NIPS 2009, M-DUOL's strict "<"). A *relative* tolerance: the same exact value can
     differ in its last bit between code paths (block product, single dot, Gram cache), while on data with
@@ -266,7 +266,8 @@ def _binary_step(sv, st, s, t, kself, y, f, mistake, loss, b, w_min):
 
 @njit_helper
 def mduol_update(sv, st, s, t, kself, y, f, mistake):
-    """M-DUOL (JMLR §4.2, Algorithm 2, Prop. 5; ALGORITHMS.md B4), multiclass and multi-label.
+    """M-DUOL (JMLR §4.2, Algorithm 2, Prop. 5; docs/algorithms/duol.md#multiclass-and-multi-label), multiclass and
+    multi-label.
 
     SV i holds γ_i H_i with H_i = e_{r_i} − e_{s_i} and the cached margin F_i = f_{r_i}(x_i) − f_{s_i}(x_i).
 
@@ -475,8 +476,8 @@ _PARAMS_DOC = """
     (JMLR §4.2, Algorithm 2): SV i carries γ_i H_i, H_i = e_{{r_i}} − e_{{s_i}} (worst relevant, best
     irrelevant class at its round), the double update solves problem (5) (Prop. 5 for ``duol``; for
     ``duol-appr`` γ = min(C, 1/(2(1−ρ))) and for ``duol-iter`` the coordinate steps with 2κ — both readings
-    of JMLR §5.5 marked [UNCERTAIN] in ALGORITHMS.md B4, inferred from Theorem 5's optimum and from the
-    binary variants).
+    of JMLR §5.5 not printed in the paper (docs/algorithms/duol-appr.md#settled-questions), inferred from Theorem 5's
+    optimum and from the binary variants).
 
     Attributes
     ----------
@@ -499,7 +500,8 @@ _PARAMS_DOC = """
 
 _DATA = ("binary", "multiclass", "multilabel")
 _SOURCES = {"C": "DUOL JMLR §5.1 (binary 5), §5.5 (multiclass 10)", "rho": "DUOL JMLR §5.1 (0); NIPS §4.1 (0.2)",
-            "sigma": "DUOL JMLR §5.1 (σ = 8)", "tol": "ALGORITHMS.md A6 (rounding decides the literal algorithm)"}
+            "sigma": "DUOL JMLR §5.1 (σ = 8)",
+            "tol": "docs/algorithms/duol.md#settled-questions (rounding decides the literal algorithm)"}
 _C_GRID = (("C", POWERS_OF_TWO),)
 
 

@@ -25,9 +25,10 @@ coefficient), so that the model is the same. It saves the call, which passes the
 stream tuples (~0.5 µs a round, more than the rest of a round's fixed cost). The default gate passes every
 round.
 
-Mistakes (ALGORITHMS.md §0.2, B0): binary ŷ = +1 iff f ≥ 0; multiclass ŷ = argmax_c f_c with ties to the
-smallest class index; multi-label: a mistake iff some irrelevant class scores at least as high as the
-worst relevant one (Γ_t ≤ 0); a row whose label set is empty or complete cannot be wrong.
+Mistakes (docs/algorithms/conventions.md#prediction-and-mistakes, docs/algorithms/multiclass.md#ties): binary ŷ = +1
+iff f ≥ 0; multiclass ŷ = argmax_c f_c with ties to the smallest class index; multi-label: a mistake iff some
+irrelevant class scores at least as high as the worst relevant one (Γ_t ≤ 0); a row whose label set is empty or
+complete cannot be wrong.
 """
 from ..._compile import compile_loop, loop_compile_options, njit_helper, njit_inline
 from ...base import MISTAKES, SEEN, UPDATES
@@ -69,8 +70,8 @@ def argmax_first(f):
 
 @njit_helper
 def relevant_pair(Y, t, f):
-    """(r_t, s_t) of ALGORITHMS.md B0: the worst-scoring relevant and the best-scoring irrelevant class
-    (ties to the smallest index); −1 where the set is empty."""
+    """(r_t, s_t) of docs/algorithms/multiclass.md#setting-and-notation: the worst-scoring relevant and the
+    best-scoring irrelevant class (ties to the smallest index); −1 where the set is empty."""
     r = -1
     s = -1
     for c in range(f.shape[0]):
@@ -141,9 +142,9 @@ def block_loop(update, score_hook=no_score_hook, mistake_tests=None, gate=every_
     use.
 
     ``mistake_tests`` ({data kind: test}, each ``test(s, t, f) -> bool``) replaces the mistake test of
-    §0.2 for the kinds it names: a learner reproducing a reference code that counts mistakes differently
-    (e.g. DOGMA's sign(0) = 0, ALGORITHMS.md D12) supplies its own, and only a run that uses it compiles
-    it; every other run compiles exactly the loop it compiled before."""
+    docs/algorithms/conventions.md#prediction-and-mistakes for the kinds it names: a learner reproducing a reference
+    code that counts mistakes differently (e.g. DOGMA's sign(0) = 0, docs/algorithms/budget-family.md) supplies its
+    own, and only a run that uses it compiles it; every other run compiles exactly the loop it compiled before."""
     extra = tuple(sorted((mistake_tests or {}).items(), key=lambda kv: kv[0]))
     key = (update, score_hook, extra, gate)
     run = _BLOCK_LOOPS.get(key)

@@ -1,4 +1,4 @@
-"""MIRA, the Margin Infused Relaxed Algorithm (Crammer & Singer 2003), kernelised (ALGORITHMS.md B2).
+"""MIRA, the Margin Infused Relaxed Algorithm (Crammer & Singer 2003), kernelised (docs/algorithms/mira.md).
 
 Each round, x_t is added with the coefficient vector τ that changes the model least while pushing the
 true class y_t above every other by a margin:
@@ -13,14 +13,14 @@ non-decreasing and piecewise linear in θ, so θ is found exactly from the sorte
 B_r/κ_t + C δ_{r,y} in O(K log K). τ = 0 exactly when f_y(x_t) − 1 ≥ max_{r≠y} f_r(x_t) (a loss within
 ``MARGIN_TIE`` of 0, relative to the scores, counts as 0), and then nothing changes.
 
-Settled uncertainties (ALGORITHMS.md B2 and DESIGN.md §2.2):
+Settled uncertainties (docs/algorithms/mira.md#settled-questions and DESIGN.md §2.2):
 
-* the margin. B2 writes B_r = f_r(x_t) (no margin, "updates only on score errors"). From the zero model
+* the margin. A literal reading has B_r = f_r(x_t) (no margin, "updates only on score errors"). From the zero model
   every score is 0, τ = 0 is then optimal, and that MIRA never makes a first update: it would predict the
   first class for ever (measured: 74.9 % mistakes on vehicle, 85.7 % on segment, 0 SVs), which is not the
   algorithm the DUOL paper reports. We use Crammer & Singer's margin-infused member, B_r = f_r − δ_{r,y}
   (the true class must win by 1, the margin every other learner of Table 4 uses).
-* when to update. B2 says MIRA "updates only on (score-)errors". The DUOL paper's Table 4 settles it:
+* when to update. The literal reading says MIRA "updates only on (score-)errors". The DUOL paper's Table 4 settles it:
   its MIRA #SV equals its mistake rate × T to within 0.1 on all 8 datasets (vehicle 62.252 % × 846 =
   526.7 vs 526.65 SV; dna 538.4 vs 538.40; mnist 1803.7 vs 1803.70; letter 10156.4 vs 10156.35), so the
   reference MIRA adds exactly one SV per prediction mistake and none otherwise. ``update="mistake"``

@@ -1,4 +1,4 @@
-"""Shared pieces of the multiclass / multi-label kernel rules (ALGORITHMS.md B0).
+"""Shared pieces of the multiclass / multi-label kernel rules (docs/algorithms/multiclass.md#setting-and-notation).
 
 A multiclass round has a worst relevant class r_t and a best irrelevant class s_t (see
 :func:`olkit.learners.kernel.engine.relevant_pair`); an update along H_t = e_r − e_s stores the pair

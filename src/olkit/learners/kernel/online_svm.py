@@ -5,8 +5,8 @@ After every margin error the dual of  min_f ½‖f‖² + C Σ_{s≤t} max(0, 1 
     max_{γ ∈ [0, C]^W}  Σ_s γ_s − ½ Σ_{s,r} γ_s γ_r y_s y_r κ(x_s, x_r),
 
 is re-solved over the working set W by dual coordinate ascent until the KKT conditions hold within
-``tol`` (ALGORITHMS.md A11): sweep i = 1..|W| in storage order; if (γ_i < C and g_i < 1 − tol) or
-(γ_i > 0 and g_i > 1 + tol), with g_i = y_i f(x_i), take Δ = clip((1 − g_i)/κ_ii, −γ_i, C − γ_i),
+``tol`` (docs/algorithms/online-svm.md#update-rule): sweep i = 1..|W| in storage order; if (γ_i < C and g_i < 1 − tol)
+or (γ_i > 0 and g_i > 1 + tol), with g_i = y_i f(x_i), take Δ = clip((1 − g_i)/κ_ii, −γ_i, C − γ_i),
 γ_i += Δ and g_j += y_j y_i Δ κ_ij for all j; stop after a sweep without change or ``max_sweeps``
 sweeps. A round with ℓ_t = 0 keeps the previous solution optimal (γ_t = 0 satisfies the KKT conditions).
 

@@ -1,17 +1,17 @@
 """Passive-Aggressive learners PA, PA-I, PA-II (Crammer et al. 2006), kernelised; binary, multiclass and
 multi-label.
 
-Binary (ALGORITHMS.md A5; SCW paper eqs (1)–(2)): whenever the hinge loss ℓ_t = max(0, 1 − y_t f(x_t))
+Binary (docs/algorithms/pa.md#update-rule; SCW paper eqs (1)–(2)): whenever the hinge loss ℓ_t = max(0, 1 − y_t f(x_t))
 is positive, add x_t with weight y_t τ_t:
 
 * PA:    τ = ℓ_t / κ(x_t, x_t)
 * PA-I:  τ = min(C, ℓ_t / κ(x_t, x_t))
 * PA-II: τ = ℓ_t / (κ(x_t, x_t) + 1/(2C))
 
-Multiclass and multi-label (ALGORITHMS.md B3, the "max-loss" multi-prototype form; DUOL JMLR §5.5): with
-r_t the worst-scoring relevant class and s_t the best-scoring irrelevant one (ties → the smallest index),
-ℓ_t = [1 − (f_{r_t}(x_t) − f_{s_t}(x_t))]_+; on ℓ_t > 0, x_t is added with coefficient +τ for r_t and −τ
-for s_t, where κ_t is replaced by 2κ_t = ‖H_t‖²κ_t (PA-II: ℓ/(2κ_t + 1/(2C))).
+Multiclass and multi-label (docs/algorithms/pa1.md#multiclass-and-multi-label, the "max-loss" multi-prototype form;
+DUOL JMLR §5.5): with r_t the worst-scoring relevant class and s_t the best-scoring irrelevant one (ties → the
+smallest index), ℓ_t = [1 − (f_{r_t}(x_t) − f_{s_t}(x_t))]_+; on ℓ_t > 0, x_t is added with coefficient +τ for r_t and
+−τ for s_t, where κ_t is replaced by 2κ_t = ‖H_t‖²κ_t (PA-II: ℓ/(2κ_t + 1/(2C))).
 
 A zero-norm example (κ(x_t, x_t) ≤ 1e-12, possible with the linear kernel) cannot change f and is skipped.
 """
@@ -105,13 +105,13 @@ _PA_DOC = """{title}
     sigma : float, default 8
         Gaussian width, κ(x, z) = exp(−‖x − z‖²/(2σ²)) (σ = 8 in the DUOL experiments).
     degree, coef0 : polynomial kernel (x·z + coef0)^degree.
-    compat : "none"; with kernel="linear" also "libol" (LIBOL's PA*.m follow C2 exactly; only the
+    compat : "none"; with kernel="linear" also "libol" (LIBOL's PA*.m follow the linear form exactly; only the
         default C changes).
 
     Multiclass and multi-label data use the max-loss multi-prototype update (see the module docstring);
     multi-label ``y`` is an n × K 0/1 indicator matrix. With ``kernel="linear"`` the primal form runs
-    (ALGORITHMS.md C2, κ_t = ‖x_t‖²; multiclass: w_y += τx, w_s −= τx with ‖Δ‖² = 2‖x‖², Crammer et al.
-    2006 §7; LIBOL M_PA*; single-label only).
+    (docs/algorithms/pa1.md#linear-form, κ_t = ‖x_t‖²; multiclass: w_y += τx, w_s −= τx with ‖Δ‖² = 2‖x‖², Crammer et
+    al. 2006 §7; LIBOL M_PA*; single-label only).
 
     Examples
     --------

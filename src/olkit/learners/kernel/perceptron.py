@@ -2,16 +2,16 @@
 multiclass data, Crammer & Singer's ultraconservative perceptrons (JMLR 2003).
 
 Binary: on every mistake (ŷ_t ≠ y_t) the example is added as a support vector with weight y_t,
-f ← f + y_t κ(x_t, ·) (ALGORITHMS.md A1; DUOL JMLR §2, §5.1).
+f ← f + y_t κ(x_t, ·) (docs/algorithms/perceptron.md#update-rule; DUOL JMLR §2, §5.1).
 
-Multiclass (ALGORITHMS.md B1; DUOL JMLR §5.5): the error set is E_t = {r ≠ y_t : f_r(x_t) ≥ f_{y_t}(x_t)}
-(Crammer–Singer's ≥). If E_t ≠ ∅, x_t is added with coefficient vector τ: τ_{y_t} = +1 and, for
-r ∈ E_t, by ``multiclass_update``:
+Multiclass (docs/algorithms/perceptron.md#multiclass-and-multi-label; DUOL JMLR §5.5): the error set is
+E_t = {r ≠ y_t : f_r(x_t) ≥ f_{y_t}(x_t)} (Crammer–Singer's ≥). If E_t ≠ ∅, x_t is added with coefficient vector τ:
+τ_{y_t} = +1 and, for r ∈ E_t, by ``multiclass_update``:
 
 * "max":     τ_r = −1 for the highest-scoring r ∈ E_t only (ties → the smallest class index);
 * "uniform": τ_r = −1/|E_t|;
 * "prop":    τ_r = −(f_r − f_y)/Σ_{r'∈E_t}(f_{r'} − f_y); when that sum is 0 (every error is a tie)
-  it falls back to "uniform" (settles B1's [UNCERTAIN] tie handling).
+  it falls back to "uniform" (settles the unspecified tie handling, docs/algorithms/perceptron.md#settled-questions).
 
 Σ_r τ_r = 0. The update fires on E_t ≠ ∅ (C&S's default), so a round whose tie is resolved in favour
 of y_t (not a mistake under the ties-to-the-smallest-index rule) can still update.
@@ -76,11 +76,11 @@ class KernelPerceptron(KernelLearner):
     sigma : float, default 8
         Gaussian width, κ(x, z) = exp(−‖x − z‖²/(2σ²)) (DUOL JMLR §5.1).
     degree, coef0 : polynomial kernel (x·z + coef0)^degree.
-    compat : "none"; with kernel="linear" also "libol" (no difference: LIBOL's Perceptron.m is C1).
+    compat : "none"; with kernel="linear" also "libol" (no difference: LIBOL's Perceptron.m is the same rule).
 
-    With ``kernel="linear"`` the primal form runs (an explicit w ← w + y_t x_t, ALGORITHMS.md C1), and
-    multiclass data use the max-score multi-prototype update (w_y += x, w_s −= x, s the predicted class;
-    Crammer & Singer 2003, LIBOL M_PerceptronM).
+    With ``kernel="linear"`` the primal form runs (an explicit w ← w + y_t x_t,
+    docs/algorithms/perceptron.md#linear-form), and multiclass data use the max-score multi-prototype update
+    (w_y += x, w_s −= x, s the predicted class; Crammer & Singer 2003, LIBOL M_PerceptronM).
 
     Examples
     --------

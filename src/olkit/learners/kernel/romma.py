@@ -1,4 +1,5 @@
-"""ROMMA and aggressive ROMMA (Li & Long 1999/2002), kernelised (ALGORITHMS.md A2, A3).
+"""ROMMA and aggressive ROMMA (Li & Long 1999/2002), kernelised (docs/algorithms/romma.md,
+docs/algorithms/agg-romma.md).
 
 w_{t+1} = argmin ‖w‖² s.t. ⟨w, w_t⟩ ≥ ‖w_t‖² and y_t w(x_t) ≥ 1. With f = w_t(x_t), κ_t = κ(x_t, x_t),
 N2 = ‖w_t‖², A = κ_t N2 and D = A − f², both constraints active give
@@ -17,9 +18,9 @@ Settled uncertainties:
   default (``romma_reset_case=False``).
 * ``compat="libol"`` reproduces LIBOL's first update w ← w + y_t x_t (no division by κ_t).
 
-With ``kernel="linear"`` the primal form runs (C3: w kept explicitly, the rescaling c·w as a lazy global
-scale, ‖w‖² recomputed after each update as LIBOL does); multiclass data use the joint feature map
-Δ = e_y⊗x − e_s⊗x (C16).
+With ``kernel="linear"`` the primal form runs (docs/algorithms/romma.md#linear-form: w kept explicitly, the rescaling
+c·w as a lazy global scale, ‖w‖² recomputed after each update as LIBOL does); multiclass data use the joint feature map
+Δ = e_y⊗x − e_s⊗x (docs/algorithms/linear-family.md).
 """
 from ..._compile import njit
 from ...params import BOOLEAN

@@ -7,8 +7,8 @@ A kernel model is f(·) = Σ_i a_i κ(x_i, ·) over stored support vectors (SVs)
 * a coefficient *vector* per SV (``coef[i, :]``: K outputs; binary learners K = 1, multiclass and
   multi-label learners one column per class);
 * per-SV labels ``y`` (binary ±1, or the class index), the multiclass direction
-  ``(hr[i], hs[i]) = (r_i, s_i)`` (H_i = e_r − e_s, ALGORITHMS.md B0) with its weight ``hw[i]``
-  (coef[i] = hw[i] H_i; hr = hs = −1 for an SV whose coefficient vector is not a direction; separate
+  ``(hr[i], hs[i]) = (r_i, s_i)`` (H_i = e_r − e_s, docs/algorithms/multiclass.md#setting-and-notation) with its
+  weight ``hw[i]`` (coef[i] = hw[i] H_i; hr = hs = −1 for an SV whose coefficient vector is not a direction; separate
   contiguous arrays, so the O(#SV) loops over them vectorise) and cached scores ``F`` (e.g. DUOL's
   margins F_i = y_i f(x_i)) where an algorithm needs them;
 * an optional SV Gram cache ``gram[i, j] = κ(x_i, x_j)``, filled for free when an SV is added (its kernel
@@ -20,7 +20,7 @@ A kernel model is f(·) = Σ_i a_i κ(x_i, ·) over stored support vectors (SVs)
   not-yet-mirrored part; ``load_gram_row`` computes the row on demand when there is no cache (a
   learner may cap the cache's memory, see ``gram_limit_bytes``);
 * named SV×SV matrices ``mats[m]`` (n × n each) for algorithms that keep a matrix over the SVs (kernel
-  SCW's π of ALGORITHMS.md C14, an inverse Gram matrix); new SVs enter with a zero row and column, and
+  SCW's π of docs/algorithms/scw1.md, an inverse Gram matrix); new SVs enter with a zero row and column, and
   ``SupportSet.matrix(name)`` returns one by name;
 * optional per-class member lists (``members[c, :n_members[c]]``: the slots, increasing, whose direction
   contains class c, i.e. r_i = c or s_i = c, and ``member_other[c, k]`` = 2·(the direction's other class)

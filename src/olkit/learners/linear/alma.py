@@ -1,4 +1,5 @@
-"""ALMA_2(α) (Gentile 2001), primal form: ALGORITHMS.md C4 (A4 with κ(u, v) = u·v).
+"""ALMA_2(α) (Gentile 2001), primal form: docs/algorithms/alma.md#linear-form (the kernel
+rule with κ(u, v) = u·v).
 
 The learner is ``alma`` (:mod:`olkit.learners.kernel.alma`); with ``kernel="linear"`` it keeps an explicit
 weight vector and runs this rule on x̂ = x/‖x‖ (``compat="libol"``: on x, as LIBOL's ALMA.m); the
@@ -15,7 +16,7 @@ from .engine import AUX, N2, NO_STEP, TRIGGERED_NO_STEP, PrimalRule
 
 @njit
 def alma_step(prm, fst, m, v, dn2, mistake):
-    """C4/A4, prm = [α, C, strict]: update iff m ≤ (1 − α) γ_k (LIBOL: <), w' = w + η_k Δ̂,
+    """prm = [α, C, strict]: update iff m ≤ (1 − α) γ_k (LIBOL: <), w' = w + η_k Δ̂,
     w ← w'/max(1, ‖w'‖), k ← k + 1, with γ_k = B/√k, η_k = C/√k, B = 1/α (p = 2); fst[AUX] holds k.
     """
     alpha, C, strict = prm[0], prm[1], prm[2]

@@ -1,8 +1,9 @@
-"""Passive-Aggressive PA, PA-I, PA-II (Crammer et al. 2006), primal form: ALGORITHMS.md C2 (A5 with
-κ(u, v) = u·v; SCW paper eqs (1)–(2)).
+"""Passive-Aggressive PA, PA-I, PA-II (Crammer et al. 2006), primal form: docs/algorithms/pa.md#linear-form (the
+kernel rule with κ(u, v) = u·v; SCW paper eqs (1)–(2)).
 
 The learners are ``pa``, ``pa1``, ``pa2`` (:mod:`olkit.learners.kernel.pa`); with ``kernel="linear"`` they
-keep an explicit weight vector and run this rule on Δ = y x (binary) or e_y⊗x − e_s⊗x (multiclass, C16).
+keep an explicit weight vector and run this rule on Δ = y x (binary) or e_y⊗x − e_s⊗x (multiclass,
+docs/algorithms/linear-family.md).
 """
 from ..._compile import njit
 from ...base import EPS
@@ -11,7 +12,7 @@ from .engine import NO_STEP, TRIGGERED_NO_STEP, PrimalRule
 
 @njit
 def pa_step(prm, fst, m, v, dn2, mistake):
-    """C2, prm = [variant, C]: on ℓ = 1 − m > 0, w ← w + τΔ with τ = ℓ/‖Δ‖² (PA), min(C, ℓ/‖Δ‖²)
+    """prm = [variant, C]: on ℓ = 1 − m > 0, w ← w + τΔ with τ = ℓ/‖Δ‖² (PA), min(C, ℓ/‖Δ‖²)
     (PA-I), ℓ/(‖Δ‖² + 1/(2C)) (PA-II)."""
     variant, C = prm[0], prm[1]
     loss = 1.0 - m

@@ -1,8 +1,10 @@
-"""Perceptron (Rosenblatt 1958), primal form: ALGORITHMS.md C1 (A1 with κ(u, v) = u·v).
+"""Perceptron (Rosenblatt 1958), primal form: docs/algorithms/perceptron.md#linear-form (the
+kernel rule with κ(u, v) = u·v).
 
 The learner is ``perceptron`` (:mod:`olkit.learners.kernel.perceptron`); with ``kernel="linear"`` it keeps
-an explicit weight vector and runs this rule. Multiclass data use the joint feature map (C16):
-Δ = e_y⊗x − e_s⊗x with s the highest-scoring wrong class (Crammer–Singer's "max" update).
+an explicit weight vector and runs this rule. Multiclass data use the joint feature map
+(docs/algorithms/linear-family.md): Δ = e_y⊗x − e_s⊗x with s the highest-scoring wrong class (Crammer–Singer's "max"
+update).
 """
 from ..._compile import njit
 from .engine import NO_STEP, PrimalRule
@@ -10,7 +12,7 @@ from .engine import NO_STEP, PrimalRule
 
 @njit
 def perceptron_step(prm, fst, m, v, dn2, mistake):
-    """C1: w ← w + Δ on every mistake."""
+    """w ← w + Δ on every mistake."""
     if not mistake:
         return NO_STEP
     return (True, 1.0, 1.0, 0.0, 0.0, 1.0)

@@ -1,4 +1,5 @@
-"""ROMMA and aggressive ROMMA (Li & Long 2002), primal form: ALGORITHMS.md C3 (A2–A3 with κ(u, v) = u·v).
+"""ROMMA and aggressive ROMMA (Li & Long 2002), primal form: docs/algorithms/romma.md#linear-form
+(the kernel rules with κ(u, v) = u·v).
 
 The learners are ``romma`` and ``agg-romma`` (:mod:`olkit.learners.kernel.romma`); with ``kernel="linear"``
 they keep an explicit weight vector and run this rule. w ← c w + d Δ is a lazy rescaling of the stored
@@ -15,7 +16,7 @@ from .engine import N2, NO_STEP, NORM_HI, NORM_LO, TRIGGERED_NO_STEP, WSCALE, Pr
 
 @njit
 def romma_step(prm, fst, m, v, dn2, mistake):
-    """C3/A2–A3, prm = [aggressive, reset_case, libol_first]: w ← c w + d Δ with c = (A − m)/D,
+    """prm = [aggressive, reset_case, libol_first]: w ← c w + d Δ with c = (A − m)/D,
     d = N2 (1 − m)/D, A = ‖Δ‖² N2, D = A − m².
 
     The first update (N2 = 0) is the min-norm w = Δ/‖Δ‖² (LIBOL: w = Δ); D ≤ 1e-12·A skips the round;
