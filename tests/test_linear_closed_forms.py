@@ -1,16 +1,16 @@
-"""Closed-form identities of the second-order linear learners (ALGORITHMS.md Part H items 3 and 4).
+"""Closed-form identities of the second-order linear learners (docs/algorithms/linear-family.md#verified-identities).
 
 Each check reads the model before and after one round (two runs from scratch: the stream's prefix, and the
 prefix plus the round) and verifies an identity that the update must satisfy, independently of how the
 update is computed:
 
-* H3, first update from μ = 0, Σ = aI: CW and SCW-I (below its cap C) give α = φ/sqrt(vζ), i.e.
+* first update from μ = 0, Σ = aI: CW and SCW-I (below its cap C) give α = φ/sqrt(vζ), i.e.
   μ' = α a y x (binary) / μ'_y = α a x, μ'_s = −α a x (multiclass, v = 2a‖x‖²); SCW-I above the cap: α = C.
-* H3, after an update (random Σ reached after a few updates, full covariance, binary): exact CW and SCW-I
+* after an update (random Σ reached after a few updates, full covariance, binary): exact CW and SCW-I
   below the cap make the constraint active, y μ'·x = φ sqrt(xᵀΣ'x); SCW-II satisfies
   φ sqrt(xᵀΣ'x) = m + α(v + 1/(2C)); CW-var makes its constraint active, y μ'·x = φ xᵀΣ'x.
   α is read off the mean step: μ' − μ = α y Σx.
-* H4: the full-covariance updates of AROW, NHERD, NAROW, CW, CW-var, SCW-I, SCW-II equal the inverse form
+* inverse form: the full-covariance updates of AROW, NHERD, NAROW, CW, CW-var, SCW-I, SCW-II equal the inverse form
   Σ' = (Σ⁻¹ + c xxᵀ)⁻¹ (Sherman–Morrison) with each algorithm's c; the diagonal-covariance updates are
   Σ'_jj = Σ_jj/(1 + c Σ_jj x_j²) with the same c computed from the diagonal v.
 
@@ -41,7 +41,7 @@ def run_model(backend, name, X, y, **params):
 
 
 # ---------------------------------------------------------------------------------------------------------
-# H3: first update from μ = 0, Σ = aI
+# first update from μ = 0, Σ = aI
 # ---------------------------------------------------------------------------------------------------------
 FIRST = [
     ("cw", {"eta": 0.7}), ("cw", {"eta": 0.9, "a": 0.5}),
@@ -78,7 +78,7 @@ def test_first_update_alpha(name, params, n_classes, covariance, backend):
         X, y = first_update_stream(x, label, n_classes)
         coef, _ = run_model(backend, name, X, y, covariance=covariance, **params)
         v = a * float(x @ x) * (1 if n_classes == 2 else 2)     # v = xᵀΣx (multiclass: Σ_y + Σ_s)
-        alpha = phi / math.sqrt(v * zeta)                      # H3: α = φ/sqrt(vζ)
+        alpha = phi / math.sqrt(v * zeta)                      # α = φ/sqrt(vζ) (cw.md)
         if alpha >= C:
             alpha = C                                           # SCW-I: α = min(C, …)
             capped += 1
@@ -148,7 +148,8 @@ CONSTRAINT = [
 @pytest.mark.parametrize("name,params", CONSTRAINT, ids=[f"{n}-" + "-".join(f"{k}{v}" for k, v in p.items())
                                                          for n, p in CONSTRAINT])
 def test_constraint_active_after_update(name, params, backend):
-    """Full covariance: the updated model satisfies the algorithm's constraint with equality (H3)."""
+    """Full covariance: the updated model satisfies the algorithm's constraint with equality
+    (docs/algorithms/linear-family.md#verified-identities)."""
     phi = phi_of(params["eta"])
     active = 0
     for i, x, y, mu, S, mu2, S2 in update_pairs(backend, name, params, "full", seed=sum(map(ord, name))):
@@ -174,7 +175,7 @@ def test_constraint_active_after_update(name, params, backend):
 
 
 # ---------------------------------------------------------------------------------------------------------
-# H4: full updates = inverse form (Sherman–Morrison); diagonal updates = inverse form on the diagonal
+# full updates = inverse form (Sherman–Morrison); diagonal updates = inverse form on the diagonal
 # ---------------------------------------------------------------------------------------------------------
 INVERSE = [
     ("arow", {"r": 1.0}), ("arow", {"r": 0.5, "a": 0.5}),
@@ -186,21 +187,21 @@ INVERSE = [
 
 
 def inverse_form_c(name, params, m, v, alpha):
-    """Each algorithm's c in Σ'⁻¹ = Σ⁻¹ + c xxᵀ (ALGORITHMS.md C6–C13)."""
+    """Each algorithm's c in Σ'⁻¹ = Σ⁻¹ + c xxᵀ (docs/algorithms/linear-family.md#inverse-form)."""
     if name == "arow":
-        return 1.0 / params["r"]                               # C9: c = 1/r
+        return 1.0 / params["r"]                               # arow.md: c = 1/r
     if name == "nherd":
         C = params["C"]
-        return C * C * v + 2.0 * C                             # C10: c = C²v + 2C
+        return C * C * v + 2.0 * C                             # nherd.md: c = C²v + 2C
     if name == "narow":
         b = params["b"]
-        r_t = v / (b * v - 1.0)                                # C11: r_t = v/(bv − 1)
+        r_t = v / (b * v - 1.0)                                # narow.md: r_t = v/(bv − 1)
         return 1.0 / r_t
     phi = phi_of(params["eta"])
     if name == "cw-var":
-        return 2.0 * alpha * phi                               # C6: c = 2αφ
+        return 2.0 * alpha * phi                               # cw-var.md: c = 2αφ
     u = 0.25 * (-alpha * v * phi + math.sqrt(alpha ** 2 * v ** 2 * phi ** 2 + 4.0 * v)) ** 2
-    return alpha * phi / math.sqrt(u)                          # C7/C12/C13: c = αφ/√u
+    return alpha * phi / math.sqrt(u)                          # cw.md, scw1.md, scw2.md: c = αφ/√u
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

@@ -1,7 +1,9 @@
 """Invariants of the linear (primal) learners and of kernel SCW.
 
-* the primal form (kernel="linear") equals the dual form of the linear kernel (ALGORITHMS.md H1);
-* kernel SCW with the linear kernel (in dual form) reproduces linear full-covariance SCW (H1, C14);
+* the primal form (kernel="linear") equals the dual form of the linear kernel
+  (docs/algorithms/linear-family.md#verified-identities);
+* kernel SCW with the linear kernel (in dual form) reproduces linear full-covariance SCW
+  (docs/algorithms/scw1.md#kernel-scw);
 * chunks (partial_fit), pickling mid-stream and the block size give the one-pass result;
 * covariance stays symmetric positive definite, the diagonal stays positive;
 * bad parameters and inputs raise clear errors; full covariance too large fails before allocating.
@@ -129,7 +131,7 @@ def test_multiclass_predicts_labels_and_linear_learners_are_multiclass():
         olkit.make("sop").fit(X, labels)
     with pytest.raises(ValueError, match="binary"):
         olkit.make("scw1", kernel="gaussian").fit(X, labels)  # kernel SCW is binary
-    kernel_pa = olkit.make("pa1").fit(X, labels)  # the Gaussian-kernel form is multi-prototype (B3)
+    kernel_pa = olkit.make("pa1").fit(X, labels)  # the Gaussian-kernel form is multi-prototype (pa1.md)
     assert kernel_pa.decision_function(X).shape == (len(X), 4)
 
 

@@ -1,4 +1,5 @@
-"""Every linear learner against its slow reference (tests/reference/linear.py, written from ALGORITHMS.md).
+"""Every linear learner against its slow reference (tests/reference/linear.py, written from the
+specification pages under docs/algorithms/).
 
 Configurations: first-order learners (perceptron, PA, PA-I, PA-II, ROMMA, agg-ROMMA, ALMA; primal form via
 ``kernel="linear"``) and second-order learners (SOP, CW, CW-var, IELLIP, AROW, NHERD, NAROW, SCW-I, SCW-II)

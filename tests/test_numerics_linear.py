@@ -59,7 +59,7 @@ def _properties_hold(name, params, X, y, cuts=(1,)):
 
 
 # ---------------------------------------------------------------------------------------------------------
-# The formulas as written (ALGORITHMS.md C6, C7, C10, C12, C13), in float64 and in PREC-digit decimals
+# The formulas as written (docs/algorithms/{cw-var,cw,nherd,scw1,scw2}.md), in float64 and in PREC-digit decimals
 # ---------------------------------------------------------------------------------------------------------
 def cw_alpha_formula(phi, m, v):
     phi2 = phi * phi

@@ -1,36 +1,38 @@
-"""Slow, readable reference implementations of the linear online learners (ALGORITHMS.md §0, A1–A5 via
-C1–C4, C5–C13 and C16).
+"""Slow, readable reference implementations of the linear online learners (docs/algorithms/conventions.md,
+the algorithm pages of docs/algorithms/ and docs/algorithms/linear-family.md).
 
-Written from the text of ``/work/shared/ALGORITHMS.md`` and the conventions fixed for olkit's linear
-learners (listed below), *not* from olkit's code: the point is an independent second reading of the
-specification. Nothing here imports olkit.
+Written from the text of the specification (now the pages under ``docs/algorithms/``) and the conventions
+fixed for olkit's linear learners (listed below), *not* from olkit's code: the point is an independent
+second reading of the specification. Nothing here imports olkit.
 
 One plain loop over the stream, one round at a time:
 
     score with the model of round t−1  →  predict / count  →  trigger?  →  update.
 
-Conventions (§0 and the settled olkit choices):
+Conventions (docs/algorithms/conventions.md and the settled olkit choices):
 
-* Binary (2 classes): the smallest raw label → −1, the other → +1. f = w·x, ŷ = +1 iff f ≥ 0 (§0.2),
-  margin m = y f, recorded score f.
+* Binary (2 classes): the smallest raw label → −1, the other → +1. f = w·x, ŷ = +1 iff f ≥ 0
+  (conventions.md), margin m = y f, recorded score f.
 * Multiclass (≥ 3 classes, index r in sorted-label order): f_r = w_r·x, ŷ = argmax_r f_r (ties → smallest
   index), s = argmax_{r≠y} f_r (ties → smallest index), m = f_y − f_s, recorded scores f (one per class).
-* Every rule is written once, in the joint feature space of C16: the model is a matrix W (n_out × d), the
-  example enters through Δ (n_out × d) with Δ = [y x] (binary, n_out = 1) or Δ_y = x, Δ_s = −x, other rows 0
-  (multiclass). Then m = ⟨W, Δ⟩, ‖Δ‖² = ‖x‖² (binary) or 2‖x‖² (multiclass), and a step is W += α Δ.
-  Second-order learners keep one covariance per output row (block-diagonal Σ, C16):
+* Every rule is written once, in the joint feature space of linear-family.md#multiclass: the model is a
+  matrix W (n_out × d), the example enters through Δ (n_out × d) with Δ = [y x] (binary, n_out = 1) or
+  Δ_y = x, Δ_s = −x, other rows 0 (multiclass). Then m = ⟨W, Δ⟩, ‖Δ‖² = ‖x‖² (binary) or 2‖x‖²
+  (multiclass), and a step is W += α Δ.
+  Second-order learners keep one covariance per output row (block-diagonal Σ, linear-family.md#multiclass):
   v = Σ_r Δ_rᵀ Σ_r Δ_r, μ_r += α Σ_r Δ_r, Σ_r ← Σ_r − β Σ_r Δ_r Δ_rᵀ Σ_r (full) or
-  Σ_r,jj ← Σ_r,jj/(1 + c Σ_r,jj Δ_rj²) (diagonal, Part C intro), for the touched rows r (binary: 0;
+  Σ_r,jj ← Σ_r,jj/(1 + c Σ_r,jj Δ_rj²) (diagonal, linear-family.md), for the touched rows r (binary: 0;
   multiclass: y, s). IELLIP's division by (1 − c) applies to the whole joint Σ, i.e. also to the blocks of
   the classes not in the round.
 * ALMA multiclass: Δ̂ = e_y⊗x̂ − e_s⊗x̂ (x normalised, not Δ; ‖Δ̂‖² = 2), projection of the whole W.
 * SOP: coef = A⁻¹v, cov = A⁻¹, and the final model's decision function is SOP's own prediction rule
   (A + xxᵀ)⁻¹v·x on each new x.
-* Guards (§0.7): ‖Δ‖² ≤ 1e-12 skips first-order steps (PA, ROMMA, ALMA under compat="none"); v ≤ 1e-12
-  skips second-order steps; square roots of rounding residues are clamped at 0.
+* Guards (docs/algorithms/linear-family.md#numerical-guards): ‖Δ‖² ≤ 1e-12 skips first-order steps (PA,
+  ROMMA, ALMA under compat="none"); v ≤ 1e-12 skips second-order steps; square roots of rounding residues
+  are clamped at 0.
 * #updates: compat="none" → rounds in which the model (W/μ, Σ, SOP's v and A) changed, found by comparing
   the arrays before and after the round; compat="libol" → rounds in which the trigger fired (LIBOL's loss
-  l_t > 0, C0), even when the step was degenerate.
+  l_t > 0, docs/algorithms/linear-family.md#counting-updates), even when the step was degenerate.
 """
 import math
 from dataclasses import dataclass, field
@@ -39,8 +41,8 @@ from statistics import NormalDist
 import numpy as np
 import scipy.sparse as sp
 
-ZERO = 1e-12          # §0.7 guard on ‖Δ‖² (first order) and v = ΔᵀΣΔ (second order)
-ROMMA_EPS = 1e-12     # A2: D ≤ 1e-12·‖x‖²‖w‖² → skip
+ZERO = 1e-12          # guard on ‖Δ‖² (first order) and v = ΔᵀΣΔ (second order)
+ROMMA_EPS = 1e-12     # romma.md: D ≤ 1e-12·‖x‖²‖w‖² → skip
 NEAR_TIE = 1e-9       # a trigger quantity this close to 0 (relative) is decided by rounding: counted in events
 
 FIRST_ORDER = ("perceptron", "pa", "pa1", "pa2", "romma", "agg-romma", "alma")
@@ -71,12 +73,12 @@ def dense_rows(X):
 
 
 def phi_of(eta):
-    """φ = Φ⁻¹(η) (C6/C7)."""
+    """φ = Φ⁻¹(η) (cw.md)."""
     return NormalDist().inv_cdf(eta)
 
 
 class _Problem:
-    """Label coding (§0.2, C16) and the joint-feature quantities of one round."""
+    """Label coding (conventions.md, linear-family.md#multiclass) and the joint-feature quantities of one round."""
 
     def __init__(self, y_raw):
         y_raw = np.asarray(y_raw)
@@ -93,7 +95,7 @@ class _Problem:
         if self.binary:
             yt = self.y[t]
             f = float(W[0] @ x)
-            y_hat = 1.0 if f >= 0 else -1.0           # §0.2
+            y_hat = 1.0 if f >= 0 else -1.0           # conventions.md
             D = (yt * x)[None, :]
             return f, y_hat != yt, yt, D, [0]
         yt = int(self.y[t])
@@ -103,13 +105,14 @@ class _Problem:
         g[yt] = -np.inf
         s = int(np.argmax(g))                          # best wrong class, ties → smallest index
         D = np.zeros_like(W)
-        D[yt] = x                                      # Δ = e_y⊗x − e_s⊗x (C16)
+        D[yt] = x                                      # Δ = e_y⊗x − e_s⊗x (linear-family.md)
         D[s] = -x
         return f, y_hat != yt, yt, D, [yt, s]
 
 
 # ---------------------------------------------------------------------------------------------------------
-# First-order learners (C1–C4 = A1–A5 with the linear kernel), multiclass through Δ (C16)
+# First-order learners (perceptron.md, pa*.md, romma.md, agg-romma.md, alma.md with the linear kernel),
+# multiclass through Δ (docs/algorithms/linear-family.md#multiclass)
 # ---------------------------------------------------------------------------------------------------------
 def first_order(name, X, y_raw, order, compat="none", C=None, alpha=0.9, C_alma=math.sqrt(2.0), p=2,
                 romma_reset_case=False, alma_delta="x-hat"):
@@ -121,15 +124,15 @@ def first_order(name, X, y_raw, order, compat="none", C=None, alpha=0.9, C_alma=
     W = np.zeros((P.n_out, d))
     scores, flags = [], []
     upd_none = upd_libol = 0
-    k = 1                                              # ALMA update counter (A4), starts at 1
-    B = 1.0 / alpha                                    # A4: B = 1/α
+    k = 1                                              # ALMA update counter (alma.md), starts at 1
+    B = 1.0 / alpha                                    # alma.md: B = 1/α
     events = {"resets": 0, "parallel_skips": 0, "near_ties": 0}
     for t in range(T):
         x = X[t]
         xin = x
         if name == "alma" and compat != "libol":
             nx2 = float(x @ x)
-            xin = x / math.sqrt(nx2) if nx2 > ZERO else np.zeros_like(x)    # C4: x̂ = x/‖x‖
+            xin = x / math.sqrt(nx2) if nx2 > ZERO else np.zeros_like(x)    # alma.md: x̂ = x/‖x‖
         score, mistake, yt, D, _ = P.round(W, xin, ys[t])
         scores.append(score)
         flags.append(int(mistake))
@@ -138,12 +141,12 @@ def first_order(name, X, y_raw, order, compat="none", C=None, alpha=0.9, C_alma=
         W_old = W.copy()
         fired = False
         if name == "perceptron":
-            # C1: update iff ŷ ≠ y: w += y x   (multiclass: w_y += x, w_s −= x)
+            # perceptron.md: update iff ŷ ≠ y: w += y x   (multiclass: w_y += x, w_s −= x)
             if mistake:
                 fired = True
                 W = W + D
         elif name in ("pa", "pa1", "pa2"):
-            # C2 / A5: update iff ℓ = 1 − m > 0
+            # pa.md, pa1.md, pa2.md: update iff ℓ = 1 − m > 0
             loss = max(0.0, 1.0 - m)
             if loss > 0:
                 fired = True
@@ -156,7 +159,7 @@ def first_order(name, X, y_raw, order, compat="none", C=None, alpha=0.9, C_alma=
                         tau = loss / (kap + 1.0 / (2.0 * C))   # τ = ℓ/(κ + 1/(2C))
                     W = W + tau * D
         elif name in ("romma", "agg-romma"):
-            # C3 / A2 (ROMMA: update iff mistake) / A3 (agg-ROMMA: iff m < 1), in the joint space
+            # romma.md (ROMMA: update iff mistake) / agg-romma.md (iff m < 1), in the joint space
             wants = mistake if name == "romma" else (m < 1.0)
             if wants:
                 fired = True
@@ -167,11 +170,11 @@ def first_order(name, X, y_raw, order, compat="none", C=None, alpha=0.9, C_alma=
                         W = W + D                      # LIBOL's w ← w + y x (here x = 0: no change)
                 elif N2 == 0.0:
                     if compat == "libol":
-                        W = W + D                      # A2 [IMPL-DIFF] LIBOL: w ← w + y x
+                        W = W + D                      # romma.md, compat="libol": w ← w + y x
                     else:
-                        W = D / kap                    # A2: w ← y x/‖x‖²
+                        W = D / kap                    # romma.md: w ← y x/‖x‖²
                 elif name == "agg-romma" and romma_reset_case and m >= A:  # an explicit request wins over compat
-                    W = D / kap                        # A3 case 1: only the margin constraint active
+                    W = D / kap                        # agg-romma.md reset case: only the margin constraint active
                     events["resets"] += 1
                 else:
                     Dd = A - m * m                     # D = ‖x‖²‖w‖² − f²
@@ -182,7 +185,7 @@ def first_order(name, X, y_raw, order, compat="none", C=None, alpha=0.9, C_alma=
                         dd = N2 * (1.0 - m) / Dd       # d = N2(y − f)/D, times y: the step is d·Δ
                         W = c * W + dd * D
         elif name == "alma":
-            # C4 / A4 (p = 2): γ_k = B/√k, η_k = C/√k; update iff m ≤ (1 − α)γ_k
+            # alma.md (p = 2): γ_k = B/√k, η_k = C/√k; update iff m ≤ (1 − α)γ_k
             gamma_k = B / math.sqrt(k)
             eta_k = C_alma / math.sqrt(k)
             if m <= (1.0 - alpha) * gamma_k:
@@ -206,7 +209,7 @@ def first_order(name, X, y_raw, order, compat="none", C=None, alpha=0.9, C_alma=
 
 
 # ---------------------------------------------------------------------------------------------------------
-# C5. SOP (binary only)
+# SOP, docs/algorithms/sop.md (binary only)
 # ---------------------------------------------------------------------------------------------------------
 def sop(X, y_raw, order, a=1.0, covariance="full", compat="none"):
     P = _Problem(y_raw)
@@ -235,11 +238,11 @@ def sop(X, y_raw, order, a=1.0, covariance="full", compat="none"):
         v_old, A_old = v.copy(), A.copy()
         xx = np.outer(x, x) if full else x * x
         if compat == "libol":
-            A = A + xx                                  # C5 [IMPL-DIFF]: LIBOL commits on every round
+            A = A + xx                                  # sop.md#compat-modes: LIBOL commits on every round
             if mistake:
                 v = v + yt * x
         elif mistake:
-            v = v + yt * x                              # C5: v += y x; A ← A + x xᵀ
+            v = v + yt * x                              # sop.md: v += y x; A ← A + x xᵀ
             A = A + xx
         upd_libol += mistake
         upd_none += bool(np.any(v != v_old) or np.any(A != A_old))
@@ -258,7 +261,8 @@ def sop(X, y_raw, order, a=1.0, covariance="full", compat="none"):
 
 
 # ---------------------------------------------------------------------------------------------------------
-# C6–C13. Gaussian-weight learners (μ, Σ), multiclass with block-diagonal Σ (C16)
+# Gaussian-weight learners (μ, Σ), docs/algorithms/{cw-var,cw,iellip,arow,nherd,narow,scw1,scw2}.md,
+# multiclass with block-diagonal Σ (docs/algorithms/linear-family.md#multiclass)
 # ---------------------------------------------------------------------------------------------------------
 def second_order(name, X, y_raw, order, covariance="full", compat="none", a=1.0, eta=None, C=None, r=1.0,
                  b=None, c=0.1, diagonal="project"):
@@ -293,7 +297,7 @@ def second_order(name, X, y_raw, order, covariance="full", compat="none", a=1.0,
         alpha = beta = cdiag = 0.0
         diag_rule = "inverse"
         if name == "cw-var":
-            # C6: update iff m < φ v
+            # cw-var.md: update iff m < φ v
             if m < phi * v:
                 fired = True
                 if v > ZERO:
@@ -302,14 +306,14 @@ def second_order(name, X, y_raw, order, covariance="full", compat="none", a=1.0,
                     beta = 2.0 * alpha * phi / (1.0 + 2.0 * alpha * phi * v)
                     cdiag = 2.0 * alpha * phi
         elif name in ("cw", "scw1", "scw2"):
-            # C7 / C12 / C13: update iff ℓ^φ = φ√v − m > 0
+            # cw.md / scw1.md / scw2.md: update iff ℓ^φ = φ√v − m > 0
             if phi * math.sqrt(max(v, 0.0)) - m > 0:
                 fired = True
                 if v > ZERO:
                     if name == "scw2":
                         n = v + 1.0 / (2.0 * C)                     # n = v + 1/(2C)
                         if compat == "libol":
-                            # C13 [IMPL-DIFF]: LIBOL SCW2.m literally
+                            # scw2.md#compat-modes: LIBOL SCW2.m literally
                             gamma = math.sqrt(max(phi ** 4 * m * m * v * 2.0
                                                   + 4.0 * n * v * phi * phi * (n + v * phi * 2.0), 0.0))
                         else:
@@ -322,14 +326,14 @@ def second_order(name, X, y_raw, order, covariance="full", compat="none", a=1.0,
                                                                    + v * phi * phi * zeta, 0.0)))
                                     / (v * zeta))
                         if name == "scw1" and alpha > C:
-                            alpha = C                               # C12: α = min{C, …}
+                            alpha = C                               # scw1.md: α = min{C, …}
                             events["alpha_capped"] += 1
                     u = 0.25 * (-alpha * v * phi
                                 + math.sqrt(max(alpha * alpha * v * v * phi * phi + 4.0 * v, 0.0))) ** 2
                     beta = alpha * phi / (math.sqrt(u) + v * alpha * phi)
                     cdiag = alpha * phi / math.sqrt(u) if u > 0 else 0.0
         elif name == "arow":
-            # C9: update iff ℓ = 1 − m > 0; β = 1/(v + r), α = ℓβ; diagonal c = 1/r
+            # arow.md: update iff ℓ = 1 − m > 0; β = 1/(v + r), α = ℓβ; diagonal c = 1/r
             loss = max(0.0, 1.0 - m)
             if loss > 0:
                 fired = True
@@ -338,7 +342,7 @@ def second_order(name, X, y_raw, order, covariance="full", compat="none", a=1.0,
                     alpha = loss * beta
                     cdiag = 1.0 / r
         elif name == "narow":
-            # C11: update iff 1 − m > 0; if v > 1/b: r_t = v/(bv − 1), AROW step with r_t; else none
+            # narow.md: update iff 1 − m > 0; if v > 1/b: r_t = v/(bv − 1), AROW step with r_t; else none
             loss = max(0.0, 1.0 - m)
             if loss > 0:
                 fired = True
@@ -348,7 +352,7 @@ def second_order(name, X, y_raw, order, covariance="full", compat="none", a=1.0,
                     alpha = loss * beta
                     cdiag = 1.0 / r_t
         elif name == "nherd":
-            # C10: update iff 1 − m > 0; α = ℓ/(v + 1/C)
+            # nherd.md: update iff 1 − m > 0; α = ℓ/(v + 1/C)
             loss = max(0.0, 1.0 - m)
             if loss > 0:
                 fired = True
@@ -358,7 +362,7 @@ def second_order(name, X, y_raw, order, covariance="full", compat="none", a=1.0,
                     cdiag = C * C * v + 2.0 * C                        # diag-project
                     diag_rule = {"project": "inverse", "exact": "nherd-exact", "drop": "nherd-drop"}[diagonal]
         elif name == "iellip":
-            # C8: on a mistake with v > 0 (guard v > 1e-12)
+            # iellip.md: on a mistake with v > 0 (guard v > 1e-12)
             if mistake:
                 fired = True
                 if v > ZERO:
@@ -369,7 +373,7 @@ def second_order(name, X, y_raw, order, covariance="full", compat="none", a=1.0,
                     else:
                         SG = S * G
                     mu = mu + al * SG                            # w += α Σ g
-                    # Σ ← (Σ − c Σ g gᵀ Σ)/(1 − c) on the joint (block-diagonal) Σ of C16: the blocks of
+                    # Σ ← (Σ − c Σ g gᵀ Σ)/(1 − c) on the joint (block-diagonal) Σ (iellip.md): the blocks of
                     # the classes not in the round (multiclass) are divided by (1 − c) too
                     for q in range(P.n_out):
                         if q not in touched:
@@ -409,7 +413,7 @@ def second_order(name, X, y_raw, order, covariance="full", compat="none", a=1.0,
                      np.array(scores), mu, S, events)
 
 
-# olkit defaults (ALGORITHMS.md C0 / the olkit conventions)
+# olkit defaults (docs/algorithms/linear-family.md#libol-defaults / the olkit conventions)
 DEFAULTS = {
     "cw": {"eta": 0.7, "a": 1.0},
     "cw-var": {"eta": 0.7, "a": 1.0},

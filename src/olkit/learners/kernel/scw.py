@@ -1,12 +1,13 @@
-"""SCW-I and SCW-II (Wang, Zhao, Hoi, ICML 2012), ALGORITHMS.md C12–C14: the learners, and the compiled
-rule of kernel SCW (§4.2, Lemma 1).
+"""SCW-I and SCW-II (Wang, Zhao, Hoi, ICML 2012), docs/algorithms/scw1.md and docs/algorithms/scw2.md:
+the learners, and the compiled rule of kernel SCW (§4.2, Lemma 1).
 
 ``scw1``/``scw2`` run the primal form (:mod:`olkit.learners.linear.scw`, full or diagonal Σ) with the
 default ``kernel="linear"`` and kernel SCW with any other kernel.
 After round i−1, μ = Σ_p ν_p φ(x_p) and Σ = aI + Σ_pq π_pq φ(x_p)φ(x_q)ᵀ over the SVs. For x_i with
-kernel row k: m = y ν·k, c = π k, v = kᵀπk + a κ_ii; α, β as in linear SCW (C12/C13); if α > 0, x_i
-joins the SVs and with g = [c; a]: ν ← [ν; 0] + α y g, π ← [[π, 0], [0, 0]] − β g gᵀ. The coefficients
-ν are the support set's ``coef`` and π its SV×SV matrix "pair" (``sv.mats[0]``). O(#SV²) per round.
+kernel row k: m = y ν·k, c = π k, v = kᵀπk + a κ_ii; α, β as in linear SCW
+(docs/algorithms/scw1.md#kernel-scw); if α > 0, x_i joins the SVs and with g = [c; a]:
+ν ← [ν; 0] + α y g, π ← [[π, 0], [0, 0]] − β g gᵀ. The coefficients ν are the support set's ``coef`` and
+π its SV×SV matrix "pair" (``sv.mats[0]``). O(#SV²) per round.
 """
 from ..._compile import njit
 from ...params import CONFIDENCES, POSITIVE, POWERS_OF_TWO
@@ -46,7 +47,7 @@ def kernel_scw_update(sv, st, s, t, kself, y, fv, mistake):
 
 class _SCWBase(KernelLearner):
     """SCW-I / SCW-II: linear (primal, full or diagonal covariance) with kernel="linear", the default;
-    kernel SCW (ALGORITHMS.md C14, the rule above) with any other kernel."""
+    kernel SCW (docs/algorithms/scw1.md#kernel-scw, the rule above) with any other kernel."""
 
     _linear_rule = SCW_RULE  # primal form
     _update = staticmethod(kernel_scw_update)  # kernel form
@@ -84,7 +85,7 @@ class _SCWBase(KernelLearner):
 
 
 _TUNING = (("C", POWERS_OF_TWO), ("eta", CONFIDENCES))
-"""C first, then η (ALGORITHMS.md E2)."""
+"""C first, then η (docs/algorithms/linear-family.md#parameter-grids)."""
 _SOURCES = {"C": "LIBOL default 1 (the SCW experiments select it)", "a": "LIBOL default",
             "sigma": "DUOL JMLR §5.1 (σ = 8), for kernel SCW"}
 _COMMON = COVARIANCE_DOC.format(c="αφ/√u")
@@ -95,7 +96,7 @@ _SCW_PARAMS = """    eta : float in (0.5, 1), default {eta}
         Aggressiveness (LIBOL default 1; selected from 2^-4..2^4).
 {common}
     kernel : {{"linear", "gaussian", "poly"}}, default "linear"
-        "linear" runs the primal form; any other kernel runs kernel SCW (§4.2, ALGORITHMS.md C14):
+        "linear" runs the primal form; any other kernel runs kernel SCW (§4.2, docs/algorithms/scw1.md#kernel-scw):
         μ and Σ kept in the span of the support vectors, O(#SV²) per round, binary data only.
     sigma, degree, coef0 : kernel parameters (Gaussian exp(−‖x−z‖²/(2σ²)); polynomial (x·z + coef0)^degree).
 """
@@ -144,15 +145,15 @@ class SCW2(_SCWBase):
     __doc__ = """SCW-II (SCW Proposition 2, eq. (5)).
 
     n = v + 1/(2C), γ = φ sqrt(φ²m²v² + 4nv(n + vφ²)), α = max(0, (−(2mn + φ²mv) + γ)/(2(n² + nvφ²))),
-    then u, β and the updates as SCW-I (no cap on α). The formula was re-derived (ALGORITHMS.md C13):
-    the paper is right.
+    then u, β and the updates as SCW-I (no cap on α). The formula was re-derived
+    (docs/algorithms/scw2.md#update-rule): the paper is right.
 
     Parameters
     ----------
 """ + _SCW_PARAMS.format(eta=0.9, common=_COMMON) + """    compat : {"none", "libol"}
         "libol" reproduces LIBOL's SCW2.m, which has two typos inside the square root
-        (sqrt(φ⁴m²v·2 + 4nvφ²(n + vφ·2)) for φ·sqrt(φ²m²v² + 4nv(n + vφ²)); C13 [IMPL-DIFF]), and counts
-        rounds with positive loss as updates.
+        (sqrt(φ⁴m²v·2 + 4nvφ²(n + vφ·2)) for φ·sqrt(φ²m²v² + 4nv(n + vφ²));
+        docs/algorithms/scw2.md#compat-modes), and counts rounds with positive loss as updates.
 
     Examples
     --------

@@ -1,4 +1,4 @@
-"""AROW: adaptive regularisation of weights (Crammer, Kulesza, Dredze 2009), ALGORITHMS.md C9."""
+"""AROW: adaptive regularisation of weights (Crammer, Kulesza, Dredze 2009): docs/algorithms/arow.md."""
 from ..._compile import njit
 from ...base import EPS
 from ...params import POSITIVE, POWERS_OF_TWO
@@ -14,7 +14,8 @@ LIBOL_COMPAT_DOC = """
 
 @njit
 def arow_step(prm, fst, m, v, dn2, mistake):
-    """C9 (SCW §2.4), prm = [r]: update iff ℓ = 1 − m > 0: β = 1/(v + r), α = ℓβ, c = 1/r."""
+    """docs/algorithms/arow.md#update-rule (SCW §2.4), prm = [r]: update iff ℓ = 1 − m > 0:
+    β = 1/(v + r), α = ℓβ, c = 1/r."""
     loss = 1.0 - m
     if loss <= 0.0:
         return NO_STEP

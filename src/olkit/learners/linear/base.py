@@ -89,8 +89,8 @@ class LinearLearner(PrimalHooks, OnlineClassifier):
     constraints. Parameters common to all: ``a`` (Σ₁ = a·I), ``covariance`` ("full" or "diagonal"),
     ``compat``.
 
-    Multiclass data (the SCW paper's future work; ALGORITHMS.md C16 [UNCERTAIN], the EMNLP 2009 text was
-    not available): multi-prototype weights, one covariance per class (the block-diagonal approximation
+    Multiclass data (the SCW paper's future work; docs/algorithms/linear-family.md#multiclass, the EMNLP 2009 text
+    was not available): multi-prototype weights, one covariance per class (the block-diagonal approximation
     of the joint kd × kd Σ) and the single-constraint update on the highest-scoring wrong class s:
     Δ = e_y⊗x − e_s⊗x, m = f_y − f_s, v = xᵀΣ_y x + xᵀΣ_s x, then the binary rule with (m, v). This is not
     LIBOL's M_CW/M_SCW (one shared Σ and constants of unknown provenance). Because β comes from the joint

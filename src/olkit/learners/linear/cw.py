@@ -1,5 +1,5 @@
 """Exact confidence-weighted learning CW (Crammer, Dredze, Pereira 2008; the "CW" of the SCW paper §2.3),
-ALGORITHMS.md C7. The weights are a Gaussian N(μ, Σ); φ = Φ⁻¹(η)."""
+docs/algorithms/cw.md. The weights are a Gaussian N(μ, Σ); φ = Φ⁻¹(η)."""
 import math
 
 from ..._compile import njit
@@ -98,7 +98,8 @@ def cw_inverse_constant_stable(alpha, phi, v):
 
 @njit
 def cw_step(prm, fst, m, v, dn2, mistake):
-    """Exact CW (C7), prm = [φ]: update iff ℓ^φ = φ√v − m > 0, α from :func:`cw_alpha`."""
+    """Exact CW (docs/algorithms/cw.md#update-rule), prm = [φ]: update iff ℓ^φ = φ√v − m > 0, α from
+    :func:`cw_alpha`."""
     phi = prm[0]
     if phi * math.sqrt(max(v, 0.0)) - m <= 0.0:
         return NO_STEP

@@ -1,4 +1,4 @@
-"""Confidence-weighted learning, variance form (Dredze, Crammer, Pereira 2008), ALGORITHMS.md C6."""
+"""Confidence-weighted learning, variance form (Dredze, Crammer, Pereira 2008): docs/algorithms/cw-var.md."""
 import math
 
 from ..._compile import njit
@@ -12,7 +12,7 @@ from .engine import NO_STEP, TRIGGERED_NO_STEP, PrimalRule
 
 @njit
 def cw_var_step(prm, fst, m, v, dn2, mistake):
-    """C6, prm = [φ]: update iff m < φv:
+    """docs/algorithms/cw-var.md#update-rule, prm = [φ]: update iff m < φv:
     α = [−(1 + 2φm) + sqrt((1 + 2φm)² − 8φ(m − φv))]/(4φv), Σ⁻¹ += 2αφ ΔΔᵀ
     (c = 2αφ, β = 2αφ/(1 + 2αφv)).
 

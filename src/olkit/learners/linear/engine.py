@@ -11,8 +11,9 @@ ones, and a first-order or diagonal update touches only the row's non-zeros. Per
    rescaling of w costs O(1) instead of O(d)) and ‖x‖²; the rule's ``input_scale`` may rescale x
    (ALMA runs on x̂ = x/‖x‖);
 2. records the K scores (binary: K = 1), predicts (binary: ŷ = +1 iff f ≥ 0; multiclass: argmax,
-   ties → smallest class index), counts the mistake, and forms the joint-feature view of the round (ALGORITHMS.md C16): binary Δ = y x on the one
-   output; multiclass Δ = +x on the true class y and −x on the best wrong class s;
+   ties → smallest class index), counts the mistake, and forms the joint-feature view of the round
+   (docs/algorithms/linear-family.md#multiclass): binary Δ = y x on the one output; multiclass Δ = +x
+   on the true class y and −x on the best wrong class s;
 3. computes m = w·Δ and v = ΔᵀΣΔ (first order: Σ = I; diagonal; full, per class = block-diagonal);
 4. asks the rule's ``step`` for (triggered, α, γ, β, c, κ) and applies w ← γ w + α ΣΔ (through the
    rule's ``move_mean``), the rule's ``after_update`` (ROMMA's and ALMA's ‖w‖²), then the covariance

@@ -1,4 +1,4 @@
-"""Improved ellipsoid method IELLIP (Yang, Jin, Ye ICML 2009) as in LIBOL, ALGORITHMS.md C8."""
+"""Improved ellipsoid method IELLIP (Yang, Jin, Ye ICML 2009) as in LIBOL: docs/algorithms/iellip.md."""
 from ..._compile import njit
 from ...base import EPS
 from ...params import DECAYS, PROBABILITY_OPEN
@@ -9,7 +9,7 @@ from .engine import AUX, NO_STEP, TRIGGERED_NO_STEP, PrimalRule
 
 @njit
 def iellip_step(prm, fst, m, v, dn2, mistake):
-    """C8 (LIBOL's IELLIP.m), prm = [b], fst[AUX] = c_t.
+    """docs/algorithms/iellip.md#update-rule (LIBOL's IELLIP.m), prm = [b], fst[AUX] = c_t.
 
     On a mistake with v > 0: μ ← μ + (1 − m)/v · ΣΔ (the new margin is exactly 1) and
     Σ ← (Σ − c_t ΣggᵀΣ)/(1 − c_t), g = Δ/√v, i.e. β = c_t/v, κ = 1/(1 − c_t) and, for the diagonal
@@ -48,13 +48,14 @@ class IELLIP(LinearLearner):
         Initial c_1 (LIBOL's IELLIP_c).
     covariance : {"full", "diagonal"}, default "full"
     compat : {"none", "libol"} — no difference: c decays every round in both (LIBOL's behaviour,
-        ALGORITHMS.md C8 [UNCERTAIN]: the original paper's schedule was not re-verified).
+        docs/algorithms/iellip.md#settled-questions: the original paper's schedule was not re-verified).
 
-    Round t uses c·b^(t−1): c_1 = c, as LIBOL's IELLIP.m (ALGORITHMS.md C8 writes c_t = c·b^t counting
-    rounds from 0).
+    Round t uses c·b^(t−1): c_1 = c, as LIBOL's IELLIP.m (docs/algorithms/iellip.md#settled-questions:
+    c_t = c·b^t counts rounds from 0).
 
-    Settled uncertainty (multiclass, ALGORITHMS.md C16): the covariance is the joint block-diagonal Σ, so
-    the division by (1 − c_t) scales every class's block, not only the two classes of the round.
+    Settled uncertainty (multiclass, docs/algorithms/iellip.md#multiclass-and-multi-label): the covariance
+    is the joint block-diagonal Σ, so the division by (1 − c_t) scales every class's block, not only the
+    two classes of the round.
 
     Examples
     --------

@@ -1,5 +1,5 @@
-"""NAROW: AROW with an adaptive regulariser (Orabona & Crammer 2010), as LIBOL's NAROW.m,
-ALGORITHMS.md C11."""
+"""NAROW: AROW with an adaptive regulariser (Orabona & Crammer 2010), as LIBOL's NAROW.m:
+docs/algorithms/narow.md."""
 from ..._compile import njit
 from ...base import EPS
 from ...params import POSITIVE, POWERS_OF_TWO
@@ -11,9 +11,9 @@ from .engine import NO_STEP, TRIGGERED_NO_STEP, PrimalRule
 
 @njit
 def narow_step(prm, fst, m, v, dn2, mistake):
-    """C11 (LIBOL's NAROW.m), prm = [b]: update iff 1 − m > 0 and v > 1/b: r = v/(bv − 1), then the
-    AROW step with r (β = 1/(v + r), α = (1 − m)β, c = 1/r). v ≤ 1/b means r = ∞: no change (LIBOL
-    still counts the round)."""
+    """docs/algorithms/narow.md#update-rule (LIBOL's NAROW.m), prm = [b]: update iff 1 − m > 0 and
+    v > 1/b: r = v/(bv − 1), then the AROW step with r (β = 1/(v + r), α = (1 − m)β, c = 1/r).
+    v ≤ 1/b means r = ∞: no change (LIBOL still counts the round)."""
     b = prm[0]
     loss = 1.0 - m
     if loss <= 0.0:
@@ -41,7 +41,7 @@ class NAROW(LinearLearner):
         LIBOL default 1 (LIBOL stores its tuned "C" as b).
 """ + COVARIANCE_DOC.format(c="1/r_t") + LIBOL_COMPAT_DOC.format(libol="including rounds with r_t = ∞") + """
 
-    Settled uncertainty (ALGORITHMS.md C11 [UNCERTAIN]): the rule is LIBOL's; it was not re-verified
+    Settled uncertainty (docs/algorithms/narow.md#settled-questions): the rule is LIBOL's; it was not re-verified
     against the NIPS 2010 text.
 
     Examples

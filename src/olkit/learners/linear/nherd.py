@@ -1,4 +1,4 @@
-"""NHERD: normal herding (Crammer & Lee 2010), ALGORITHMS.md C10."""
+"""NHERD: normal herding (Crammer & Lee 2010): docs/algorithms/nherd.md."""
 import math
 
 from ..._compile import njit
@@ -12,7 +12,8 @@ from .engine import DIAG_DROP, DIAG_INVERSE, DIAG_SQUARED, NO_STEP, TRIGGERED_NO
 
 @njit
 def nherd_step(prm, fst, m, v, dn2, mistake):
-    """C10, prm = [C]: update iff 1 − m > 0: α = (1 − m)/(v + 1/C) (with the old Σ);
+    """docs/algorithms/nherd.md#update-rule, prm = [C]: update iff 1 − m > 0: α = (1 − m)/(v + 1/C)
+    (with the old Σ);
     full Σ ← Σ − ΣΔΔᵀΣ (C²v + 2C)/(1 + Cv)²  (β);  diagonal "project": c = C²v + 2C.
     The diagonal "exact" and "drop" variants are applied by the engine from C (prm[0]) and β.
 

@@ -1,9 +1,9 @@
 """Soft confidence-weighted learning SCW-I and SCW-II (Wang, Zhao, Hoi, ICML 2012), the primal step
-rule: ALGORITHMS.md C12, C13.
+rule: docs/algorithms/scw1.md, docs/algorithms/scw2.md.
 
 The learners are ``scw1`` and ``scw2`` (:mod:`olkit.learners.kernel.scw`): with the default
 ``kernel="linear"`` they run this rule on an explicit Gaussian N(μ, Σ) (full or diagonal Σ); with any
-other kernel, kernel SCW (C14), whose compiled rule calls the same :func:`scw_step`.
+other kernel, kernel SCW (docs/algorithms/scw1.md#kernel-scw), whose compiled rule calls the same :func:`scw_step`.
 """
 import math
 
@@ -19,7 +19,7 @@ SCW_I, SCW_II = 1, 2
 def scw2_alpha(phi, C, m, v, libol_typo):
     """SCW-II (eq. (5)): n = v + 1/(2C), γ = φ sqrt(φ²m²v² + 4nv(n + vφ²)),
     α = max(0, (−(2mn + φ²mv) + γ)/(2(n² + nvφ²))). ``libol_typo`` reproduces the two typos of LIBOL's
-    SCW2.m inside the square root (v·2 for v², φ·2 for φ²), ALGORITHMS.md C13 [IMPL-DIFF].
+    SCW2.m inside the square root (v·2 for v², φ·2 for φ²), docs/algorithms/scw2.md#compat-modes.
 
     The paper's formula (v > 0) is evaluated as written unless its numerator cancelled (m > 0 and
     γ − m(2n + φ²v) < CANCELLED·m(2n + φ²v), as m → φ√v) or a product overflowed (φ²m²v², n² beyond

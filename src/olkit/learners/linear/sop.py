@@ -1,4 +1,4 @@
-"""Second-order Perceptron (Cesa-Bianchi, Conconi, Gentile 2005), ALGORITHMS.md C5."""
+"""Second-order Perceptron (Cesa-Bianchi, Conconi, Gentile 2005): docs/algorithms/sop.md."""
 import numpy as np
 
 from ..._compile import njit
@@ -29,12 +29,13 @@ def sop_block(cfg, prm, fst, cnt, W, S, D, u1, u2, fs, indptr, idx, val, y, orde
 
 @njit
 def _sop_round(cfg, W, S, D, u, idx, val, y, t, lo, hi, pos, scores, mistakes):
-    """SOP (C5): f = vᵀ(A + xxᵀ)⁻¹x with A⁻¹ kept in S (full) or D (diagonal); W holds v = Σ y x.
+    """SOP (docs/algorithms/sop.md#update-rule): f = vᵀ(A + xxᵀ)⁻¹x with A⁻¹ kept in S (full) or D
+    (diagonal); W holds v = Σ y x.
     Returns (mistake, counted as an update).
 
     Full: with u = A⁻¹x and q = xᵀu, f = (v·u)/(1 + q) (Sherman–Morrison). Diagonal: A is kept
     diagonal and f = Σ_j v_j x_j/(A_jj + x_j²). On a mistake v ← v + y x and A ← A + xxᵀ;
-    compat="libol" commits A ← A + xxᵀ on every round (LIBOL SOP.m, C5 [IMPL-DIFF]).
+    compat="libol" commits A ← A + xxᵀ on every round (LIBOL SOP.m, docs/algorithms/sop.md#compat-modes).
     """
     cov, libol = cfg[COV], cfg[LIBOL]
     if cov == FULL:
@@ -115,13 +116,14 @@ class SOP(LinearLearner):
     Parameters
     ----------
     a : float > 0, default 1
-        Regulariser, A = aI initially (C5). LIBOL initialises its SOP matrix, which holds A⁻¹, to aI
-        instead; the two agree for LIBOL's default a = 1, the only value its experiments use.
+        Regulariser, A = aI initially (docs/algorithms/sop.md#settled-questions). LIBOL initialises its SOP
+        matrix, which holds A⁻¹, to aI instead; the two agree for LIBOL's default a = 1, the only value its
+        experiments use.
     covariance : {"full", "diagonal"}, default "full"
         "diagonal" keeps A diagonal (A_jj += x_j²) and predicts with diag(A + x∘x)⁻¹: O(nnz) per round.
     compat : {"none", "libol"}, default "none"
         "libol": commit A ← A + x_t x_tᵀ on *every* round, as LIBOL's SOP.m and SOP_c.cpp do (the paper
-        adds mistaken instances only; ALGORITHMS.md C5 [IMPL-DIFF]). #updates stay the mistakes.
+        adds mistaken instances only; docs/algorithms/sop.md#compat-modes). #updates stay the mistakes.
 
     ``coef_`` is the current w = A⁻¹v (without the next instance's term); ``decision_function`` applies
     SOP's own prediction vᵀ(A + xxᵀ)⁻¹x to each row, so it is not ``X @ coef_.T``.
