@@ -1,4 +1,4 @@
-"""The reproduction page's parts for budgeted learners (the Ahpatron config, ALGORITHMS.md E3): the table
+"""The reproduction page's parts for budgeted learners (the Ahpatron config, docs/algorithms/evaluation.md): the table
 with B|D beside the paper's, the selection in hindsight, a learner diagnostic beside a paper table
 (|N_T|), a comparison beside a paper table (Table 5), and acceptance as declarative rules.
 
