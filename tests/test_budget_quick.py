@@ -276,7 +276,8 @@ def test_streams_exercise_the_cases():
 # ---------------------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("B", [3, 5, 7, 601])
 def test_ahpatron_rejects_odd_budget(B):
-    """docs/algorithms/ahpatron.md#parameters: the budget is even (the halving keeps B/2); odd B is rejected by make/fit and by set_params + fit."""
+    """docs/algorithms/ahpatron.md#parameters: the budget is even (the halving keeps B/2); odd B is rejected by
+    make/fit and by set_params + fit."""
     X, y, _ = make_stream("bin", 0)
     with pytest.raises(ValueError, match="B"):
         olkit.make("ahpatron", B=B).fit(X, y)
@@ -287,8 +288,9 @@ def test_ahpatron_rejects_odd_budget(B):
 @pytest.mark.parametrize("rule", ["dogma", "paper"])
 @pytest.mark.parametrize("kind", ["bin", "mc"])
 def test_projectron_pp_eta_zero_rejected_or_runs(rule, kind):
-    """η = 0 passes validation (docs/algorithms/projectron.md#parameters: η ≥ 0) but Projectron++'s margin tests divide by η (δ²/η, 2δ/η): it
-    must either be rejected with a ValueError naming eta, or run (no ZeroDivisionError, finite scores)."""
+    """η = 0 passes validation (docs/algorithms/projectron.md#parameters: η ≥ 0) but Projectron++'s margin tests
+    divide by η (δ²/η, 2δ/η): it must either be rejected with a ValueError naming eta, or run (no ZeroDivisionError,
+    finite scores)."""
     X, y, _ = make_stream(kind, 1)
     try:
         res = olkit.evaluate_online(olkit.make("projectron++", sigma=SIGMA, eta=0.0, margin_rule=rule), X, y)

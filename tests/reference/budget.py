@@ -1,8 +1,8 @@
 """Slow, literal references of the budgeted kernel learners (docs/algorithms/avp.md … bogdpp.md, lifted by
 docs/algorithms/multiclass.md#budgeted-learners).
 
-Written from the text of the specification pages (docs/algorithms/<name>.md, their update-rule and multiclass sections)
-— *not* from olkit's code; nothing
+Written from the text of the specification pages (docs/algorithms/<name>.md, their update-rule and multiclass
+sections) — *not* from olkit's code; nothing
 here imports olkit. Every learner is one plain loop over the stream:
 
     F(x_t) = Σ_i A_i κ(x_i, x_t) with the model of round t−1  →  predict / count  →  update,
@@ -29,29 +29,30 @@ Readings where the text leaves room (the specification pages win over any summar
 
 * BOGD (docs/algorithms/bogd.md#update-rule): the clip |A_i[r]| ≤ ηγ is applied on budget rounds only (append,
   then enforce the bound), after the append (the new row is clipped too); rows appended while |S| < B are not clipped.
-* BOGD++ (docs/algorithms/bogdpp.md#update-rule): on a budget round the kept rows are rescaled by (1 − ηλ)/(1 − p_i), *then* clipped, and
-  ηD_t is appended after the clip (binary and multiclass alike): the new
-  row is not clipped. ``clip_new=True`` gives BOGD's order (append, then clip every row); the two differ only
-  when γ < 1. p is computed from the rows before the decay (p is scale-free); the (1 − ηλ) decay of that
-  round is the one inside the rescale, not applied a second time (unlike AHP's R code, docs/algorithms/bogdpp.md#ahp-r).
-* Projectron (docs/algorithms/projectron.md): the first SV counts as an addition. Projectron++ (docs/algorithms/projectronpp.md): N_Σ = c_D·max(κ_t − δ², 0),
-  δ in the paper rule is the per-class residual, a margin round with N_Σ ≤ 1e-12 does not update.
-* Ahpatron (docs/algorithms/ahpatron.md): ‖f_t‖ is the tracked norm before the round; if N = 0 the merged rows are left unscaled and
-  ‖f̄‖² = N² (never reached on the test streams).
-* Forgetron (docs/algorithms/forgetron.md): φ = −2c/(b + √max(b² − 4ac, 0)) is the root of g in (0, 1) in the cancellation-free form
-  (the same root for a > 0, a = 0 and a < 0).
+* BOGD++ (docs/algorithms/bogdpp.md#update-rule): on a budget round the kept rows are rescaled by (1 − ηλ)/(1 −
+  p_i), *then* clipped, and ηD_t is appended after the clip (binary and multiclass alike): the new row is not
+  clipped. ``clip_new=True`` gives BOGD's order (append, then clip every row); the two differ only when γ < 1. p is
+  computed from the rows before the decay (p is scale-free); the (1 − ηλ) decay of that round is the one inside the
+  rescale, not applied a second time (unlike AHP's R code, docs/algorithms/bogdpp.md#ahp-r).
+* Projectron (docs/algorithms/projectron.md): the first SV counts as an addition. Projectron++
+  (docs/algorithms/projectronpp.md): N_Σ = c_D·max(κ_t − δ², 0), δ in the paper rule is the per-class residual, a
+  margin round with N_Σ ≤ 1e-12 does not update.
+* Ahpatron (docs/algorithms/ahpatron.md): ‖f_t‖ is the tracked norm before the round; if N = 0 the merged rows are
+  left unscaled and ‖f̄‖² = N² (never reached on the test streams).
+* Forgetron (docs/algorithms/forgetron.md): φ = −2c/(b + √max(b² − 4ac, 0)) is the root of g in (0, 1) in the
+  cancellation-free form (the same root for a > 0, a = 0 and a < 0).
 
-Exact-arithmetic ties — three places where floating point would otherwise decide what exact arithmetic
-decides (the streams have many duplicate rows): (1) scores are exact sums of the products A_i[r]·κ(x_i, x_t)
-(``math.fsum``), so duplicate SVs with opposite coefficients cancel to exactly 0 whatever their arrival
-order (then ŷ = +1 / the smallest index, as docs/algorithms/conventions.md#ties says for f = 0); (2) Projectron's d* for a duplicate of an
-SV is e_j and δ² = 0 exactly (``_project``), so a projection that cancels a coefficient leaves exactly 0;
-(3) Projectron++'s margin test treats a loss within MARGIN_TIE of 0 as no margin error.
+Exact-arithmetic ties — three places where floating point would otherwise decide what exact arithmetic decides (the
+streams have many duplicate rows): (1) scores are exact sums of the products A_i[r]·κ(x_i, x_t) (``math.fsum``), so
+duplicate SVs with opposite coefficients cancel to exactly 0 whatever their arrival order (then ŷ = +1 / the
+smallest index, as docs/algorithms/conventions.md#ties says for f = 0); (2) Projectron's d* for a duplicate of an SV
+is e_j and δ² = 0 exactly (``_project``), so a projection that cancels a coefficient leaves exactly 0; (3)
+Projectron++'s margin test treats a loss within MARGIN_TIE of 0 as no margin error.
 
-The invariants of docs/algorithms/budget-family.md#invariants are asserted inside the loop, every round: |S| ≤ B; Σ_r A_i[r] = 0 for every
-multiclass row; the tracked ‖f‖² of AVP / Ahpatron equals tr(AᵀK_S A); ‖f‖ ≤ U; Ahpatron's ‖f̄_t‖ = ‖f_t‖
-right after a halving's rescale and |S| = B/2 + 1 after the round; Forgetron φ ∈ (0, 1] and Q ≤ 15M/32;
-Projectron's K⁻¹ is the inverse of K_S; BOGD(++) coefficients within ηγ after a clip; BOGD++'s p a
+The invariants of docs/algorithms/budget-family.md#invariants are asserted inside the loop, every round: |S| ≤ B;
+Σ_r A_i[r] = 0 for every multiclass row; the tracked ‖f‖² of AVP / Ahpatron equals tr(AᵀK_S A); ‖f‖ ≤ U; Ahpatron's
+‖f̄_t‖ = ‖f_t‖ right after a halving's rescale and |S| = B/2 + 1 after the round; Forgetron φ ∈ (0, 1] and Q ≤
+15M/32; Projectron's K⁻¹ is the inverse of K_S; BOGD(++) coefficients within ηγ after a clip; BOGD++'s p a
 distribution.
 """
 import math
@@ -489,8 +490,8 @@ def run_reference(name, X, y, *, sigma, K=None, seed=0, **params):
 
 
 def _project(S, Kinv, t):
-    """(d*, δ²): d* = K_S⁻¹k_t, δ² = max(κ_t − k_tᵀd*, 0) (docs/algorithms/projectron.md#update-rule). When x_t is a stored SV's input (a
-    duplicate row), exact arithmetic gives d* = e_j and δ² = 0 (k_t is column j of K_S, K_S invertible):
+    """(d*, δ²): d* = K_S⁻¹k_t, δ² = max(κ_t − k_tᵀd*, 0) (docs/algorithms/projectron.md#update-rule). When x_t is a
+    stored SV's input (a duplicate row), exact arithmetic gives d* = e_j and δ² = 0 (k_t is column j of K_S, K_S invertible):
     use that instead of the rounded product, so that a projection onto a duplicate cancels coefficients
     exactly, as the specification's arithmetic does (see the module docstring)."""
     for j, p in enumerate(S.pts):

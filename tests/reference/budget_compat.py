@@ -641,9 +641,10 @@ def _lsokl(name, G, y, K, Kp, seed, p):
 
 
 def _dogma_projectron_multi(name, G, y, K, p):
-    """DOGMA ``k_projectron2_multi_train.m`` (docs/algorithms/projectron.md#dogma, docs/algorithms/projectronpp.md#dogma): class r keeps its own dictionary
-    S_r (the SVs that received ±1 in class r, arrival order) and K_r⁻¹. ``projectron`` is its mistake branch
-    only, ``projectron++`` adds the margin branch."""
+    """DOGMA ``k_projectron2_multi_train.m`` (docs/algorithms/projectron.md#dogma,
+    docs/algorithms/projectronpp.md#dogma): class r keeps its own dictionary S_r (the SVs that received ±1 in class
+    r, arrival order) and K_r⁻¹. ``projectron`` is its mistake branch only, ``projectron++`` adds the margin
+    branch."""
     eta = p.pop("eta", 0.9)
     p.pop("threshold_on_squared", None)
     assert not p, p

@@ -88,8 +88,9 @@ def gaussian(x, xp, sigma):
 
 
 def predict_and_pair(F, yt, multiclass):
-    """(mistake, margin m_t, s_t) of docs/algorithms/multiclass.md#budgeted-learners: binary ŷ = +1 iff f ≥ 0, m = y f; multiclass ŷ = argmax F
-    (ties → smallest index), s = argmax_{r≠y} F_r (ties → smallest index), m = F_y − F_s."""
+    """(mistake, margin m_t, s_t) of docs/algorithms/multiclass.md#budgeted-learners: binary ŷ = +1 iff f ≥ 0, m = y
+    f; multiclass ŷ = argmax F (ties → smallest index), s = argmax_{r≠y} F_r (ties → smallest index), m = F_y −
+    F_s."""
     if not multiclass:
         yhat = 1.0 if F[0] >= 0 else -1.0
         return yhat != yt, yt * F[0], -1

@@ -11,12 +11,12 @@ first and the others are rescaled so that the kept part is an unbiased estimate 
   this replaces the round's decay). If some p_i < 0 (one SV holds more than 1/(B − 1) of Σw) they are
   clamped to 0 and p renormalised; if Σw = 0, p is uniform.
 
-then every entry is clipped to |A_i[r]| ≤ ηγ (sign kept; the per-coefficient bound of JSAT and the AHP R
-code, BOGD's default) — BOGD clips after adding x_t with ηD_t (docs/algorithms/bogd.md#update-rule: append, then
-enforce the bound), BOGD++ before (docs/algorithms/bogdpp.md#update-rule: rescale, clip, then append), so its new row
-is never clipped; the two orders
-differ only when γ < 1. Rows added while |S| < B are never clipped (the bound is enforced on budget rounds). Draws are indices into the arrival order (BOGD) or a
-uniform u walked along the arrival order's cumulative p (BOGD++), from olkit's seeded generator.
+then every entry is clipped to |A_i[r]| ≤ ηγ (sign kept; the per-coefficient bound of JSAT and the AHP R code,
+BOGD's default) — BOGD clips after adding x_t with ηD_t (docs/algorithms/bogd.md#update-rule: append, then enforce
+the bound), BOGD++ before (docs/algorithms/bogdpp.md#update-rule: rescale, clip, then append), so its new row is
+never clipped; the two orders differ only when γ < 1. Rows added while |S| < B are never clipped (the bound is
+enforced on budget rounds). Draws are indices into the arrival order (BOGD) or a uniform u walked along the arrival
+order's cumulative p (BOGD++), from olkit's seeded generator.
 
 The paper selects η (AHP: {10⁻³..10³}/√T) and λ ∈ 2^{−3..3}/T², which need the stream length T; the
 defaults here are fixed numbers (η = 0.5, λ = 10⁻⁵: LSOKL's ``Experiment.m``; γ = 1: the AHP R script).

@@ -2,12 +2,12 @@
 row operations on
 the support set, removal in arrival order, and the base class with the parameters every one of them has.
 
-One code path for binary and multiclass data (the same page). The model is a coefficient matrix A (one row A_i
-per SV, scores F(x) = Σ_i A_i κ(x_i, x)); on binary data A has K' = 1 column and the direction of an
-update is D_t = y_t; on data with K ≥ 3 classes A has K columns and D_t = H_t = e_{y_t} − e_{s_t}, with
-s_t the best-scoring other class (ties to the smallest index). The margin is m_t = D_t·F(x_t)
-(= y_t f(x_t), or Γ_t = f_{y_t} − f_{s_t}) and c_D = ‖D_t‖² (1 or 2). Every binary formula of the learner pages reads with
-y_t → D_t, y_t f → m_t, |α_i| → ‖A_i‖₂ and λ²κ_t → c_D λ²κ_t. The norm is ‖f‖² = tr(AᵀK_S A).
+One code path for binary and multiclass data (the same page). The model is a coefficient matrix A (one row A_i per
+SV, scores F(x) = Σ_i A_i κ(x_i, x)); on binary data A has K' = 1 column and the direction of an update is D_t =
+y_t; on data with K ≥ 3 classes A has K columns and D_t = H_t = e_{y_t} − e_{s_t}, with s_t the best-scoring other
+class (ties to the smallest index). The margin is m_t = D_t·F(x_t) (= y_t f(x_t), or Γ_t = f_{y_t} − f_{s_t}) and
+c_D = ‖D_t‖² (1 or 2). Every binary formula of the learner pages reads with y_t → D_t, y_t f → m_t, |α_i| → ‖A_i‖₂
+and λ²κ_t → c_D λ²κ_t. The norm is ‖f‖² = tr(AᵀK_S A).
 
 Choices that remove "the oldest" or "the k-th SV" use the support set's arrival order
 (``sv.arrival``), so they do not depend on where block boundaries fell.

@@ -203,7 +203,8 @@ def add_scaled(w, a, z):
 
 @njit_helper
 def hinge_ogd_round(W, z, yt, eta, F):
-    """Score z with W (one row per output), predict, and take the hinge OGD step (FOGD binary / multiclass, NOGD stage 2).
+    """Score z with W (one row per output), predict, and take the hinge OGD step (FOGD binary / multiclass, NOGD
+    stage 2).
 
     ``F`` receives the K scores (binary: K = 1, f = w·z). Returns (mistake, updated)."""
     K = W.shape[0]

@@ -401,7 +401,8 @@ _COMPAT_RULES = {
 
 
 def _compat_doc(plus):
-    """The ``compat`` entry of the parameter list (docs/algorithms/projectron.md#compat-modes), wrapped."""
+    """The ``compat`` entry of the parameter list (docs/algorithms/projectron.md#compat-modes,
+    docs/algorithms/projectronpp.md#compat-modes), wrapped."""
     import textwrap
 
     r = ("the AHP authors' R script ``{}`` (alg4ml/Ahpatron), binary data: round 1 always counts as a mistake "
@@ -442,9 +443,8 @@ def _compat_doc(plus):
                "τ(2ℓ − τP − 2U'δ) ≥ 0 with U' = ¼√((B+1)/ln(B+1)), δ = √(κ_1 − kᵀd*), P = d*ᵀK_S d* (binary, "
                "K_S recomputed) or kᵀd* (multiclass); no SV is added.")
     out = ["", '    compat : {"none", "ahp-r", "dogma", "lsokl"}, default "none"',
-           "        Reproduce a reference implementation (docs/algorithms/projectron.md#compat-modes; η, B and the rule "
-           "are then the "
-           "reference's):", ""]
+           f"        Reproduce a reference implementation (docs/algorithms/{'projectronpp' if plus else 'projectron'}.md"
+           "#compat-modes; η, B and the rule are then the reference's):", ""]
     for value, text in (("ahp-r", r), ("dogma", d), ("lsokl", lk)):
         out.append(textwrap.fill(f'"{value}" — {text}', 110, initial_indent="        * ",
                                  subsequent_indent="          ", break_on_hyphens=False))
