@@ -11,7 +11,7 @@ Each configuration runs in its own subprocess (benchmarks/run.py ``--worker budg
 * ``ijcnn1x10``: ijcnn1 repeated 10 times and shuffled (1.4 million examples) for the learners whose memory
   must not grow with T; the RSS growth during learning is compared with the 141k run's.
 
-KOL (the C++ toolbox) figures for scale, one pass including loading on this machine (ALGORITHMS issue 8):
+KOL (the C++ toolbox) figures for scale, one pass including loading on this machine (issue 8):
 Forgetron 1.8 s, BOGD 2.0 s, FOGD (D = 2000) 3.0 s, NOGD 5.9 s, Projectron++ 11.4 s; the AHP authors' R
 Ahpatron 8.5 s. olkit's loading time is reported beside them.
 """

@@ -1,13 +1,15 @@
-"""The budgeted learners' ``compat`` modes against literal references (ALGORITHMS.md D12, D13).
+"""The budgeted learners' ``compat`` modes against literal references
+(docs/algorithms/budget-family.md#compat-modes and each learner page's Compat modes section).
 
-The reference (``tests/reference/budget_compat.py``) is written from D12 and the reference codes it names
+The reference (``tests/reference/budget_compat.py``) is written from those pages and the reference codes they name
 (AHP R scripts, DOGMA, LSOKL), not from olkit. Each (learner, compat) runs on ≥ 20 random streams per data
 kind it supports, each stream dense and CSR; asserted: identical per-round mistake flags, equal #SV and
 #updates, scores to 1e-9, ``diagnostics()`` (floats to 1e-9) and the final model (SV arrival stamps, rows).
 
 Streams (70 rounds, integer features in {−2..2}³, ~30 % duplicate rows; ``reference.budget.stream``):
 
-* ``std`` — Gaussian σ = 1.5: distinct points have κ ≤ e^{−1/4.5} ≈ 0.80, so the rounding-chaotic case of D12
+* ``std`` — Gaussian σ = 1.5: distinct points have κ ≤ e^{−1/4.5} ≈ 0.80, so the rounding-chaotic case of
+  docs/algorithms/budget-family.md#runs-not-expected-to-match
   (LSOKL Projectron / proplus with all kernel values ≥ 0.98, where K⁻¹ loses all precision) never occurs;
 * ``tie`` — Gaussian σ = 0.02: κ is exactly 0 between distinct points, so f = 0 on every new point (DOGMA's
   sign(0) = 0 mistake, LSOKL's / AHP R's tie rules) and many |α| tie at Ahpatron's median;

@@ -1,7 +1,9 @@
-"""The remaining ``compat`` modes of ALGORITHMS.md D12 against literal references (``tests/reference/pomdr_compat.py``,
-written from D9/D11/D12 and the reference codes, not from olkit): POMDR ``compat="ahp-r"`` (``POMDR.R``), NOGD
-``compat="ahp-r"`` (``NOGD.R``) and NOGD ``compat="lsokl"`` (LSOKL ``NysGD.m`` / ``NyGD.m``, a synonym of the
-default rule). FOGD needs no mode: ``FOGD.R`` is the default rule (see ``olkit.learners.budget.fogd``).
+"""The remaining ``compat`` modes of docs/algorithms/budget-family.md#compat-modes against literal references
+(``tests/reference/pomdr_compat.py``, written from docs/algorithms/pomdr.md#ahp-r,
+docs/algorithms/nogd.md#compat-modes and the reference codes, not from olkit): POMDR ``compat="ahp-r"``
+(``POMDR.R``), NOGD ``compat="ahp-r"`` (``NOGD.R``) and NOGD ``compat="lsokl"`` (LSOKL ``NysGD.m`` / ``NyGD.m``, a
+synonym of the default rule). FOGD needs no mode: ``FOGD.R`` is the default rule (see
+``olkit.learners.budget.fogd``).
 
 Each (learner, mode, data kind) runs on ≥ 20 random streams, each dense and CSR; asserted: identical per-round
 mistake flags, equal #SV and #updates, scores to 1e-9, ``diagnostics()`` and the final model.

@@ -1,12 +1,14 @@
-"""The K = 2 correspondence of the multiclass budgeted learners (ALGORITHMS.md D13.0, D13.12 test 2).
+"""The K = 2 correspondence of the multiclass budgeted learners (docs/algorithms/multiclass.md#budgeted-learners,
+docs/algorithms/budget-family.md#invariants).
 
-A two-class problem learned by the multiclass rule (rows A_i ∈ R², directions H_t = e_y − e_s) equals the
-binary rule of Part D under the parameter maps of D13: with binary +1 ↦ class index 0, g := f_0 − f_1 is the
-binary score, and multiclass (λ, η, U, λ_reg) ≡ binary (2λ, 2η, √2U, λ_reg/2) for the margin learners
-(f_b = g), the same parameters for the scale-free Perceptron-type learners (f_b = g/2). Two-class data
-normally take the binary path; the test forces the multiclass one (``_binary_as_multiclass``) and feeds it
-−y, so that +1 becomes index 0 and the multiclass tie rule (smallest index) predicts +1 like sign(0) = +1.
-Projectron++ is not in the list: its multiclass step is D4 with the unit step doubled (D13.4), not D4.
+A two-class problem learned by the multiclass rule (rows A_i ∈ R², directions H_t = e_y − e_s) equals the binary
+rule under the parameter maps of the learner pages' multiclass sections: with binary +1 ↦ class index 0, g := f_0 −
+f_1 is the binary score, and multiclass (λ, η, U, λ_reg) ≡ binary (2λ, 2η, √2U, λ_reg/2) for the margin learners
+(f_b = g), the same parameters for the scale-free Perceptron-type learners (f_b = g/2). Two-class data normally take
+the binary path; the test forces the multiclass one (``_binary_as_multiclass``) and feeds it −y, so that +1 becomes
+index 0 and the multiclass tie rule (smallest index) predicts +1 like sign(0) = +1. Projectron++ is not in the list:
+its multiclass step is the binary rule with the unit step doubled
+(docs/algorithms/projectronpp.md#multiclass-and-multi-label), not the binary rule itself.
 """
 import math
 
@@ -57,4 +59,5 @@ def test_two_classes_as_multiclass_equal_the_binary_rule(name, multi, binary, fa
     np.testing.assert_allclose(np.ravel(rb.scores), factor * g, rtol=1e-9, atol=1e-9)
     assert (rm.n_sv, rm.n_updates) == (rb.n_sv, rb.n_updates)
     rows = m.support_.coef[: m.support_.n]
-    np.testing.assert_allclose(rows.sum(axis=1), 0.0, atol=1e-12)  # Σ_r A_i[r] = 0 (D13.12 test 3)
+    # Σ_r A_i[r] = 0 (docs/algorithms/budget-family.md#invariants)
+    np.testing.assert_allclose(rows.sum(axis=1), 0.0, atol=1e-12)

@@ -1,9 +1,10 @@
-"""Budgeted kernel learners against a literal per-round reference (ALGORITHMS.md D1–D8, lifted by D13).
+"""Budgeted kernel learners against a literal per-round reference (docs/algorithms/avp.md … bogdpp.md,
+lifted by docs/algorithms/multiclass.md#budgeted-learners).
 
 The reference (``tests/reference/budget.py``) is written straight from the specification: explicit kernel
 evaluations, the coefficient row A_i of every SV kept in arrival order, the halving / projection / removal
 steps as formulas (Θ* by a dense solve, K_S⁻¹ by the block recursion, SplitMix64 draws), and the invariants
-of D13.12 / Part H asserted inside its loop every round.
+of docs/algorithms/budget-family.md#invariants asserted inside its loop every round.
 
 Streams: small integer features (exact ‖x − z‖²), ~30 % duplicate rows, 70 rounds; binary (labels ±1) and
 multiclass (3–5 classes); dense and CSR. Budgets are small (B = 3…10) so that removals, halvings, projections
@@ -173,7 +174,7 @@ def test_one_example_at_a_time(cid, kind):
         diag = clf.diagnostics()
         s = clf.support_
         coef = np.asarray(s.coef[:s.n], float)
-        if K is not None:   # D13.0: rows built from H's sum to zero
+        if K is not None:   # docs/algorithms/multiclass.md#budgeted-learners: rows built from H's sum to zero
             assert np.all(np.abs(coef.sum(axis=1)) <= 1e-9 * np.maximum(1.0, np.abs(coef).max(axis=1))), f"round {t}"
         if name == "ahpatron" and diag["halvings"] > prev.get("halvings", 0):
             assert s.n == params["B"] // 2 + 1, f"round {t}: |S| = {s.n} after a halving"
@@ -184,7 +185,7 @@ def test_one_example_at_a_time(cid, kind):
         if name in ("bogd", "bogd++") and diag["removals"] > prev.get("removals", 0):
             bound = params.get("eta", 0.5) * params.get("gamma", 1.0) * (1 + 1e-12)
             newest = int(np.argmax(np.asarray(s.added[:s.n])))
-            kept = np.delete(coef, newest, axis=0)   # the new row: clipped by D7, appended after the clip by D8
+            kept = np.delete(coef, newest, axis=0)   # the new row: clipped by BOGD, appended after the clip by BOGD++
             assert np.abs(kept).max() <= bound and (name == "bogd++" or np.abs(coef).max() <= bound), f"round {t}"
         prev = diag
         if name in ("avp", "ahpatron"):
@@ -257,7 +258,8 @@ def test_streams_exercise_the_cases():
             assert _events(cid)[(kind, "removals")] > 50, cid
         for cid in ("bogd-B4", "bogd-B6-g0.6-l0.01", "bogd++-B4", "bogd++-B6-g0.6-l0.01"):
             assert _events(cid)[(kind, "clips")] > 50, cid
-        # the p-clamping guard of D13.8, with γ = 1 (where D7's and D8's clip orders agree) and with γ < 1
+        # the p-clamping guard (docs/algorithms/bogdpp.md#settled-questions), with γ = 1 (where BOGD's and BOGD++'s clip
+        # orders agree) and with γ < 1
         assert _events("bogd++-B6-lam1")[(kind, "p_clamped")] > 50
         ev = _events("bogd++-B4-eta1-lam0.2")
         assert ev[(kind, "p_clamped")] > 0 and ev[(kind, "clips")] > 50, ev
@@ -274,7 +276,8 @@ def test_streams_exercise_the_cases():
 # ---------------------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("B", [3, 5, 7, 601])
 def test_ahpatron_rejects_odd_budget(B):
-    """D2: the budget is even (the halving keeps B/2); odd B is rejected by make/fit and by set_params + fit."""
+    """docs/algorithms/ahpatron.md#parameters: the budget is even (the halving keeps B/2); odd B is rejected by
+    make/fit and by set_params + fit."""
     X, y, _ = make_stream("bin", 0)
     with pytest.raises(ValueError, match="B"):
         olkit.make("ahpatron", B=B).fit(X, y)
@@ -285,8 +288,9 @@ def test_ahpatron_rejects_odd_budget(B):
 @pytest.mark.parametrize("rule", ["dogma", "paper"])
 @pytest.mark.parametrize("kind", ["bin", "mc"])
 def test_projectron_pp_eta_zero_rejected_or_runs(rule, kind):
-    """η = 0 passes validation (D3: η ≥ 0) but Projectron++'s margin tests divide by η (δ²/η, 2δ/η): it
-    must either be rejected with a ValueError naming eta, or run (no ZeroDivisionError, finite scores)."""
+    """η = 0 passes validation (docs/algorithms/projectron.md#parameters: η ≥ 0) but Projectron++'s margin tests
+    divide by η (δ²/η, 2δ/η): it must either be rejected with a ValueError naming eta, or run (no ZeroDivisionError,
+    finite scores)."""
     X, y, _ = make_stream(kind, 1)
     try:
         res = olkit.evaluate_online(olkit.make("projectron++", sigma=SIGMA, eta=0.0, margin_rule=rule), X, y)

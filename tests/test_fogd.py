@@ -1,4 +1,4 @@
-"""FOGD (ALGORITHMS.md D10, D13.10) against the literal per-round reference ``tests/reference/feature_maps.py``.
+"""FOGD (docs/algorithms/fogd.md) against the literal per-round reference ``tests/reference/feature_maps.py``.
 
 Streams have small integer features with ~30 % duplicate rows (``stream`` of the multiclass kernel
 reference), binary and 3–5 classes, dense and CSR. The reference draws the same directions U the way olkit
@@ -160,8 +160,9 @@ def test_lsokl_omits_the_scale():
 
 @pytest.mark.parametrize("seed", range(4))
 def test_two_classes_as_multiclass_equal_binary_with_twice_the_step(seed, monkeypatch):
-    """D13.12: the multiclass rule on 2 classes (+1 ↔ class index 0) with step η is the binary rule with 2η:
-    every prediction agrees and f_binary = F_0 − F_1 (exactly: the two runs differ by powers of two)."""
+    """docs/algorithms/fogd.md#multiclass-and-multi-label: the multiclass rule on 2 classes (+1 ↔ class index 0)
+    with step η is the binary rule with 2η: every prediction agrees and f_binary = F_0 − F_1 (exactly: the two runs
+    differ by powers of two)."""
     X, y = labelled_stream(50 + seed, 2)
     binary = olkit.evaluate_online(olkit.make("fogd", D=40, eta=0.6, sigma=SIGMA), X, y)
     monkeypatch.setattr(FOGD, "_binary_as_multiclass", True)

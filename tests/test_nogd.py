@@ -1,4 +1,4 @@
-"""NOGD (ALGORITHMS.md D9, D13.9) against the literal per-round reference ``tests/reference/feature_maps.py``.
+"""NOGD (docs/algorithms/nogd.md) against the literal per-round reference ``tests/reference/feature_maps.py``.
 
 Streams have small integer features with ~30 % duplicate rows (``stream`` of the multiclass kernel
 reference; exact ‖x − z‖²), binary and 3–5 classes, dense and CSR, 70 rounds; budgets are small (B = 4…10)
@@ -125,7 +125,8 @@ def test_pickle_mid_stream_continues_identically(cut):
 
 @pytest.mark.parametrize("seed", range(4))
 def test_two_classes_as_multiclass_equal_binary_with_twice_the_step(seed, monkeypatch):
-    """D13.12 K = 2: the multiclass rule with η on 2 classes (+1 ↔ class index 0) is the binary rule with 2η."""
+    """docs/algorithms/nogd.md#multiclass-and-multi-label, K = 2: the multiclass rule with η on 2 classes (+1 ↔
+    class index 0) is the binary rule with 2η."""
     X, y = labelled_stream(50 + seed, 2)
     binary = olkit.evaluate_online(olkit.make("nogd", B=6, k=2, eta=0.6, sigma=SIGMA), X, y)
     monkeypatch.setattr(NOGD, "_binary_as_multiclass", True)

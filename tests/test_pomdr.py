@@ -1,9 +1,9 @@
-"""POMDR (ALGORITHMS.md D11, D13.11) against the literal per-round reference ``tests/reference/pomdr.py``.
+"""POMDR (docs/algorithms/pomdr.md) against the literal per-round reference ``tests/reference/pomdr.py``.
 
-The reference is written from the specification (explicit kernel table, coefficient rows in arrival order,
-exact sums, K_S⁻¹ by the block formula, the hint window of the last M examples, the merge of the newer half
-as a formula) and asserts the invariants of D13.12 every round (|S| ≤ B, tracked ‖f‖² = tr(AᵀK_S A),
-‖f‖ ≤ U, multiclass rows summing to 0, K_S⁻¹ the inverse of K_S in phase 1).
+The reference is written from the specification (explicit kernel table, coefficient rows in arrival order, exact
+sums, K_S⁻¹ by the block formula, the hint window of the last M examples, the merge of the newer half as a formula)
+and asserts the invariants of docs/algorithms/budget-family.md#invariants every round (|S| ≤ B, tracked ‖f‖² =
+tr(AᵀK_S A), ‖f‖ ≤ U, multiclass rows summing to 0, K_S⁻¹ the inverse of K_S in phase 1).
 
 Streams: ``reference.budget.stream`` — integer features in {−2..2}³ (exact ‖x − z‖²), ~30 % duplicate rows,
 70 rounds; binary (labels ±1) and multiclass (3–5 classes); dense and CSR. Small budgets (B = 8…16), short
@@ -108,7 +108,8 @@ def test_pomdr_matches_literal_reference(cid, seed, kind, sparse):
 
 
 def test_defaults_resolve_from_the_stream_length():
-    """B0 = None → min(round(10 ln T), B//2), a = None → 1/√T, T the length of the data given (D11)."""
+    """B0 = None → min(round(10 ln T), B//2), a = None → 1/√T, T the length of the data given
+    (docs/algorithms/pomdr.md#parameters)."""
     X, y, _ = make_stream("bin", 0)
     for B in (12, 200):
         clf = olkit.make("pomdr", B=B, sigma=SIGMA).fit(X, y)
@@ -160,7 +161,9 @@ def test_one_example_at_a_time(cid, kind):
         diag = clf.diagnostics()
         check_diagnostics(diag, {k: v for k, v in ref.trace[t].items() if k not in ("n", "updates")}, f"round {t}: ")
         coef = np.asarray(s.coef[:s.n], float)
-        if K is not None:   # D13.0: rows built from H's sum to zero (projections and merges keep it)
+        # docs/algorithms/multiclass.md#budgeted-learners: rows built from H's sum to zero (projections and merges
+        # keep it)
+        if K is not None:
             assert np.all(np.abs(coef.sum(axis=1)) <= 1e-9 * np.maximum(1.0, np.abs(coef).max(axis=1))), f"round {t}"
         tracked = diag["norm"] ** 2
         exact = model_norm2(clf)
@@ -281,7 +284,8 @@ def test_streams_exercise_the_cases(kind):
 
 @pytest.mark.parametrize("seed", range(6))
 def test_reference_two_classes_as_multiclass_equal_binary(seed):
-    """D13.11 "K = 2: exact D11 with U_b = √2U; λ_t = λ_b,t/2 and Σδ = 2Σδ_b" — the reference's multiclass
+    """docs/algorithms/pomdr.md#multiclass-and-multi-label: with K = 2 the rule is binary POMDR with U_b = √2U
+    (λ_t = λ_b,t/2 and Σδ = 2Σδ_b) — the reference's multiclass
     path on two classes (+1 ↔ class 0) against its binary path: the same mistakes, f_b = F̃_0 − F̃_1, and
     Σδ, ‖f‖, #updates, the SVs in the same relation."""
     cid = MAIN[seed % len(MAIN)]

@@ -1,6 +1,8 @@
-"""Slow, literal references of the budgeted kernel learners (ALGORITHMS.md D1–D8, lifted by D13).
+"""Slow, literal references of the budgeted kernel learners (docs/algorithms/avp.md … bogdpp.md, lifted by
+docs/algorithms/multiclass.md#budgeted-learners).
 
-Written from the text of ``/work/shared/ALGORITHMS.md`` Part D and D13 — *not* from olkit's code; nothing
+Written from the text of the specification pages (docs/algorithms/<name>.md, their update-rule and multiclass
+sections) — *not* from olkit's code; nothing
 here imports olkit. Every learner is one plain loop over the stream:
 
     F(x_t) = Σ_i A_i κ(x_i, x_t) with the model of round t−1  →  predict / count  →  update,
@@ -8,10 +10,10 @@ here imports olkit. Every learner is one plain loop over the stream:
 with every stored point's coefficient row A_i kept explicitly, in **arrival order** (a kept SV keeps its
 place, a new SV goes last; "oldest", "k-th SV" and cumulative sums over SVs all use this order).
 
-One code path for binary and multiclass data (D13.0):
+One code path for binary and multiclass data (docs/algorithms/multiclass.md#budgeted-learners):
 
 * binary (labels ±1): K' = 1, row A_i = (α_i), direction D_t = (y_t), margin m_t = y_t f(x_t), c_D = 1,
-  ŷ_t = +1 iff f ≥ 0 (§0.2);
+  ŷ_t = +1 iff f ≥ 0 (docs/algorithms/conventions.md#ties);
 * multiclass (labels 0..K−1, K ≥ 3): K' = K, ŷ_t = argmax F (ties → smallest index), s_t = argmax_{s≠y_t} F_s
   (ties → smallest index), D_t = H_t = e_{y_t} − e_{s_t}, m_t = Γ_t = F_{y_t} − F_{s_t}, c_D = 2.
 
@@ -23,33 +25,34 @@ are not all zero at the end; #updates as defined per learner. Random draws: Spli
 Kernel values are explicit pair-wise evaluations over the stream, computed once into a T×T table
 (``G[s, t] = κ(x_s, x_t)``; integer features make ‖x_s − x_t‖² exact; κ(x, x) = 1).
 
-Readings where the text leaves room (ALGORITHMS.md wins over any summary):
+Readings where the text leaves room (the specification pages win over any summary):
 
-* BOGD (D7): the clip |A_i[r]| ≤ ηγ is applied on budget rounds only ("else … append η y_t, then enforce the
-  bound"), after the append (the new row is clipped too); rows appended while |S| < B are not clipped.
-* BOGD++ (D8, D13.8): on a budget round the kept rows are rescaled by (1 − ηλ)/(1 − p_i), *then* clipped, and
-  ηD_t is appended after the clip ("then clip |α_i| ≤ ηγ; append η y_t"; D13.8 "clip; append ηH_t"): the new
-  row is not clipped. ``clip_new=True`` gives D7's order (append, then clip every row); the two differ only
-  when γ < 1. p is computed from the rows before the decay (p is scale-free); the (1 − ηλ) decay of that
-  round is the one inside the rescale, not applied a second time (D8's [IMPL-DIFF] on AHP's R code).
-* Projectron (D3): the first SV counts as an addition. Projectron++ (D4, D13.4): N_Σ = c_D·max(κ_t − δ², 0),
-  δ in the paper rule is the per-class residual (D13.3), a margin round with N_Σ ≤ 1e-12 does not update.
-* Ahpatron (D2): ‖f_t‖ is the tracked norm before the round; if N = 0 the merged rows are left unscaled and
-  ‖f̄‖² = N² (never reached on the test streams).
-* Forgetron (D5): φ = −2c/(b + √max(b² − 4ac, 0)) is D5's root of g in (0, 1) in the cancellation-free form
-  (the same root for a > 0, a = 0 and a < 0).
+* BOGD (docs/algorithms/bogd.md#update-rule): the clip |A_i[r]| ≤ ηγ is applied on budget rounds only (append,
+  then enforce the bound), after the append (the new row is clipped too); rows appended while |S| < B are not clipped.
+* BOGD++ (docs/algorithms/bogdpp.md#update-rule): on a budget round the kept rows are rescaled by (1 − ηλ)/(1 −
+  p_i), *then* clipped, and ηD_t is appended after the clip (binary and multiclass alike): the new row is not
+  clipped. ``clip_new=True`` gives BOGD's order (append, then clip every row); the two differ only when γ < 1. p is
+  computed from the rows before the decay (p is scale-free); the (1 − ηλ) decay of that round is the one inside the
+  rescale, not applied a second time (unlike AHP's R code, docs/algorithms/bogdpp.md#ahp-r).
+* Projectron (docs/algorithms/projectron.md): the first SV counts as an addition. Projectron++
+  (docs/algorithms/projectronpp.md): N_Σ = c_D·max(κ_t − δ², 0), δ in the paper rule is the per-class residual, a
+  margin round with N_Σ ≤ 1e-12 does not update.
+* Ahpatron (docs/algorithms/ahpatron.md): ‖f_t‖ is the tracked norm before the round; if N = 0 the merged rows are
+  left unscaled and ‖f̄‖² = N² (never reached on the test streams).
+* Forgetron (docs/algorithms/forgetron.md): φ = −2c/(b + √max(b² − 4ac, 0)) is the root of g in (0, 1) in the
+  cancellation-free form (the same root for a > 0, a = 0 and a < 0).
 
-Exact-arithmetic ties — three places where floating point would otherwise decide what exact arithmetic
-decides (the streams have many duplicate rows): (1) scores are exact sums of the products A_i[r]·κ(x_i, x_t)
-(``math.fsum``), so duplicate SVs with opposite coefficients cancel to exactly 0 whatever their arrival
-order (then ŷ = +1 / the smallest index, as §0.2 says for f = 0); (2) Projectron's d* for a duplicate of an
-SV is e_j and δ² = 0 exactly (``_project``), so a projection that cancels a coefficient leaves exactly 0;
-(3) Projectron++'s margin test treats a loss within MARGIN_TIE of 0 as no margin error.
+Exact-arithmetic ties — three places where floating point would otherwise decide what exact arithmetic decides (the
+streams have many duplicate rows): (1) scores are exact sums of the products A_i[r]·κ(x_i, x_t) (``math.fsum``), so
+duplicate SVs with opposite coefficients cancel to exactly 0 whatever their arrival order (then ŷ = +1 / the
+smallest index, as docs/algorithms/conventions.md#ties says for f = 0); (2) Projectron's d* for a duplicate of an SV
+is e_j and δ² = 0 exactly (``_project``), so a projection that cancels a coefficient leaves exactly 0; (3)
+Projectron++'s margin test treats a loss within MARGIN_TIE of 0 as no margin error.
 
-The invariants of D13.12 / Part H are asserted inside the loop, every round: |S| ≤ B; Σ_r A_i[r] = 0 for every
-multiclass row; the tracked ‖f‖² of AVP / Ahpatron equals tr(AᵀK_S A); ‖f‖ ≤ U; Ahpatron's ‖f̄_t‖ = ‖f_t‖
-right after a halving's rescale and |S| = B/2 + 1 after the round; Forgetron φ ∈ (0, 1] and Q ≤ 15M/32;
-Projectron's K⁻¹ is the inverse of K_S; BOGD(++) coefficients within ηγ after a clip; BOGD++'s p a
+The invariants of docs/algorithms/budget-family.md#invariants are asserted inside the loop, every round: |S| ≤ B;
+Σ_r A_i[r] = 0 for every multiclass row; the tracked ‖f‖² of AVP / Ahpatron equals tr(AᵀK_S A); ‖f‖ ≤ U; Ahpatron's
+‖f̄_t‖ = ‖f_t‖ right after a halving's rescale and |S| = B/2 + 1 after the round; Forgetron φ ∈ (0, 1] and Q ≤
+15M/32; Projectron's K⁻¹ is the inverse of K_S; BOGD(++) coefficients within ηγ after a clip; BOGD++'s p a
 distribution.
 """
 import math
@@ -153,7 +156,7 @@ class Model:
         return np.array([[self.G[p, q] for q in self.pts] for p in self.pts]).reshape(self.n, self.n)
 
     def norm2(self):
-        """‖f‖² = tr(AᵀK_S A) (D13.0)."""
+        """‖f‖² = tr(AᵀK_S A) (docs/algorithms/multiclass.md#budgeted-learners)."""
         if self.n == 0:
             return 0.0
         Am = np.array(self.A)
@@ -217,8 +220,8 @@ def run_reference(name, X, y, *, sigma, K=None, seed=0, **params):
         eta = p.pop("eta", 0.5)
         reg = p.pop("lam", 1e-5)
         gamma = p.pop("gamma", 1.0)
-        # BOGD++ budget round: ALGORITHMS.md D8 / D13.8 clip the kept rows and *then* append ηD_t
-        # ("then clip |α_i| ≤ ηγ; append η y_t"); clip_new=True clips after the append (D7's order).
+        # BOGD++ budget round (docs/algorithms/bogdpp.md#update-rule): clip the kept rows and *then* append ηD_t;
+        # clip_new=True clips after the append (BOGD's order).
         clip_new = p.pop("clip_new", name == "bogd")
     p.pop("seed", None)
     assert not p, f"unknown parameters {p}"
@@ -253,7 +256,7 @@ def run_reference(name, X, y, *, sigma, K=None, seed=0, **params):
         mistake = yhat != yt
         flags.append(int(mistake))
 
-        # ------------------------------------------------------------------ D1 / D13.1 AVP
+        # ------------------------------------------------------------------ AVP
         if name == "avp":
             if m < 1 - eps:
                 S.append(t, lam * D, yt, st)
@@ -264,7 +267,7 @@ def run_reference(name, X, y, *, sigma, K=None, seed=0, **params):
                     ev["scaled_to_U"] += 1
                 n_updates += 1
 
-        # ------------------------------------------------------------------ D2 / D13.2 Ahpatron
+        # ------------------------------------------------------------------ Ahpatron
         elif name == "ahpatron":
             if m < 1 - eps:
                 n_updates += 1
@@ -303,7 +306,7 @@ def run_reference(name, X, y, *, sigma, K=None, seed=0, **params):
                     keep_comp = [S.comp[i] for i in keep]
                     S.pts, S.A, S.lab, S.comp = keep_pts, [row.copy() for row in A2pp], keep_lab, keep_comp
                     ev["halvings"] += 1
-                    if N > 0:   # invariant (Part H 5): ‖f̄_t‖ = c_t U = ‖f_t‖
+                    if N > 0:   # invariant: ‖f̄_t‖ = c_t U = ‖f_t‖
                         assert _close(math.sqrt(max(S.norm2(), 0.0)), f_norm), (t, S.norm2(), norm2)
                     # 5. append λD_t with m̄ = D_t·F̄(x_t) of the new coefficients; project to U below
                     mbar = float(D @ S.score_at(t))
@@ -315,7 +318,7 @@ def run_reference(name, X, y, *, sigma, K=None, seed=0, **params):
                     norm2 = U * U
                     ev["scaled_to_U"] += 1
 
-        # ------------------------------------------------------------------ D3 / D4 / D13.3 / D13.4 Projectron(++)
+        # ------------------------------------------------------------------ Projectron(++)
         elif name in ("projectron", "projectron++"):
             if m <= 0:
                 n_updates += 1
@@ -363,7 +366,7 @@ def run_reference(name, X, y, *, sigma, K=None, seed=0, **params):
                 else:
                     ev["margin_rejected"] += 1
 
-        # ------------------------------------------------------------------ D5 / D13.5 Forgetron
+        # ------------------------------------------------------------------ Forgetron
         elif name == "forgetron":
             if m <= 0:
                 n_updates += 1
@@ -395,7 +398,7 @@ def run_reference(name, X, y, *, sigma, K=None, seed=0, **params):
                     ev["phi<1"] += phi < 1
                     phi_min = min(phi_min, phi)
 
-        # ------------------------------------------------------------------ D6 / D13.6 RBP
+        # ------------------------------------------------------------------ RBP
         elif name == "rbp":
             if mistake:
                 n_updates += 1
@@ -404,7 +407,7 @@ def run_reference(name, X, y, *, sigma, K=None, seed=0, **params):
                     ev["removals"] += 1
                 S.append(t, D, yt, st)
 
-        # ------------------------------------------------------------------ D7 / D13.7 BOGD
+        # ------------------------------------------------------------------ BOGD
         elif name == "bogd":
             S.scale(1 - eta * reg)
             if m < 1:
@@ -418,7 +421,7 @@ def run_reference(name, X, y, *, sigma, K=None, seed=0, **params):
                     S.append(t, eta * D, yt, st)
                     ev["clips"] += _clip_rows(S.A, eta * gamma, range(S.n))
 
-        # ------------------------------------------------------------------ D8 / D13.8 BOGD++
+        # ------------------------------------------------------------------ BOGD++
         elif name == "bogd++":
             if m < 1 and S.n == B:
                 w = np.array([float(np.linalg.norm(a)) * math.sqrt(G[q, q]) for a, q in zip(S.A, S.pts)])
@@ -487,8 +490,8 @@ def run_reference(name, X, y, *, sigma, K=None, seed=0, **params):
 
 
 def _project(S, Kinv, t):
-    """(d*, δ²): d* = K_S⁻¹k_t, δ² = max(κ_t − k_tᵀd*, 0) (D3). When x_t is a stored SV's input (a
-    duplicate row), exact arithmetic gives d* = e_j and δ² = 0 (k_t is column j of K_S, K_S invertible):
+    """(d*, δ²): d* = K_S⁻¹k_t, δ² = max(κ_t − k_tᵀd*, 0) (docs/algorithms/projectron.md#update-rule). When x_t is a
+    stored SV's input (a duplicate row), exact arithmetic gives d* = e_j and δ² = 0 (k_t is column j of K_S, K_S invertible):
     use that instead of the rounded product, so that a projection onto a duplicate cancels coefficients
     exactly, as the specification's arithmetic does (see the module docstring)."""
     for j, p in enumerate(S.pts):

@@ -1,6 +1,7 @@
-"""Slow, literal references of the budgeted learners' ``compat`` modes (ALGORITHMS.md D12, D13).
+"""Slow, literal references of the budgeted learners' ``compat`` modes (docs/algorithms/budget-family.md#compat-modes
+and the Compat modes section of each learner's page).
 
-Written from the text of ``/work/shared/ALGORITHMS.md`` D12 / D13 and the reference files it names (read for
+Written from the text of those pages and the reference files they name (read for
 the facts only): the AHP authors' R scripts (alg4ml/Ahpatron ``Ahpatron.R``, ``Projectron.R``,
 ``Projectron++.R``, ``BOGD++.R``), Orabona's DOGMA (denizyuret/dogma ``k_projectron_train.m``,
 ``k_projectron2_train.m``, ``k_forgetron_st_train.m``, ``k_perceptron_train.m``,
@@ -12,7 +13,8 @@ draws and the result record are those of :mod:`reference.budget` (imported, unch
 Each reference keeps its code's own round structure (what it counts as a mistake, when it updates), with
 olkit's parameter names. Where a reference code would stop, divide by 0 or go complex, the reference takes
 the documented olkit reading (each marked "olkit:" below) — streams in the tests avoid none of these except
-the rounding-chaotic LSOKL Projectron case of D12 (all kernel values ≥ 0.98), which they do not contain.
+the rounding-chaotic LSOKL Projectron case of docs/algorithms/budget-family.md#runs-not-expected-to-match (all kernel
+values ≥ 0.98), which they do not contain.
 Margin tests keep :data:`reference.budget.MARGIN_TIE` (a loss within 1e-9 of 0 is no margin error), as the
 default references do: the codes' strict tests are decided by rounding noise there.
 
@@ -64,7 +66,7 @@ def _robust(terms):
 
 
 class _Round:
-    """Scores and the directions of round t (D13.0; binary D = y).
+    """Scores and the directions of round t (docs/algorithms/multiclass.md#budgeted-learners; binary D = y).
 
     ``fragile``: the round's mistake / direction decision rests on two scores (binary: f and 0) closer than
     TIE relative to their terms, where the order of summation could decide it — the reference sums exactly
@@ -639,9 +641,10 @@ def _lsokl(name, G, y, K, Kp, seed, p):
 
 
 def _dogma_projectron_multi(name, G, y, K, p):
-    """DOGMA ``k_projectron2_multi_train.m`` (D13.3, D13.4 ``compat="dogma"``): class r keeps its own dictionary
-    S_r (the SVs that received ±1 in class r, arrival order) and K_r⁻¹. ``projectron`` is its mistake branch
-    only, ``projectron++`` adds the margin branch."""
+    """DOGMA ``k_projectron2_multi_train.m`` (docs/algorithms/projectron.md#dogma,
+    docs/algorithms/projectronpp.md#dogma): class r keeps its own dictionary S_r (the SVs that received ±1 in class
+    r, arrival order) and K_r⁻¹. ``projectron`` is its mistake branch only, ``projectron++`` adds the margin
+    branch."""
     eta = p.pop("eta", 0.9)
     p.pop("threshold_on_squared", None)
     assert not p, p

@@ -1,7 +1,7 @@
-"""Slow, literal references of the explicit-feature-map learners: FOGD (ALGORITHMS.md D10, D13.10) and NOGD
-(D9, D13.9).
+"""Slow, literal references of the explicit-feature-map learners: FOGD (docs/algorithms/fogd.md) and NOGD
+(docs/algorithms/nogd.md).
 
-Written from the text of ``/work/shared/ALGORITHMS.md`` (D9, D10, D13.0, D13.9, D13.10), not from olkit's
+Written from the text of those pages and docs/algorithms/multiclass.md#budgeted-learners, not from olkit's
 code; nothing here imports olkit. One plain loop over the stream, one round at a time, with the model of
 round t−1 for the prediction.
 
@@ -82,14 +82,15 @@ def fogd(X, y, U, eta, n_classes=2, scaled=True, multiclass=None):
 
 
 def gaussian(x, xp, sigma):
-    """κ(x, x') = exp(−‖x − x'‖²/(2σ²)) (ALGORITHMS.md §0.4)."""
+    """κ(x, x') = exp(−‖x − x'‖²/(2σ²)) (docs/algorithms/conventions.md)."""
     diff = np.asarray(x, float) - np.asarray(xp, float)
     return math.exp(-float(diff @ diff) / (2 * sigma * sigma))
 
 
 def predict_and_pair(F, yt, multiclass):
-    """(mistake, margin m_t, s_t) of D13.0: binary ŷ = +1 iff f ≥ 0, m = y f; multiclass ŷ = argmax F
-    (ties → smallest index), s = argmax_{r≠y} F_r (ties → smallest index), m = F_y − F_s."""
+    """(mistake, margin m_t, s_t) of docs/algorithms/multiclass.md#budgeted-learners: binary ŷ = +1 iff f ≥ 0, m = y
+    f; multiclass ŷ = argmax F (ties → smallest index), s = argmax_{r≠y} F_r (ties → smallest index), m = F_y −
+    F_s."""
     if not multiclass:
         yhat = 1.0 if F[0] >= 0 else -1.0
         return yhat != yt, yt * F[0], -1
@@ -100,7 +101,7 @@ def predict_and_pair(F, yt, multiclass):
 
 
 def nogd(X, y, eta, B, k, sigma, n_classes=2, multiclass=None, floor=1e-12):
-    """Run NOGD (D9 / D13.9) over the stream (X, y) in row order.
+    """Run NOGD (docs/algorithms/nogd.md#update-rule) over the stream (X, y) in row order.
 
     Stage 1: on m_t < 1 while |S| < B append x_t with the row ηD_t (binary ηy_t; multiclass +η at y_t, −η at
     s_t). At the first margin error with |S| = B: K̂ = V Λ Vᵀ (numpy.linalg.eigh), the top k eigenpairs

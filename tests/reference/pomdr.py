@@ -1,6 +1,7 @@
-"""Slow, literal reference of POMDR (ALGORITHMS.md D11, lifted to multiclass by D13.11 under D13.0).
+"""Slow, literal reference of POMDR (docs/algorithms/pomdr.md, lifted to multiclass by its
+multiclass section under docs/algorithms/multiclass.md#budgeted-learners).
 
-Written from the text of ``/work/shared/ALGORITHMS.md`` — *not* from olkit's code; nothing here imports
+Written from the text of the specification pages — *not* from olkit's code; nothing here imports
 olkit. The helpers of ``reference.budget`` are reused: the explicit T×T kernel table (``gram``), the support
 set with coefficient rows kept in **arrival order** (``Model``; scores are exact sums, ``math.fsum``), the
 ALD projection with d* = e_j / δ² = 0 for an exact duplicate of an SV (``_project``), argmax with ties to the
@@ -8,12 +9,14 @@ smallest index, and the result record (``BudgetRef``).
 
 One plain loop over the stream, round t (0-based position t, round number t + 1):
 
-* λ_t = U/√(3c_D + Σδ) from the current Σδ, times ``coe`` once a merge has happened (D11, D13.11);
+* λ_t = U/√(3c_D + Σδ) from the current Σδ, times ``coe`` once a merge has happened
+  (docs/algorithms/pomdr.md#update-rule);
 * the hint window is the last m = min(t, M) *examples* (x_τ, D_τ) — every round is pushed, with the D_τ
   computed at round τ (binary y_τ; multiclass e_{y_τ} − e_{s_τ}, s_τ from that round's optimistic scores);
   Ĥ(x_t) = (1/m) Σ_τ D_τ κ(x_τ, x_t) (0 when m = 0);
-* optimistic scores F̃ = F(x_t) + λ_t Ĥ(x_t); ŷ, s_t, D_t and m̃_t = D_t·F̃ all from F̃ (D13.11 "ŷ_t, s_t,
-  Γ̃_t from F̃ by B0"); the recorded score is F̃, the hint-free F(x_t) is kept as ``raw_scores``;
+* optimistic scores F̃ = F(x_t) + λ_t Ĥ(x_t); ŷ, s_t, D_t and m̃_t = D_t·F̃ all from F̃
+  (docs/algorithms/pomdr.md#multiclass-and-multi-label); the recorded score is F̃, the hint-free F(x_t) is kept as
+  ``raw_scores``;
 * round 1: x_1 stored with (U/√(3c_D))·D_1, K_S⁻¹ = [1/κ_11], ‖f‖² = (U²/(3c_D))·c_D·κ_1, Σδ = c_D;
 * phase 1 (until the first round that leaves |S| ≥ B0; one way — a merge that drops |S| below B0 later
   does not bring it back): on m̃_t < 1 the ALD test √δ² ≤ a with β* = K_S⁻¹k_t, δ² = max(κ_t − β*·k_t, 0):
@@ -50,7 +53,7 @@ class PomdrRef(BudgetRef):
 
 
 def resolve(T, B, B0=None, a=None):
-    """The defaults of D11 as the brief states them: B0 = min(round(10 ln T), B//2), a = 1/√T."""
+    """The defaults of docs/algorithms/pomdr.md#parameters: B0 = min(round(10 ln T), B//2), a = 1/√T."""
     if B0 is None:
         B0 = min(round(10.0 * math.log(T)), B // 2)
     if a is None:
@@ -59,9 +62,9 @@ def resolve(T, B, B0=None, a=None):
 
 
 def run_pomdr(X, y, *, sigma, K=None, U=25.0, B=600, B0=None, M=15, coe=0.1, a=None, T=None):
-    """POMDR over the stream X (dense), y. ``K=None``: binary, y ∈ {−1, +1}; otherwise multiclass with labels
-    0..K−1 (K ≥ 2; K = 2 is the multiclass path on two classes, for D13.11's K = 2 claim). ``T``: the stream
-    length the defaults of B0 and a are computed from (default len(y))."""
+    """POMDR over the stream X (dense), y. ``K=None``: binary, y ∈ {−1, +1}; otherwise multiclass with labels 0..K−1
+    (K ≥ 2; K = 2 is the multiclass path on two classes, for the multiclass section's K = 2 claim). ``T``: the
+    stream length the defaults of B0 and a are computed from (default len(y))."""
     X = np.asarray(X, float)
     y = np.asarray(y).astype(int)
     n_rounds = len(y)

@@ -1,12 +1,13 @@
-"""Slow, literal references of the remaining ``compat`` modes of ALGORITHMS.md D12: POMDR ``compat="ahp-r"``
-(the AHP authors' ``POMDR.R``), NOGD ``compat="ahp-r"`` (``NOGD.R``) and NOGD ``compat="lsokl"`` (LSOKL's
-``binary/NysGD.m`` and ``multiclass/NyGD.m``).
+"""Slow, literal references of the remaining ``compat`` modes of docs/algorithms/budget-family.md#compat-modes:
+POMDR ``compat="ahp-r"`` (the AHP authors' ``POMDR.R``), NOGD ``compat="ahp-r"`` (``NOGD.R``) and NOGD
+``compat="lsokl"`` (LSOKL's ``binary/NysGD.m`` and ``multiclass/NyGD.m``).
 
-Written from the text of ``/work/shared/ALGORITHMS.md`` D9, D11, D12 and the reference files they name (read for
-the facts only: alg4ml/Ahpatron ``POMDR.R`` and ``NOGD.R``, jingcoco/Online-Kernel-Learning ``binary/NysGD.m`` and
-``multiclass/NyGD.m``) — *not* from olkit's code; nothing here imports olkit. Each reference keeps its code's own
-round structure (what counts as a mistake, when it updates, the order of its steps) with olkit's parameter
-names; where a code would stop or divide by 0 the reference takes olkit's documented reading (marked "olkit:").
+Written from the text of docs/algorithms/pomdr.md#ahp-r, docs/algorithms/nogd.md#ahp-r,
+docs/algorithms/nogd.md#lsokl and the reference files they name (read for the facts only: alg4ml/Ahpatron
+``POMDR.R`` and ``NOGD.R``, jingcoco/Online-Kernel-Learning ``binary/NysGD.m`` and ``multiclass/NyGD.m``) — *not*
+from olkit's code; nothing here imports olkit. Each reference keeps its code's own round structure (what counts as a
+mistake, when it updates, the order of its steps) with olkit's parameter names; where a code would stop or divide by
+0 the reference takes olkit's documented reading (marked "olkit:").
 
 Kernel values: the T×T table of ``reference.budget_compat.kernel_table`` (Gaussian from explicit differences, or
 the polynomial kernel, to exercise the R scripts' κ(x, x) = 1). The one discrete use of Gaussian kernel values in

@@ -1,5 +1,5 @@
-"""The reproduction page's parts for budgeted learners (the Ahpatron config, docs/algorithms/evaluation.md#ahpatron-protocol): the table
-with B|D beside the paper's, the selection in hindsight, a learner diagnostic beside a paper table
+"""The reproduction page's parts for budgeted learners (the Ahpatron config,
+docs/algorithms/evaluation.md#ahpatron-protocol): the table with B|D beside the paper's, the selection in hindsight, a learner diagnostic beside a paper table
 (|N_T|), a comparison beside a paper table (Table 5), and acceptance as declarative rules.
 
 Everything here reads documents that :mod:`olkit.experiment.reproduce` made; nothing runs learners.

@@ -1,4 +1,4 @@
-"""Ahpatron (Liao, Li et al., AAAI 2024, Algorithm 2, eqs (6)–(9); ALGORITHMS.md D2, D13.2).
+"""Ahpatron (Liao, Li et al., AAAI 2024, Algorithm 2, eqs (6)–(9); spec: docs/algorithms/ahpatron.md).
 
 AVP with a budget B (even) kept by *halving and projection*. On a margin error m_t < 1 − ε:
 
@@ -18,12 +18,13 @@ O(B³) once every B/2 additions (O(B²) amortised); every other round is O(dB) (
 Defaults are the AHP experiments' (eq. numbers of the paper): η = 0.0005, U = √B/2, λ = U/(2√B) (= ¼),
 ε = 0.5 (the low end of the grid {0.5, …, 0.9} the paper selects from in hindsight), B = 600 (the R
 script's; Table 2: 400 phishing/SUSY, 600 ijcnn1/cod-rna, 300 w8a, 150 a9a), σ = 1. On multiclass data
-the defaults are their image under D13.0's K = 2 map, U = √(B/8) and λ = U/(2√(2B)) (= ⅛).
+the defaults are their image under the K = 2 map of docs/algorithms/multiclass.md#budgeted-learners, U = √(B/8) and λ
+= U/(2√(2B)) (= ⅛).
 
 Diagnostics: ``n_T``, the rounds with 0 < m_t < 1 − ε (|N_T| of AHP Table 3), and ``halvings``.
 
-``compat="ahp-r"`` reproduces the AHP authors' ``Ahpatron.R`` (binary; ALGORITHMS.md D2, D12; details in the
-class docstring).
+``compat="ahp-r"`` reproduces the AHP authors' ``Ahpatron.R`` (binary; docs/algorithms/ahpatron.md#ahp-r; details in
+the class docstring).
 """
 import math
 
@@ -149,7 +150,7 @@ def ahpatron_update(sv, st, s, t, kself, y, f, mistake):
     return True
 
 
-# ---- compat="ahp-r": the AHP authors' Ahpatron.R (ALGORITHMS.md D2 [IMPL-DIFF], D12) ------------------------
+# ---- compat="ahp-r": the AHP authors' Ahpatron.R (docs/algorithms/ahpatron.md#ahp-r) ------------------------
 
 @njit_helper
 def r_median(v):
@@ -261,7 +262,8 @@ class Ahpatron(BudgetLearner):
     B : even int ≥ 2, default 600
         Budget (the halving keeps B/2 SVs).
     U : float > 0, math.inf or None, default None
-        Radius of the ball ‖f‖ ≤ U. None: √B/2 (AHP experiments); multiclass √(B/8) (D13.2).
+        Radius of the ball ‖f‖ ≤ U. None: √B/2 (AHP experiments); multiclass √(B/8)
+        (docs/algorithms/ahpatron.md#multiclass-and-multi-label).
     lam : float > 0 or None, default None
         Step λ. None: U/(2√B) (AHP experiments, = ¼ with the default U); multiclass U/(2√(2B)). With
         U = inf, the default U's value (¼, multiclass ⅛).
@@ -271,7 +273,8 @@ class Ahpatron(BudgetLearner):
         Ridge of the projection, eq. (9).
     kernel, sigma, degree, coef0 : the kernel (σ = 1 as in the AHP experiments).
     compat : {"none", "ahp-r"}, default "none"
-        "ahp-r" reproduces the AHP authors' R script ``Ahpatron.R`` (alg4ml/Ahpatron; ALGORITHMS.md D12), binary
+        "ahp-r" reproduces the AHP authors' R script ``Ahpatron.R`` (alg4ml/Ahpatron;
+        docs/algorithms/ahpatron.md#ahp-r), binary
         data only: round 1 always counts as a mistake and x_1 is always stored (λy_1, ‖f‖ = λ, no
         projection); prediction ŷ = −1 iff f < 0 (as by default); κ(x, x) is taken as 1 (‖f‖² += λ² +
         2λ y f, unit diagonal in K₂); the halving keeps, in storage (arrival) order, the first B/2 SVs with

@@ -1,16 +1,17 @@
-"""AVP, the Aggressive Variant of Perceptron (Ahpatron AAAI 2024, Algorithm 1; ALGORITHMS.md D1, D13.1).
+"""AVP, the Aggressive Variant of Perceptron (Ahpatron AAAI 2024, Algorithm 1; spec: docs/algorithms/avp.md).
 
 On every round with m_t < 1 − ε (a margin error, not only a mistake) x_t is added with the row λD_t, and
 f is projected back onto the ball ‖f‖ ≤ U:
 
     f_{t+1} = Proj_U(f_t + λ D_t κ(x_t, ·)),   Proj_U(g) = min{1, U/‖g‖} g,
 
-with ‖f‖² tracked incrementally, ‖f + λD_tκ(x_t,·)‖² = ‖f‖² + 2λm_t + c_Dλ²κ_t (D13.0). AVP is the
+with ‖f‖² tracked incrementally, ‖f + λD_tκ(x_t,·)‖² = ‖f‖² + 2λm_t + c_Dλ²κ_t
+(docs/algorithms/multiclass.md#budgeted-learners). AVP is the
 unbudgeted learner the Ahpatron analysis starts from (O(|S|) per round; not run in the AHP experiments).
 
 Settings (AHP Corollaries 1–2, Theorem 3: λ/2 < ε < 1 and λ < 2 on binary data): Corollary 1 is U = ∞,
 λ = 1, ε ∈ (½, 1). The multiclass direction has ‖H_tκ(x_t,·)‖² = 2κ_t, so Corollary 1 becomes λ = ½ there
-(the K = 2 map of D13.0: multiclass (λ, U) ≡ binary (2λ, √2U)).
+(the K = 2 map of docs/algorithms/multiclass.md#budgeted-learners: multiclass (λ, U) ≡ binary (2λ, √2U)).
 """
 import math
 
@@ -46,7 +47,8 @@ def avp_update(sv, st, s, t, kself, y, f, mistake):
 
 @register("avp", "AVP: aggressive Perceptron, add lam*y_t*k(x_t,.) when y_t f(x_t) < 1 - epsilon, project onto "
                  "||f|| <= U (Ahpatron AAAI 2024 Alg. 1)", data=("binary", "multiclass"),
-          sources={"U": "AHP Corollary 1 (U = ∞)", "lam": "AHP Corollary 1 (λ = 1; multiclass ½, D13.1)",
+          sources={"U": "AHP Corollary 1 (U = ∞)",
+                   "lam": "AHP Corollary 1 (λ = 1; multiclass ½, docs/algorithms/avp.md#multiclass-and-multi-label)",
                    "epsilon": "AHP Corollary 1 (ε ∈ (½, 1)); 0.75 is our choice, the middle of the interval",
                    "sigma": "AHP Experiments (σ = 1)"})
 class AVP(BudgetLearner):
@@ -57,7 +59,8 @@ class AVP(BudgetLearner):
     U : float > 0 or math.inf, default inf
         Radius of the ball ‖f‖ ≤ U (Corollary 1: U = ∞).
     lam : float > 0 or None, default None
-        Step λ. None means Corollary 1's λ = 1 on binary data and its multiclass image λ = ½ (D13.1).
+        Step λ. None means Corollary 1's λ = 1 on binary data and its multiclass image λ = ½
+        (docs/algorithms/avp.md#multiclass-and-multi-label).
     epsilon : float in (0, 1), default 0.75
         Update on m_t < 1 − ε. Theorem 3 needs λ/2 < ε < 1 (multiclass λ < ε < 1); 0.75 is the middle of
         Corollary 1's interval (½, 1) — the paper gives no value.

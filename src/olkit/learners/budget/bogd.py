@@ -1,5 +1,5 @@
-"""BOGD and BOGD++: Budgeted Online Gradient Descent (Zhao, Wang, Wu, Jin, Hoi, ICML 2012; ALGORITHMS.md D7,
-D8, D13.7, D13.8).
+"""BOGD and BOGD++: Budgeted Online Gradient Descent (Zhao, Wang, Wu, Jin, Hoi, ICML 2012; spec:
+docs/algorithms/bogd.md and docs/algorithms/bogdpp.md).
 
 Kernel OGD on ½λ‖f‖² + hinge loss with a budget B. Every round, after predicting, A ← (1 − ηλ)A. On a
 margin error m_t < 1: while |S| < B, x_t is added with the row ηD_t; with a full budget one SV is removed
@@ -11,17 +11,19 @@ first and the others are rescaled so that the kept part is an unbiased estimate 
   this replaces the round's decay). If some p_i < 0 (one SV holds more than 1/(B − 1) of Σw) they are
   clamped to 0 and p renormalised; if Σw = 0, p is uniform.
 
-then every entry is clipped to |A_i[r]| ≤ ηγ (sign kept; the per-coefficient bound of JSAT and the AHP R
-code, D7's default) — BOGD clips after adding x_t with ηD_t (D7: "append η y_t, then enforce the bound"),
-BOGD++ before (D8: "rescale, then clip; append η y_t"), so its new row is never clipped; the two orders
-differ only when γ < 1. Rows added while |S| < B are never clipped (D7 bounds the budget rounds). Draws are indices into the arrival order (BOGD) or a
-uniform u walked along the arrival order's cumulative p (BOGD++), from olkit's seeded generator.
+then every entry is clipped to |A_i[r]| ≤ ηγ (sign kept; the per-coefficient bound of JSAT and the AHP R code,
+BOGD's default) — BOGD clips after adding x_t with ηD_t (docs/algorithms/bogd.md#update-rule: append, then enforce
+the bound), BOGD++ before (docs/algorithms/bogdpp.md#update-rule: rescale, clip, then append), so its new row is
+never clipped; the two orders differ only when γ < 1. Rows added while |S| < B are never clipped (the bound is
+enforced on budget rounds). Draws are indices into the arrival order (BOGD) or a uniform u walked along the arrival
+order's cumulative p (BOGD++), from olkit's seeded generator.
 
 The paper selects η (AHP: {10⁻³..10³}/√T) and λ ∈ 2^{−3..3}/T², which need the stream length T; the
 defaults here are fixed numbers (η = 0.5, λ = 10⁻⁵: LSOKL's ``Experiment.m``; γ = 1: the AHP R script).
 Diagnostics: ``removals``, ``clipped`` (entries clipped).
 
-``compat`` (ALGORITHMS.md D8, D12, D13.7; details in the class docstrings): BOGD "lsokl" (LSOKL's
+``compat`` (docs/algorithms/bogd.md#compat-modes, docs/algorithms/bogdpp.md#compat-modes; details in the class
+docstrings): BOGD "lsokl" (LSOKL's
 ``BOGD.m``, binary and multiclass), BOGD++ "ahp-r" (the AHP R script ``BOGD++.R``, binary).
 """
 import math
@@ -96,7 +98,8 @@ def _clamp_weights(p, n, scale):
 
 @njit_helper
 def remove_weighted(sv, st, decay, bound):
-    """BOGD++'s removal (D8): draw j ~ p over the arrival order, rescale every kept row by decay/(1 − p_i),
+    """BOGD++'s removal (docs/algorithms/bogdpp.md#update-rule): draw j ~ p over the arrival order, rescale
+    every kept row by decay/(1 − p_i),
     clip its entries to ±bound and remove j; returns the number of entries clipped."""
     n = sv.meta[N]
     p = sv.grow  # p_i by slot (scratch)
@@ -166,7 +169,7 @@ def bogd_update(sv, st, s, t, kself, y, f, mistake):
     r, c, m, cD = margin_direction(s, t, y, f)
     update = m < 1.0 and kself > EPS
     full = sv.meta[N] >= B
-    if update and full and weighted:  # D8: rescale the kept rows (the round's decay in it), clip, then append
+    if update and full and weighted:  # BOGD++: rescale the kept rows (the round's decay in it), clip, then append
         st.cnt[D0 + CLIPPED] += remove_weighted(sv, st, decay, eta * gamma)
     elif decay != 1.0:
         sv_scale(sv, decay)
@@ -178,12 +181,12 @@ def bogd_update(sv, st, s, t, kself, y, f, mistake):
             sv_scale(sv, B / (B - 1.0))
         st.cnt[D0 + REMOVALS] += 1
     append_direction(sv, s, t, kself, y, r, c, eta)
-    if full and not weighted:  # D7: append, then clip every row
+    if full and not weighted:  # BOGD: append, then clip every row
         st.cnt[D0 + CLIPPED] += clip_entries(sv, eta * gamma)
     return True
 
 
-# ---- compat modes (ALGORITHMS.md D12, D13.7) ----------------------------------------------------------------
+# ---- compat modes (docs/algorithms/bogd.md#compat-modes) -----------------------------------------------------------
 
 @njit_helper
 def bogd_lsokl_update(sv, st, s, t, kself, y, f, mistake):
@@ -282,7 +285,7 @@ _ETA_GRID = tuple(10.0 ** k for k in range(-3, 4))
 _COMPAT_BOGD = """
     compat : {"none", "lsokl"}, default "none"
         "lsokl" reproduces the Hoi group's LSOKL ``binary/BOGD.m`` and ``multiclass/BOGD.m``
-        (jingcoco/Online-Kernel-Learning; ALGORITHMS.md D12, D13.7): prediction sign(0) → +1 (as by default).
+        (jingcoco/Online-Kernel-Learning; docs/algorithms/bogd.md#lsokl): prediction sign(0) → +1 (as by default).
         Binary: update iff y f ≤ 1; while |S| < B, α ← (1 − ηλ)α and append ηy; with a full budget remove a
         uniform SV and rescale α ← B(1 − λη)/(B − 1)·α (one factor), append ηy, then rescale the whole α
         by min(ηγ/max|α|, 1) (``clipped`` counts the rounds where it is < 1); other rounds α ← (1 − ηλ)α.
@@ -291,7 +294,7 @@ _COMPAT_BOGD = """
         (``clipped`` counts the entries changed); rows then no longer sum to 0."""
 _COMPAT_BOGDPP = """
     compat : {"none", "ahp-r"}, default "none"
-        "ahp-r" reproduces the AHP authors' R script ``BOGD++.R`` (alg4ml/Ahpatron; ALGORITHMS.md D8, D12),
+        "ahp-r" reproduces the AHP authors' R script ``BOGD++.R`` (alg4ml/Ahpatron; docs/algorithms/bogdpp.md#ahp-r),
         binary data: round 1 always counts as a mistake and stores x_1 with ηy_1; ŷ = −1 iff f < 0 (as by
         default); every later round α ← (1 − ηλ)α, then on y f < 1 with a full budget: p_i = 1 − s|α_i|
         with s = (B − 1)/Σ|α| (κ(x, x) taken as 1), j ~ p, *every* coefficient α_i ← (1 − ηλ)α_i/(1 − p_j)

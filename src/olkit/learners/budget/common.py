@@ -1,17 +1,19 @@
-"""What the budgeted learners share: the multi-prototype lift of ALGORITHMS.md D13.0, row operations on
+"""What the budgeted learners share: the multi-prototype lift of docs/algorithms/multiclass.md#budgeted-learners,
+row operations on
 the support set, removal in arrival order, and the base class with the parameters every one of them has.
 
-One code path for binary and multiclass data (D13.0). The model is a coefficient matrix A (one row A_i
-per SV, scores F(x) = Σ_i A_i κ(x_i, x)); on binary data A has K' = 1 column and the direction of an
-update is D_t = y_t; on data with K ≥ 3 classes A has K columns and D_t = H_t = e_{y_t} − e_{s_t}, with
-s_t the best-scoring other class (ties to the smallest index). The margin is m_t = D_t·F(x_t)
-(= y_t f(x_t), or Γ_t = f_{y_t} − f_{s_t}) and c_D = ‖D_t‖² (1 or 2). Every Part D formula reads with
-y_t → D_t, y_t f → m_t, |α_i| → ‖A_i‖₂ and λ²κ_t → c_D λ²κ_t. The norm is ‖f‖² = tr(AᵀK_S A).
+One code path for binary and multiclass data (the same page). The model is a coefficient matrix A (one row A_i per
+SV, scores F(x) = Σ_i A_i κ(x_i, x)); on binary data A has K' = 1 column and the direction of an update is D_t =
+y_t; on data with K ≥ 3 classes A has K columns and D_t = H_t = e_{y_t} − e_{s_t}, with s_t the best-scoring other
+class (ties to the smallest index). The margin is m_t = D_t·F(x_t) (= y_t f(x_t), or Γ_t = f_{y_t} − f_{s_t}) and
+c_D = ‖D_t‖² (1 or 2). Every binary formula of the learner pages reads with y_t → D_t, y_t f → m_t, |α_i| → ‖A_i‖₂
+and λ²κ_t → c_D λ²κ_t. The norm is ‖f‖² = tr(AᵀK_S A).
 
 Choices that remove "the oldest" or "the k-th SV" use the support set's arrival order
 (``sv.arrival``), so they do not depend on where block boundaries fell.
 
-``compat`` modes (ALGORITHMS.md D12, D13): a learner that reproduces a reference implementation lists its
+``compat`` modes (docs/algorithms/budget-family.md#compat-modes): a learner that reproduces a reference
+implementation lists its
 values in ``_kernel_compat`` and describes each in ``_compat_rules`` (:class:`CompatRule`): the compiled rule
 it runs on binary and on multiclass data, the mistake test it needs where the reference counts mistakes
 differently (DOGMA's sign(0) = 0), and whether round 1 always counts as a mistake (the AHP R scripts). A
@@ -45,7 +47,8 @@ D0 = DIAG
 
 @njit_helper
 def margin_direction(s, t, y, f):
-    """(r, c, m_t, c_D): binary (0, −1, y_t f(x_t), 1); multiclass (y_t, s_t, Γ_t, 2) (D13.0)."""
+    """(r, c, m_t, c_D): binary (0, −1, y_t f(x_t), 1); multiclass (y_t, s_t, Γ_t, 2)
+    (docs/algorithms/multiclass.md#budgeted-learners)."""
     if f.shape[0] == 1:
         return 0, -1, y * f[0], 1.0
     r, c = relevant_pair(s.Y, t, f)
@@ -205,7 +208,7 @@ def clip_above(sv, bound):
     return clipped
 
 
-# ---- compat: DOGMA's mistake (ALGORITHMS.md D12, D13.6) ---------------------------------------------------
+# ---- compat: DOGMA's mistake (docs/algorithms/budget-family.md#dogma) ----------------------------------------------
 
 @njit_inline
 def dogma_binary_mistake(s, t, f):
@@ -228,14 +231,15 @@ DOGMA_MISTAKES = {BINARY: dogma_binary_mistake, MULTICLASS: dogma_multiclass_mis
 
 
 class CompatRule(NamedTuple):
-    """What one ``compat`` value changes in a budgeted learner (ALGORITHMS.md D12, D13)."""
+    """What one ``compat`` value changes in a budgeted learner (docs/algorithms/budget-family.md#compat-modes)."""
 
     binary: object
     """The compiled rule on binary data."""
     multiclass: object = None
     """The compiled rule on multiclass data; None: the reference code has no multiclass form (ValueError)."""
     mistakes: dict = None
-    """{data kind: compiled mistake test} where the reference counts mistakes unlike §0.2; None: §0.2's."""
+    """{data kind: compiled mistake test} where the reference counts mistakes unlike
+    docs/algorithms/conventions.md#ties; None: that page's."""
     first_round_mistake: bool = False
     """Round 1 always counts as a mistake (the AHP R scripts start their loop at round 2 with error = 1)."""
     source: str = ""
@@ -252,7 +256,8 @@ def model_norm2(support):
 
 
 class BudgetLearner(KernelLearner):
-    """Base of the budgeted kernel learners (binary and multiclass by the lift of ALGORITHMS.md D13.0).
+    """Base of the budgeted kernel learners (binary and multiclass by the lift of
+    docs/algorithms/multiclass.md#budgeted-learners).
 
     Defaults are the Ahpatron experiments' settings: the Gaussian kernel with σ = 1 (AHP "Experiments"; σ = 2
     for w8a and a9a).
@@ -273,7 +278,7 @@ class BudgetLearner(KernelLearner):
     def _counter(self, slot):
         return int(self.state_.cnt[D0 + slot])
 
-    # ---- compat modes (ALGORITHMS.md D12, D13) -------------------------------------------------------
+    # ---- compat modes (docs/algorithms/budget-family.md#compat-modes) ----------------------------------------------
     _compat_rules = {}
     """{compat value: CompatRule} of the values in ``_kernel_compat`` other than "none"."""
 

@@ -1,5 +1,5 @@
-"""FOGD — Fourier Online Gradient Descent (Lu, Hoi, Wang, Zhao & Liu, JMLR 2016), ALGORITHMS.md D10 and,
-on data with three or more classes, its multi-prototype form D13.10.
+"""FOGD — Fourier Online Gradient Descent (Lu, Hoi, Wang, Zhao & Liu, JMLR 2016); spec: docs/algorithms/fogd.md,
+with its multi-prototype form on data with three or more classes.
 
 The Gaussian kernel κ(x, x') = exp(−‖x − x'‖²/(2σ²)) is replaced by D random Fourier directions (Rahimi &
 Recht 2007): u_1..u_D ~ N(0, σ⁻² I_d), drawn once when the model is created, and
@@ -7,15 +7,17 @@ Recht 2007): u_1..u_D ~ N(0, σ⁻² I_d), drawn once when the model is created,
     z(x) = [cos(u_1·x), …, cos(u_D·x), sin(u_1·x), …, sin(u_D·x)] / √D  ∈ R^{2D},
 
 so that z(x)·z(x') = (1/D) Σ_j cos(u_j·(x − x')) → κ(x, x') as D grows. The learner is then plain online
-gradient descent on the hinge loss in that feature space, no regularisation and no projection (D10):
+gradient descent on the hinge loss in that feature space, no regularisation and no projection:
 
 * binary: f = w·z(x_t), ŷ_t = +1 iff f ≥ 0; if y_t f < 1: w ← w + η y_t z(x_t);
-* K ≥ 3 classes (D13.10): F = W z(x_t) ∈ R^K, ŷ_t = argmax F (ties → smallest index),
+* K ≥ 3 classes (docs/algorithms/fogd.md#multiclass-and-multi-label): F = W z(x_t) ∈ R^K, ŷ_t = argmax F (ties →
+  smallest index),
   s_t = argmax_{s ≠ y_t} F_s (ties → smallest index), Γ_t = F_{y_t} − F_{s_t};
   if Γ_t < 1: W_{y_t} ← W_{y_t} + η z(x_t), W_{s_t} ← W_{s_t} − η z(x_t).
 
 A mistake is ŷ_t ≠ y_t; the update test is the margin (independent of the mistake). With K = 2 the
-multiclass rule with step η equals the binary rule with 2η (D13.12, +1 ↔ class index 0).
+multiclass rule with step η equals the binary rule with 2η (docs/algorithms/multiclass.md#budgeted-learners, +1 ↔
+class index 0).
 
 Implementation notes
 --------------------
@@ -39,12 +41,13 @@ Implementation notes
 * The per-example round (:func:`hinge_ogd_round`) works on any explicit feature vector, so NOGD's second
   stage (a linear model on Nyström features) uses it too.
 
-Parameters are ALGORITHMS.md's: ``D`` (random directions; the feature vector has 2D entries), ``eta`` (step),
+Parameters are the specification's: ``D`` (random directions; the feature vector has 2D entries), ``eta`` (step),
 ``sigma`` (Gaussian width), ``seed``. ``compat="lsokl"`` reproduces LSOKL's ``FouGD.m`` (Lu et al.'s MATLAB
-code), which omits the 1/√D (D12): the scores are those of the default rule run with step η·D. The AHP authors'
+code), which omits the 1/√D (docs/algorithms/fogd.md#lsokl): the scores are those of the default rule run with step
+η·D. The AHP authors'
 ``FOGD.R`` needs no ``compat`` value: it is the default rule (z/√D with cos before sin, w = 0 at the start,
 ŷ = −1 iff f < 0, update iff y f < 1, no forced round-1 mistake) and reports D, as ``n_support_`` does; only its
-directions (R's ``mvrnorm``) cannot be reproduced (D12).
+directions (R's ``mvrnorm``) cannot be reproduced (docs/algorithms/fogd.md#settled-questions).
 """
 import math
 from collections import namedtuple
@@ -200,20 +203,21 @@ def add_scaled(w, a, z):
 
 @njit_helper
 def hinge_ogd_round(W, z, yt, eta, F):
-    """Score z with W (one row per output), predict, and take the hinge OGD step (D10 / D13.10, D9 stage 2).
+    """Score z with W (one row per output), predict, and take the hinge OGD step (FOGD binary / multiclass, NOGD
+    stage 2).
 
     ``F`` receives the K scores (binary: K = 1, f = w·z). Returns (mistake, updated)."""
     K = W.shape[0]
     for o in range(K):
         F[o] = dot(W[o], z)
-    if K == 1:  # D10: ŷ = +1 iff f ≥ 0; if y f < 1: w += η y z
+    if K == 1:  # binary: ŷ = +1 iff f ≥ 0; if y f < 1: w += η y z
         f = F[0]
         mistake = (1.0 if f >= 0.0 else -1.0) != yt
         if yt * f < 1.0:
             add_scaled(W[0], eta * yt, z)
             return mistake, True
         return mistake, False
-    # D13.10: ŷ = argmax F and s = argmax_{s≠y} F (ties → smallest index); if Γ = F_y − F_s < 1: W_y += ηz, W_s −= ηz
+    # multiclass: ŷ = argmax F and s = argmax_{s≠y} F (ties → smallest index); if Γ = F_y − F_s < 1: W_y += ηz, W_s −= ηz
     y = int(yt)
     best = 0
     for o in range(1, K):
@@ -296,8 +300,8 @@ class FOGD(OnlineClassifier):
     """Fourier Online Gradient Descent (FOGD).
 
     Online gradient descent on the hinge loss in the space of D random Fourier features of the Gaussian
-    kernel: w ← w + η y_t z(x_t) whenever y_t w·z(x_t) < 1 (ALGORITHMS.md D10); on data with K ≥ 3 classes
-    W_{y_t} += η z, W_{s_t} −= η z whenever F_{y_t} − F_{s_t} < 1 (D13.10). See the module docstring.
+    kernel: w ← w + η y_t z(x_t) whenever y_t w·z(x_t) < 1 (docs/algorithms/fogd.md); on data with K ≥ 3 classes
+    W_{y_t} += η z, W_{s_t} −= η z whenever F_{y_t} − F_{s_t} < 1. See the module docstring.
 
     Parameters
     ----------
@@ -315,7 +319,7 @@ class FOGD(OnlineClassifier):
         The directions are ``numpy.random.default_rng(seed).standard_normal((d, D)) / sigma``, stored as
         float32.
     compat : {"none", "lsokl"}, default "none"
-        "lsokl": LSOKL's ``FouGD.m`` features without the 1/√D (ALGORITHMS.md D12); the same run as
+        "lsokl": LSOKL's ``FouGD.m`` features without the 1/√D (docs/algorithms/fogd.md#lsokl); the same run as
         "none" with step η·D, up to rounding.
 
     Attributes
@@ -353,7 +357,8 @@ class FOGD(OnlineClassifier):
     }
 
     _binary_as_multiclass = False
-    """Test hook (D13.12): run 2-class data through the multiclass rule (K = 2) instead of the binary one."""
+    """Test hook (docs/algorithms/budget-family.md#invariants): run 2-class data through the multiclass rule
+    (K = 2) instead of the binary one."""
 
     def __init__(self, D=2000, eta=0.5, kernel="gaussian", sigma=1.0, seed=0, compat="none",
                  *, shuffle=True, random_state=None):

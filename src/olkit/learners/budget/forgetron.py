@@ -1,5 +1,5 @@
-"""Forgetron, self-tuned (Dekel, Shalev-Shwartz, Singer, NIPS 2005 / SIAM J. Computing 2008; ALGORITHMS.md
-D5, D13.5).
+"""Forgetron, self-tuned (Dekel, Shalev-Shwartz, Singer, NIPS 2005 / SIAM J. Computing 2008; spec:
+docs/algorithms/forgetron.md).
 
 A kernel Perceptron with a budget B that forgets the oldest SV. On every m_t ≤ 0 (binary y f ≤ 0,
 multiclass Γ_t ≤ 0): M ← M + 1 and x_t is added with the unit row D_t (f' = f + D_tκ(x_t,·)). If then
@@ -17,7 +17,7 @@ with the coefficients); removals take the oldest first, so no SV ever leaves F_i
 
 Diagnostics: ``removals``, ``Q``, ``M`` and ``phi_min`` (the smallest φ applied; 1 if none).
 
-``compat`` (ALGORITHMS.md D12, D13.5; details in the class docstring): "dogma" DOGMA's
+``compat`` (docs/algorithms/forgetron.md#compat-modes; details in the class docstring): "dogma" DOGMA's
 ``k_forgetron_st_train.m`` (binary), "lsokl" LSOKL's ``forgetron.m`` with its root choice (binary and
 multiclass).
 """
@@ -94,7 +94,7 @@ def _add_to_later_sums(sv, j, c):
         F[i] += g * h_dot(r, s, hr[i], hs[i]) * krow[i]
 
 
-# ---- compat modes (ALGORITHMS.md D12, D13.5) ----------------------------------------------------------------
+# ---- compat modes (docs/algorithms/forgetron.md#compat-modes) ------------------------------------------------------
 
 @njit_helper
 def _score_of_oldest(sv, old, q):
@@ -199,7 +199,7 @@ class Forgetron(BudgetLearner):
         Budget: at most B SVs after every round.
     kernel, sigma, degree, coef0 : the kernel (σ = 1 as in the AHP experiments).
     compat : {"none", "dogma", "lsokl"}, default "none"
-        Reproduce a reference implementation (ALGORITHMS.md D12, D13.5):
+        Reproduce a reference implementation (docs/algorithms/forgetron.md#compat-modes):
 
         * "dogma" — Orabona's DOGMA ``k_forgetron_st_train.m`` (denizyuret/dogma), binary data: a mistake is
           sign(f) ≠ y with sign(0) = 0 (f = 0 is a mistake; the update on y f ≤ 0 is as by default); M

@@ -1,8 +1,8 @@
-"""NOGD — Nyström Online Gradient Descent (Lu, Hoi, Wang, Zhao & Liu, JMLR 2016), ALGORITHMS.md D9 and, on
-data with three or more classes, its multi-prototype form D13.9.
+"""NOGD — Nyström Online Gradient Descent (Lu, Hoi, Wang, Zhao & Liu, JMLR 2016); spec: docs/algorithms/nogd.md,
+with its multi-prototype form on data with three or more classes.
 
 Two stages, on the margin m_t = D_t·F(x_t) (binary D_t = y_t, m_t = y_t f(x_t); K ≥ 3 classes
-D_t = e_{y_t} − e_{s_t}, m_t = Γ_t; D13.0):
+D_t = e_{y_t} − e_{s_t}, m_t = Γ_t; docs/algorithms/multiclass.md#budgeted-learners):
 
 1. kernel OGD while the support set is below the budget: on m_t < 1 append x_t with the row ηD_t
    (no regularisation, no removal);
@@ -18,10 +18,10 @@ D_t = e_{y_t} − e_{s_t}, m_t = Γ_t; D13.0):
 
 The transition round's prediction and mistake are those of the stage-1 model (it is scored before the
 update, as every round); its update is the stage-2 step W ← W + η D_t φ(x_t)ᵀ with D_t from that stage-1
-score, taken unconditionally: the round already is a margin error (ALGORITHMS.md D9/D13.9 "then apply the
-stage-2 step to x_t"; LSOKL's ``NysGD.m`` and ``NyGD.m`` do exactly this). The rows of A and the support
+score, taken unconditionally: the round already is a margin error (docs/algorithms/nogd.md#update-rule: the
+stage-2 step on x_t; LSOKL's ``NysGD.m`` and ``NyGD.m`` do exactly this). The rows of A and the support
 set stay as they were: #SV is B from then on (LSOKL reports B). With K = 2 the multiclass rule with step η
-equals the binary rule with 2η (D13.12).
+equals the binary rule with 2η (docs/algorithms/nogd.md#multiclass-and-multi-label).
 
 k defaults to round(0.2·B) (LSOKL and the AHP R script). The eigenvectors of a cluster of equal eigenvalues
 are basis-dependent, but W φ(x) — hence every score and decision — depends only on the subspace they span,
@@ -29,7 +29,8 @@ unless the top-k cut splits such a cluster. Per round: O(B) kernel values (from 
 for φ. Diagnostics: ``transition`` (the 1-based round of the switch, 0 while in stage 1) and ``rank``
 (eigenpairs kept).
 
-``compat`` (ALGORITHMS.md D12; details in the class docstring): "lsokl" (LSOKL's ``NysGD.m`` / ``NyGD.m``) is the
+``compat`` (docs/algorithms/nogd.md#compat-modes; details in the class docstring): "lsokl" (LSOKL's ``NysGD.m`` /
+``NyGD.m``) is the
 default rule under another name; "ahp-r" reproduces the AHP authors' ``NOGD.R`` (binary): the switch in the round
 that adds the B-th SV, that x_t scored again by the new linear model, and the initial weights computed with the
 transpose of the eigenvector matrix.
@@ -54,7 +55,7 @@ second prediction (by the new linear model) was a mistake and the first was not 
 TRANSITION = 0  # diagnostic slot: the round of the switch
 
 EIGEN_FLOOR = 1e-12
-"""Eigenvalues ≤ EIGEN_FLOOR·λ_max are dropped (D9's guard: Λ^{−1/2} of a rounding residue is noise)."""
+"""Eigenvalues ≤ EIGEN_FLOOR·λ_max are dropped (the spec's guard: Λ^{−1/2} of a rounding residue is noise)."""
 
 NOGDState = namedtuple("NOGDState", ["prm", "fst", "cnt", "rng", "M", "W", "phi"])
 """The rule state of the kernel engine (``prm`` = [B, η], ``fst``, ``cnt``, ``rng``) plus the Nyström
@@ -117,13 +118,14 @@ def _set_nystrom_map(sv, st, lam, V, transposed):
 
 @njit_helper
 def nystrom_transition(sv, st, s):
-    """Stage 1 → 2 (D9/D13.9): eigen-decompose the SV Gram matrix, set M = Λ_k^{−1/2}V_kᵀ and
+    """Stage 1 → 2 (docs/algorithms/nogd.md#update-rule): eigen-decompose the SV Gram matrix, set
+    M = Λ_k^{−1/2}V_kᵀ and
     W = Aᵀ V_k Λ_k^{1/2}."""
     lam, V = np.linalg.eigh(_sv_gram(sv, s, False))  # ascending
     _set_nystrom_map(sv, st, lam, V, False)
 
 
-# ---- compat="ahp-r": the AHP authors' NOGD.R (ALGORITHMS.md D9 [IMPL-DIFF], D12) -----------------------------
+# ---- compat="ahp-r": the AHP authors' NOGD.R (docs/algorithms/nogd.md#ahp-r) -----------------------------
 
 @njit_helper
 def nystrom_transition_ahp_r(sv, st, s):
@@ -219,7 +221,7 @@ class NOGD(BudgetLearner):
     """Nyström Online Gradient Descent (NOGD).
 
     Kernel OGD on the hinge loss until B support vectors are stored, then linear OGD on the rank-k Nyström
-    features of those B support vectors (ALGORITHMS.md D9, D13.9; see the module docstring).
+    features of those B support vectors (docs/algorithms/nogd.md; see the module docstring).
 
     Parameters
     ----------
@@ -232,7 +234,8 @@ class NOGD(BudgetLearner):
         stream length T; 0.5 is olkit's default.
     kernel, sigma, degree, coef0 : the kernel (σ = 1 as in the AHP experiments).
     compat : {"none", "ahp-r", "lsokl"}, default "none"
-        "lsokl": LSOKL's ``binary/NysGD.m`` and ``multiclass/NyGD.m`` (ALGORITHMS.md D12), binary and multiclass
+        "lsokl": LSOKL's ``binary/NysGD.m`` and ``multiclass/NyGD.m`` (docs/algorithms/nogd.md#lsokl), binary and
+        multiclass
         — a documented synonym of "none": the default rule *is* that code (update on y f < 1 / Γ < 1, so x_1 is
         always stored; ŷ = +1 at f = 0, argmax ties to the smallest index; the switch on the first margin error
         once |S| = B, with that round's stage-1 kernel vector, w = α·pinv(M) = AᵀV_kΛ_k^{1/2}, then that
@@ -241,7 +244,7 @@ class NOGD(BudgetLearner):
         ≤ 1e-12·λ_max (they differ only for a numerically singular Gram, where both are rounding noise), and
         ``binary/NysGD.m`` takes k = 0.2·B unrounded (``eigs`` needs an integer: budgets that are multiples
         of 5).
-        "ahp-r": the AHP authors' ``NOGD.R`` (binary; ALGORITHMS.md D9 [IMPL-DIFF], D12). Round 1 always counts
+        "ahp-r": the AHP authors' ``NOGD.R`` (binary; docs/algorithms/nogd.md#ahp-r). Round 1 always counts
         as a mistake (x_1 is always stored, as by default); the SV Gram has a unit diagonal (κ(x, x) taken as
         1); the eigen-decomposition happens in the round whose append makes |S| = B, and that same x_t is then
         scored by the new linear model and may take its OGD step (the round counts one mistake if either

@@ -1,6 +1,5 @@
-"""POMDR (Li & Liao, AAAI 2023), as implemented in the Ahpatron authors' ``POMDR.R`` (ALGORITHMS.md D11,
-D13.11). [UNCERTAIN in the sheet: the AAAI paper's text was not retrieved; the rule follows the code used
-for AHP Table 2.]
+"""POMDR (Li & Liao, AAAI 2023), as implemented in the Ahpatron authors' ``POMDR.R`` (spec:
+docs/algorithms/pomdr.md). The AAAI paper's text was not available; the rule follows the code used for AHP Table 2.
 
 An optimistic budgeted learner. The hint Ĥ_t(·) = (1/m) Σ_τ D_τ κ(x_τ, ·) averages the last
 m = min(t − 1, M) *examples* (not SVs) with the directions D_τ computed at their rounds, and the learner
@@ -17,7 +16,8 @@ scores are F̃). Step λ_t = U/√(3c_D + Σδ), after the first merge coe·U/�
   (argmax_j κ(x_j, x_r), ties to the oldest: A_nearest += A_r), |S| = B/2, Σδ = 0, and f is rescaled to
   ‖f‖ = U exactly; λ_t then carries the factor coe.
 
-After every change ‖f‖² is updated (D13.0: adding v at x_t: 2v·F(x_t) + ‖v‖²κ_t; a projected step:
+After every change ‖f‖² is updated (docs/algorithms/multiclass.md#budgeted-learners: adding v at x_t: 2v·F(x_t) +
+‖v‖²κ_t; a projected step:
 2v·F(x_t) + ‖v‖²N_t, with F(x_t) the model's own scores, without the hint) and f projected onto ‖f‖ ≤ U.
 Merging recomputes ‖f‖² = tr(AᵀK_S A). Nearest permanent SVs are found at the merge, from the SV Gram
 cache (the permanent SVs never change input, so this equals recording them on insertion).
@@ -28,7 +28,8 @@ stream in chunks. The hint window keeps copies of the last M inputs (dense, O(M�
 
 Diagnostics: ``phase``, ``merges``, ``projections``, ``additions``, ``sum_delta`` (Σδ), ``norm``.
 
-``compat="ahp-r"`` follows ``POMDR.R`` to the letter (binary; ALGORITHMS.md D12; details in the class docstring):
+``compat="ahp-r"`` follows ``POMDR.R`` to the letter (binary; docs/algorithms/pomdr.md#ahp-r; details in the class
+docstring):
 round 1 always a mistake, κ(x, x) taken as 1, the script's projected-step forms, at the first merge the
 phase-1 SVs beyond B/2 dropped instead of merged, and the nearest permanent SVs chosen from the script's own
 kernel values (the first of exact ties, which repeated rows make common).
@@ -344,7 +345,7 @@ def pomdr_update(sv, st, s, t, kself, y, f, mistake):
     return updated
 
 
-# ---- compat="ahp-r": the AHP authors' POMDR.R (ALGORITHMS.md D11, D12) --------------------------------------
+# ---- compat="ahp-r": the AHP authors' POMDR.R (docs/algorithms/pomdr.md#ahp-r) -------------------------------------
 
 @njit_helper
 def _projected_hint_ahp_r(sv, st, s):
@@ -464,7 +465,8 @@ class POMDR(BudgetLearner):
         ALD threshold: project when √δ² ≤ a. None: 1/√T.
     kernel, sigma, degree, coef0 : the kernel (σ = 1 as in the AHP experiments).
     compat : {"none", "ahp-r"}, default "none"
-        "ahp-r" reproduces the AHP authors' R script ``POMDR.R`` (alg4ml/Ahpatron; ALGORITHMS.md D11, D12), binary
+        "ahp-r" reproduces the AHP authors' R script ``POMDR.R`` (alg4ml/Ahpatron; docs/algorithms/pomdr.md#ahp-r),
+        binary
         data only, B even, B0 ≥ 2. Round 1 always counts as a mistake (x_1 is always stored, as by default);
         prediction ŷ = −1 iff F̃ < 0 (as by default); κ(x, x) is taken as 1 in the formulas (round 1: ‖f‖ = U/√3,
         K⁻¹ = [1]; δ² = 1 − k_tᵀβ*; an addition adds 2λ_t y_t f_t(x_t) + λ_t² to ‖f‖² and max(1 − 2y_t h_t(x_t), 0)

@@ -1,5 +1,5 @@
-"""Projectron and Projectron++ (Orabona, Keshet, Caputo ICML 2008 / JMLR 2009; ALGORITHMS.md D3, D4,
-D13.3, D13.4).
+"""Projectron and Projectron++ (Orabona, Keshet, Caputo ICML 2008 / JMLR 2009; spec:
+docs/algorithms/projectron.md and docs/algorithms/projectronpp.md).
 
 A Perceptron that adds x_t only when it is far from the span of the SVs. With K_S⁻¹ kept by the block
 formula, d* = K_S⁻¹k_t gives the projection Pκ(x_t,·) = Σ_i d*_i κ(x_i,·) and its residual
@@ -16,14 +16,16 @@ without adding SVs: ℓ = 1 − m_t, N = c_D k_tᵀd* (the squared norm of the p
 
 then A ← A + τ d* D_tᵀ. A loss within 1e-9 (relative to the scores) of 0 is no margin error: after a
 margin step onto a duplicate the margin is exactly 1 in exact arithmetic, and rounding must not decide a
-step of ~1e-16 (MIRA's ``MARGIN_TIE``). Multiclass (D13.3): one shared dictionary (one K_S⁻¹, one row per SV); δ is the
+step of ~1e-16 (MIRA's ``MARGIN_TIE``). Multiclass (docs/algorithms/projectron.md#multiclass-and-multi-label): one
+shared dictionary (one K_S⁻¹, one row per SV); δ is the
 per-class residual. ``B`` gives LSOKL's fixed-budget variant: once |S| = B every update projects.
 
 Per addition O(|S|²) (d* and the rank-one update of K_S⁻¹), memory O(|S|²): the Projectrons are not
 budgeted by default (the AHP experiments run them with η ∈ {0.1, 0.9} and report the SV count).
 Diagnostics: ``projections``, ``additions`` and (Projectron++) ``margin_updates``.
 
-``compat`` (ALGORITHMS.md D12, D13.3, D13.4; details in the class docstrings): "ahp-r" the AHP R scripts
+``compat`` (docs/algorithms/projectron.md#compat-modes, docs/algorithms/projectronpp.md#compat-modes; details in
+the class docstrings): "ahp-r" the AHP R scripts
 ``Projectron.R`` / ``Projectron++.R`` (binary), "dogma" DOGMA's ``k_projectron_train.m`` /
 ``k_projectron2_train.m`` / ``k_projectron2_multi_train.m`` (per-class dictionaries on multiclass data),
 "lsokl" LSOKL's fixed-budget ``projectron.m`` / ``proplus.m`` (binary and multiclass).
@@ -113,7 +115,7 @@ def add_with_inverse(sv, s, t, kself, y, r, c, delta2, v):
 
 @njit_helper
 def projectron_update(sv, st, s, t, kself, y, f, mistake):
-    """Projectron (D3, D13.3), and Projectron++'s margin step (D4, D13.4) when prm[2] = 1."""
+    """Projectron, and Projectron++'s margin step when prm[2] = 1."""
     eta, squared, plus, rule, B = st.prm[0], st.prm[1] > 0, st.prm[2] > 0, int(st.prm[3]), int(st.prm[4])
     if kself <= EPS:
         return False
@@ -156,7 +158,7 @@ def projectron_update(sv, st, s, t, kself, y, f, mistake):
     return True
 
 
-# ---- compat modes (ALGORITHMS.md D12, D13.3, D13.4) -----------------------------------------------------
+# ---- compat modes (docs/algorithms/projectron.md#compat-modes) -----------------------------------------------------
 
 @njit_helper
 def project_unit_diagonal(sv, kself):
@@ -284,7 +286,7 @@ def _extend_class(sv, q, j, d, delta2, kself, had):
 
 @njit_helper
 def projectron_dogma_multi_update(sv, st, s, t, kself, y, f, mistake):
-    """DOGMA ``k_projectron2_multi_train.m`` (D13.3, D13.4 compat="dogma"): per-class dictionaries; the
+    """DOGMA ``k_projectron2_multi_train.m`` (compat="dogma" on multiclass data): per-class dictionaries; the
     mistake branch (Γ_t ≤ 0, DOGMA's mistake) and, for Projectron++ (prm[2] = 1), the margin branch."""
     eta, plus = st.prm[0], st.prm[2] > 0
     r, c = relevant_pair(s.Y, t, f)
@@ -399,7 +401,8 @@ _COMPAT_RULES = {
 
 
 def _compat_doc(plus):
-    """The ``compat`` entry of the parameter list (ALGORITHMS.md D12, D13.3, D13.4), wrapped."""
+    """The ``compat`` entry of the parameter list (docs/algorithms/projectron.md#compat-modes,
+    docs/algorithms/projectronpp.md#compat-modes), wrapped."""
     import textwrap
 
     r = ("the AHP authors' R script ``{}`` (alg4ml/Ahpatron), binary data: round 1 always counts as a mistake "
@@ -418,12 +421,12 @@ def _compat_doc(plus):
     if plus:
         d += (" Margin branch only for 0 < y f < 1: ℓ = 1 − y f, N = max(κ_t − δ², 0); update iff ℓ − δ²/η > 0 "
               "(strict) with τ = min(ℓ/N, 1, 2(ℓ − δ²/η)/N) (N = 0: τ = 1, MATLAB's x/0 = Inf).")
-    d += (" Multiclass data (``k_projectron2_multi_train.m``, D13.3{}): a mistake is Γ_t ≤ 0 (a tie for the top "
+    d += (" Multiclass data (``k_projectron2_multi_train.m``{}): a mistake is Γ_t ≤ 0 (a tie for the top "
           "is a mistake); class r keeps its own dictionary S_r (the SVs that received ±1 in class r) and K_r⁻¹, "
           "and δ_y², δ_s², d*_y, d*_s are taken against S_y, S_s (an empty one: δ² = κ_t). On a mistake, if "
           "δ_y² ≤ η and δ_s² ≤ η: A[S_y, y] += d*_y, A[S_s, s] −= d*_s (no SV); otherwise x_t is stored with "
           "+1 at y_t (unless δ_y² < 2⁻⁵², then class y projects instead) and −1 at s_t (the same with δ_s²), "
-          "and the K_r⁻¹ of each class that received ±1 grows by the block formula.").format(", D13.4" if plus else "")
+          "and the K_r⁻¹ of each class that received ±1 grows by the block formula.").format(" and its margin branch" if plus else "")
     if plus:
         d += (" Margin errors 0 < Γ_t < 1: ℓ = 1 − Γ_t, δ² = δ_y² + δ_s²; update iff ℓ − δ²/(2η) > 0 with "
               "τ = min(ℓ/(2κ_t − δ²), 1, 2(ℓ − δ²/(2η))/(2κ_t − δ²)): A[S_y, y] += τd*_y, A[S_s, s] −= τd*_s.")
@@ -440,8 +443,8 @@ def _compat_doc(plus):
                "τ(2ℓ − τP − 2U'δ) ≥ 0 with U' = ¼√((B+1)/ln(B+1)), δ = √(κ_1 − kᵀd*), P = d*ᵀK_S d* (binary, "
                "K_S recomputed) or kᵀd* (multiclass); no SV is added.")
     out = ["", '    compat : {"none", "ahp-r", "dogma", "lsokl"}, default "none"',
-           "        Reproduce a reference implementation (ALGORITHMS.md D12; η, B and the rule are then the "
-           "reference's):", ""]
+           f"        Reproduce a reference implementation (docs/algorithms/{'projectronpp' if plus else 'projectron'}.md"
+           "#compat-modes; η, B and the rule are then the reference's):", ""]
     for value, text in (("ahp-r", r), ("dogma", d), ("lsokl", lk)):
         out.append(textwrap.fill(f'"{value}" — {text}', 110, initial_indent="        * ",
                                  subsequent_indent="          ", break_on_hyphens=False))

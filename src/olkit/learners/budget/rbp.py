@@ -1,11 +1,11 @@
-"""RBP, the Random Budget Perceptron (Cesa-Bianchi & Gentile, COLT 2006; ALGORITHMS.md D6, D13.6).
+"""RBP, the Random Budget Perceptron (Cesa-Bianchi & Gentile, COLT 2006; spec: docs/algorithms/rbp.md).
 
 On every mistake ŷ_t ≠ y_t: if |S| = B, a uniformly drawn SV is removed; then x_t is added with the unit
 row D_t (binary y_t; multiclass H_t = e_{y_t} − e_{s_t}). O(B) per round. The draw is an index into the
 arrival order from olkit's seeded generator (:mod:`olkit._rng`), so results depend on ``seed`` only.
 
 Diagnostics: ``removals``. ``compat="dogma"``: DOGMA's ``k_perceptron(_multi)_train.m`` mistake, sign(0) = 0
-(ALGORITHMS.md D12, D13.6).
+(docs/algorithms/rbp.md#dogma).
 """
 from ..._compile import njit_helper
 from ..._rng import next_index
@@ -53,7 +53,7 @@ class RBP(BudgetLearner):
     kernel, sigma, degree, coef0 : the kernel (σ = 1 as in the AHP experiments).
     compat : {"none", "dogma"}, default "none"
         "dogma" reproduces Orabona's DOGMA ``k_perceptron_train.m`` / ``k_perceptron_multi_train.m`` with
-        ``maxSV`` = B (denizyuret/dogma; ALGORITHMS.md D12, D13.6), binary and multiclass: the mistake that
+        ``maxSV`` = B (denizyuret/dogma; docs/algorithms/rbp.md#dogma), binary and multiclass: the mistake that
         counts and triggers the update is sign(f) ≠ y with sign(0) = 0 (y f ≤ 0: f = 0 is a mistake), on
         multiclass data Γ_t ≤ 0 (f_y ≤ max_{c≠y} f_c: a tie for the top is a mistake). The removal is the
         same in distribution (DOGMA overwrites a uniform slot, or appends and deletes a uniform one of the B
