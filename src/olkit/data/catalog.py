@@ -525,24 +525,24 @@ CATALOG: dict[str, DatasetSpec] = {
 _SPLITS = (
     # name, file, width, what the split is, the catalog entry (or entries) holding it
     ("splice.train", "splice.train.libsvm.bz2", 60, "LIBSVM splice's 1000-row train split", "'splice' (the same rows)"),
-    ("splice.test", "splice.test.libsvm.bz2", 60, "LIBSVM splice.t, 2175 rows", "no other entry"),
+    ("splice.test", "splice.test.libsvm.bz2", 60, "LIBSVM splice.t, 2175 rows", "none"),
     ("w7a.train", "w7a.train.libsvm.bz2", 300, "LIBSVM w7a, 24692 rows", "'w7a' (the same rows)"),
-    ("w7a.test", "w7a.test.libsvm.bz2", 300, "LIBSVM w7a.t, 25057 rows", "no other entry"),
+    ("w7a.test", "w7a.test.libsvm.bz2", 300, "LIBSVM w7a.t, 25057 rows", "none"),
     ("w8a.train", "w8a.train.libsvm.bz2", 300, "LIBSVM w8a, 49749 rows", "'w8a' (the same rows)"),
-    ("w8a.test", "w8a.test.libsvm.bz2", 300, "LIBSVM w8a.t, 14951 rows", "no other entry"),
+    ("w8a.test", "w8a.test.libsvm.bz2", 300, "LIBSVM w8a.t, 14951 rows", "none"),
     ("a9a.train", "a9a.train.libsvm.bz2", 123, "LIBSVM a9a, 32561 rows", "'a9a' (train + test)"),
     ("a9a.test", "a9a.test.libsvm.bz2", 123, "LIBSVM a9a.t, 16281 rows (feature 123 never used, padded)",
      "'a9a' (train + test)"),
     ("ijcnn1.train", "ijcnn1.train.libsvm.bz2", 22, "LIBSVM ijcnn1 tr + val, 49990 rows", "'ijcnn1' (train + test)"),
     ("ijcnn1.test", "ijcnn1.test.libsvm.bz2", 22, "LIBSVM ijcnn1.t, 91701 rows", "'ijcnn1' (train + test)"),
     ("usps.train", "usps.train.libsvm.bz2", 256, "USPS 7291-image training set", "'usps' (the same rows)"),
-    ("usps.test", "usps.test.libsvm.bz2", 256, "USPS 2007-image test set", "no other entry"),
+    ("usps.test", "usps.test.libsvm.bz2", 256, "USPS 2007-image test set", "none"),
     ("mnist.train", "mnist.train.libsvm.bz2", 784, "MNIST 60000 training images, pixel / 255",
      "'mnist-1vs2' (digits 1 and 2 of train + test)"),
     ("mnist.test", "mnist.test.libsvm.bz2", 784, "MNIST 10000 test images, pixel / 255",
      "'mnist' (the same rows, 778 features: the largest index present)"),
     ("dna.train", "dna.train.libsvm.bz2", 180, "LIBSVM dna.scale, 2000 rows", "'dna' (the same rows)"),
-    ("dna.test", "dna.test.libsvm.bz2", 180, "LIBSVM dna.scale.t, 1186 rows", "no other entry"),
+    ("dna.test", "dna.test.libsvm.bz2", 180, "LIBSVM dna.scale.t, 1186 rows", "none"),
     ("letter.train", "letter.train.libsvm.bz2", 16, "LIBSVM letter.scale, 15000 rows", "'letter' (the same rows)"),
     ("letter.test", "letter.test.libsvm.bz2", 16, "letter's 5000-row test split, rebuilt from UCI letter",
      "'letter-all' (train + test)"),
@@ -554,10 +554,10 @@ _SPLITS = (
 CATALOG.update(
     (name, DatasetSpec(
         name, (file,), width,
-        f"one split ({what}); in the papers' tables as part of {holder}",
+        f"split of {name.split('.')[0]}: {what}",
         SOURCES[file].source,
         f"The file {file} alone, as it is (no derivation), padded to {width} features, so that a model "
-        f"fitted on one split of {name.split('.')[0]} reads another. The dataset of the papers is {holder}.",
+        f"fitted on one split of {name.split('.')[0]} reads another. In the catalog's paper datasets: {holder}.",
         bundled=name == "splice.train",
     ))
     for name, file, width, what, holder in _SPLITS

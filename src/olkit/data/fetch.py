@@ -170,20 +170,18 @@ def _reason(exc: BaseException) -> str:
 
     if isinstance(exc, requests.exceptions.HTTPError) and exc.response is not None:
         return f"HTTP {exc.response.status_code} {exc.response.reason}"
-    if isinstance(exc, requests.exceptions.ConnectionError):
-        text = str(exc)
-        for marker, words in (("Connection refused", "connection refused (server down?)"),
-                              ("Name or service not known", "host not found (offline?)"),
-                              ("Temporary failure in name resolution", "host not found (offline?)"),
-                              ("nodename nor servname", "host not found (offline?)"),
-                              ("IncompleteRead", "transfer cut short"),
-                              ("Connection broken", "transfer cut short")):
-            if marker in text:
-                return words
-        return "connection failed: " + " ".join(text.split())[:200]
     if isinstance(exc, requests.exceptions.Timeout):
         return f"no answer within {TIMEOUT_SECONDS} s"
-    return f"{type(exc).__name__}: " + " ".join(str(exc).split())[:200]
+    text = str(exc)
+    for marker, words in (("Connection refused", "connection refused (server down?)"),
+                          ("Name or service not known", "host not found (offline?)"),
+                          ("Temporary failure in name resolution", "host not found (offline?)"),
+                          ("nodename nor servname", "host not found (offline?)"),
+                          ("IncompleteRead", "transfer cut short"),
+                          ("Connection broken", "transfer cut short")):
+        if marker in text:
+            return words
+    return f"{type(exc).__name__}: " + " ".join(text.split())[:200]
 
 
 # --- recipes --------------------------------------------------------------------------------------------
