@@ -877,7 +877,11 @@ def _fetch_missing(name: str, spec: DatasetSpec, found: list, missing: list[str]
         why = (f"olkit cannot download {', '.join(unfetchable)}" if unfetchable else
                f"downloading is off ({OFFLINE_ENV} is set)" if offline() else "downloading is off (download=False)")
         raise DatasetUnavailable(f"{head}; {why}: {missing_hint(missing, None if unfetchable else name)}")
-    fetched = {file: fetch_file(file) for file in missing}
+    try:
+        fetched = {file: fetch_file(file) for file in missing}
+    except DatasetUnavailable as exc:  # one hint for every missing file of the dataset
+        raise DatasetUnavailable(f"{exc.reason}; dataset {name!r} needs {', '.join(missing)}: "
+                                 f"{missing_hint(missing, name)}", exc.reason) from None
     return [path if path is not None else fetched[file] for file, path in zip(spec.files, found)]
 
 

@@ -48,7 +48,15 @@ TIMEOUT_SECONDS = 60
 
 
 class DatasetUnavailable(ValueError):
-    """A catalog file is missing and cannot be downloaded now (offline, unreachable, or not fetchable)."""
+    """A catalog file is missing and cannot be downloaded now (offline, unreachable, or not fetchable).
+
+    ``reason`` is the first part of the message, without the hint of what to download (the loader gives
+    one hint for all the missing files of a dataset).
+    """
+
+    def __init__(self, message: str, reason: str | None = None):
+        super().__init__(message)
+        self.reason = reason if reason is not None else message
 
 
 def cache_dir() -> Path:
@@ -157,8 +165,8 @@ def _download(url: str, known_hash: str | None, staging: Path, index: int, file:
     except ValueError as exc:  # pooch: the download's hash does not match
         raise ValueError(f"{file}: download {url} refused: {' '.join(str(exc).split())}") from None
     except (requests.exceptions.RequestException, OSError) as exc:
-        raise DatasetUnavailable(f"cannot download {file} from {url}: {_reason(exc)}; "
-                                 f"{missing_hint([file])}") from None
+        reason = f"cannot download {file} from {url}: {_reason(exc)}"
+        raise DatasetUnavailable(f"{reason}; {missing_hint([file])}", reason) from None
     finally:
         logger.setLevel(level)
     return Path(path)
