@@ -20,6 +20,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import scipy.io
+import scipy.sparse
 
 from olkit.cli import main
 from olkit.data import CATALOG, DatasetSpec, fetch_dataset, list_datasets, load_dataset
@@ -298,6 +300,10 @@ def test_recipes_on_small_generated_inputs(tmp_path):
     images = struct.pack(">IIII", 2051, 2, 2, 2) + bytes([0, 255, 51, 0, 0, 0, 0, 1])
     labels = struct.pack(">II", 2049, 2) + bytes([7, 3])
     assert run("idx", [gzip.compress(images), gzip.compress(labels)]) == b"7 2:1 3:0.2\n3 4:0.00392157\n"
+    assert run("indices", [b"5 2 \n7\n", b"1\n-1\n"]) == b"+1 2:1 5:1\n-1 7:1\n"
+    mat = tmp_path / "m.mat"
+    scipy.io.savemat(mat, {"X": scipy.sparse.csc_matrix(np.array([[0, 1, 1], [1, 0, 0]], float)), "y": [[-1], [1]]})
+    assert run("mat", [mat.read_bytes()], variables=("X", "y")) == b"-1 2:1 3:1\n+1 1:1\n"
 
 
 def _text(data_dir, file):
@@ -328,7 +334,8 @@ def test_recipes_reproduce_the_benchmark_files(tmp_path):
     """Each recipe, run on what its source holds (rebuilt from the benchmark files), gives the catalog's
     SHA-256: the hash a fetch checks is the hash of the files the tests use."""
     data_dir = os.environ.get("OLKIT_DATA")
-    if not data_dir or not (Path(data_dir) / "mnist.test.libsvm.bz2").is_file():
+    if not data_dir or not all((Path(data_dir) / f).is_file() for f in ("mnist.test.libsvm.bz2",
+                                                                        "dorothea.train.libsvm.bz2")):
         pytest.skip("OLKIT_DATA with the benchmark files is not available")
     for file in ("a9a.train.libsvm.bz2", "german.libsvm.bz2", "w8a.test.libsvm.bz2"):
         _check(file, [_text(data_dir, file).rstrip(b"\n")], tmp_path)  # verbatim, a final newline added
@@ -351,6 +358,13 @@ def test_recipes_reproduce_the_benchmark_files(tmp_path):
     images = struct.pack(">IIII", 2051, len(labels), 28, 28) + np.asarray(pixels, np.uint8).tobytes()
     _check("mnist.test.libsvm.bz2", [gzip.compress(images), gzip.compress(struct.pack(">II", 2049, len(labels))
                                                                           + bytes(labels))], tmp_path)
+    rows = [line.split() for line in _text(data_dir, "dorothea.valid.libsvm.bz2").splitlines()]
+    indices = b"".join(b" ".join(t.split(b":")[0] for t in row[1:]) + b" \n" for row in rows)
+    _check("dorothea.valid.libsvm.bz2", [indices, b"".join(row[0].lstrip(b"+") + b"\n" for row in rows)], tmp_path)
+    X, y = load_dataset("dorothea.train")
+    mat = tmp_path / "dorothea.mat"
+    scipy.io.savemat(mat, {"X_train": X.tocsc(), "Y_train": y[:, None], "X_test": X[:3]})
+    _check("dorothea.train.libsvm.bz2", [mat.read_bytes()], tmp_path)
 
 
 def test_catalog_hashes_are_the_benchmark_files():

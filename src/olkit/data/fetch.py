@@ -214,6 +214,10 @@ def convert(source: FileSource, paths: list[Path]) -> bytes:
         return _arff_to_libsvm(Path(paths[0]).read_bytes(), dict(source.label_map), source.file)
     if recipe == "idx":
         return _idx_to_libsvm(Path(paths[0]).read_bytes(), Path(paths[1]).read_bytes(), source.file)
+    if recipe == "indices":
+        return _indices_to_libsvm(Path(paths[0]).read_bytes(), Path(paths[1]).read_bytes(), source.file)
+    if recipe == "mat":
+        return _mat_to_libsvm(paths[0], source.variables, source.file)
     raise ValueError(f"{source.file}: olkit does not convert recipe {recipe!r}")
 
 
@@ -281,3 +285,49 @@ def _idx_to_libsvm(images_gz: bytes, labels_gz: bytes, file: str) -> bytes:
         nonzero = np.flatnonzero(row)
         out.append(b" ".join([b"%d" % digit, *(b"%d:%s" % (j + 1, texts[row[j]]) for j in nonzero)]) + b"\n")
     return b"".join(out)
+
+
+def _pm1(value, file: str) -> bytes:
+    """A binary label as LIBSVM text: +1 / -1."""
+    number = float(value)
+    if number not in (1.0, -1.0):
+        raise ValueError(f"{file}: label {value!r} is neither +1 nor -1")
+    return b"+1" if number > 0 else b"-1"
+
+
+def _binary_row(label: bytes, columns) -> bytes:
+    return b" ".join([label, *(b"%d:1" % j for j in sorted(columns))]) + b"\n"
+
+
+def _indices_to_libsvm(data: bytes, labels: bytes, file: str) -> bytes:
+    """Rows of active 1-based indices + one label per line -> 'label j:1 ...' (indices increasing)."""
+    rows, values = data.splitlines(), labels.split()
+    while rows and not rows[-1].strip():
+        rows.pop()
+    if len(rows) != len(values):
+        raise ValueError(f"{file}: {len(rows)} rows of indices but {len(values)} labels")
+    return b"".join(_binary_row(_pm1(label, file), {int(j) for j in row.split()}) for row, label in zip(rows, values))
+
+
+def _mat_to_libsvm(path, variables: tuple[str, ...], file: str) -> bytes:
+    """A MATLAB file's binary matrix and labels (``variables``: their names) -> 'label j:1 ...' per row."""
+    import numpy as np
+    import scipy.io
+    import scipy.sparse as sp
+
+    matrix_name, labels_name = variables
+    try:
+        contents = scipy.io.loadmat(path, variable_names=list(variables))
+    except (NotImplementedError, ValueError, OSError) as exc:
+        raise ValueError(f"{file}: cannot read the MATLAB file: {exc}") from None
+    if matrix_name not in contents or labels_name not in contents:
+        raise ValueError(f"{file}: the MATLAB file lacks {matrix_name} or {labels_name}")
+    X = sp.csr_matrix(contents[matrix_name])
+    y = np.asarray(contents[labels_name]).ravel()
+    if X.shape[0] != y.size:
+        raise ValueError(f"{file}: {X.shape[0]} rows but {y.size} labels")
+    X.eliminate_zeros()
+    if X.nnz and not np.all(X.data == 1):
+        raise ValueError(f"{file}: the matrix is not binary")
+    return b"".join(_binary_row(_pm1(label, file), (X.indices[X.indptr[i]:X.indptr[i + 1]] + 1).tolist())
+                    for i, label in enumerate(y))

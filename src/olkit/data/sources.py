@@ -47,6 +47,10 @@ RECIPES = {
             "(zero values omitted), the last (nominal) attribute as the label",
     "idx": "MNIST IDX images and labels (gzip): label = digit, feature index = pixel position + 1, "
            "value = pixel / 255 printed with %g, zeros omitted",
+    "indices": "a text file of active 1-based feature indices per row (binary data) and a file of labels, one "
+               "per line: 'label j:1 k:1 ...' with the indices in increasing order, labels written +1/-1",
+    "mat": "a MATLAB (v5) file's sparse binary matrix and label vector (the variables named): 'label j:1 ...' per "
+           "row, columns 1-based in increasing order, labels written +1/-1",
     "manual": "not converted by olkit: see the source's description",
 }
 """The conversions olkit knows (``olkit.data.fetch`` implements each one but ``manual``)."""
@@ -84,6 +88,8 @@ class FileSource:
         For ``lines``: the first and last line kept, 1-based and inclusive.
     label_map
         For ``arff``: the nominal label values and the LIBSVM labels they become.
+    variables
+        For ``mat``: the names of the matrix and the label vector in the MATLAB file.
     source
         Where the data come from, in words (repository and commit, package, ...).
     how
@@ -98,6 +104,7 @@ class FileSource:
     origin: str = GITHUB_RAW
     lines: tuple[int, int] | None = None
     label_map: tuple[tuple[str, str], ...] = ()
+    variables: tuple[str, ...] = ()
     source: str = ""
     how: str = ""
 
@@ -131,6 +138,7 @@ _IPALM = ("zhengqu-x/IPALM", "54267fd6fcdec1e84c99f939273e1609ac6b0354")
 _TICK = ("X-DataInitiative/tick-datasets", "9d959b6e53e17145e93e9849ff1f9f6d2de8ae51")
 _DNA = ("zpli0320/dataset", "9d76c73bdf96dd61c1a47ebbcde19131fc1b574c")
 _LIBOL_PY = ("LGuitron/LIBOL-python", "cffab840aaaf1fd2c60d56d65bb882ca9d6dbeeb")
+_TOCDMB = ("wzkhan89/TOCDMB_Sourcecode", "55db6560b7974e63be50a5a6c981b5954f7657ad")
 
 
 def _in_words(repo_commit: tuple[str, str], path: str) -> str:
@@ -237,15 +245,13 @@ SOURCES: dict[str, FileSource] = {
                    how="the recipe of mnist.test.libsvm.bz2 (label = digit, index = pixel position + 1, value = "
                        "pixel / 255 printed with %g, zeros omitted) applied to the 60,000 training images"),
         FileSource("dorothea.train.libsvm.bz2", "e80c490d5c3dd5d3c473df68996cd01d8bfc2f7b243bc4c1e3dd5d25cbafb3a7",
-                   1448294, "manual",
-                   source="github.com/wzkhan89/TOCDMB_Sourcecode at commit 55db6560b797, data/dorothea.mat "
-                          "(X_train, Y_train)",
-                   how="each row of the sparse binary X_train written as 'label j:1 ...' (1-based columns)"),
+                   1448294, "mat", _git(*_TOCDMB, "data/dorothea.mat"), variables=("X_train", "Y_train"),
+                   source=_in_words(_TOCDMB, "data/dorothea.mat") + " (NIPS 2003 DOROTHEA training part: X_train, "
+                   "Y_train; nnz 727760 as the official check-sum)"),
         FileSource("dorothea.valid.libsvm.bz2", "121978790d9ee91b288dc5bf39ff306e1749ecc9cd67966b183d4089605aa8dd",
-                   632142, "manual",
-                   source="github.com/wzkhan89/TOCDMB_Sourcecode at commit 55db6560b797, "
-                          "data/DOROTHEA/dorothea_valid.data and data/dorothea_valid.labels",
-                   how="each line of active feature indices written as 'label j:1 ...' with its label"),
+                   632142, "indices", _git(*_TOCDMB, "data/DOROTHEA/dorothea_valid.data", "data/dorothea_valid.labels"),
+                   source=_in_words(_TOCDMB, "data/DOROTHEA/dorothea_valid.data + data/dorothea_valid.labels")
+                   + " (NIPS 2003 DOROTHEA validation part, the official text files)"),
         FileSource("mitface.train.raw.libsvm.bz2", "2e15dc07b5ce7bd402ef3747950bbd33c52bc54e6b2f6c47acbda269da6fe8e1",
                    4747769, "manual",
                    source="github.com/aparande/FaceDetection at commit 62c7668, training.pkl (MIT CBCL faces)",
