@@ -28,7 +28,7 @@ from olkit.cli import main
 from olkit.data import CATALOG, DatasetSpec, fetch_dataset, list_datasets, load_dataset
 from olkit.data import catalog
 from olkit.data.fetch import DatasetUnavailable, convert, fetch_file
-from olkit.data.sources import SOURCES, Download, FileSource
+from olkit.data.sources import FACTS, SOURCES, Download, FileSource
 
 TEXT = b"+1 1:0.5 3:1\n-1 2:0.25\n+1 1:1 2:1 3:1\n-1 3:0.75\n"
 PATH = "owner/repo/0123456789abcdef0123456789abcdef01234567/data/tiny.txt"
@@ -261,7 +261,7 @@ def test_a_source_olkit_cannot_convert_says_how_it_was_made(monkeypatch):
 
 def test_every_catalog_file_has_a_source_pinned_to_a_commit():
     files = {file for spec in CATALOG.values() if spec.generator is None for file in spec.files}
-    assert files <= set(SOURCES)
+    assert files <= set(SOURCES) and set(FACTS) == set(SOURCES)
     for source in SOURCES.values():
         assert re.fullmatch("[0-9a-f]{64}", source.sha256) and source.size > 0
         for url in source.urls():
@@ -373,6 +373,22 @@ def test_recipes_reproduce_the_benchmark_files(tmp_path):
     mat = tmp_path / "dorothea.mat"
     scipy.io.savemat(mat, {"X_train": X.tocsc(), "Y_train": y[:, None], "X_test": X[:3]})
     _check("dorothea.train.libsvm.bz2", [mat.read_bytes()], tmp_path, data_dir)
+
+
+def test_shapes_of_fetched_files_come_from_the_catalog(monkeypatch, tmp_path):
+    """A directory of catalog files without MANIFEST.json (as fetched): shapes from the catalog's record."""
+    data_dir = os.environ.get("OLKIT_DATA")
+    if not data_dir or not (Path(data_dir) / "a9a.test.libsvm.bz2").is_file():
+        pytest.skip("OLKIT_DATA with the benchmark files is not available")
+    for file in ("a9a.train.libsvm.bz2", "a9a.test.libsvm.bz2"):
+        (tmp_path / file).write_bytes((Path(data_dir) / file).read_bytes())
+    (tmp_path / "w8a.train.libsvm.bz2").write_bytes(b"1 1:1\n")  # not the catalog's file: shape unknown
+    monkeypatch.setenv("OLKIT_DATA", str(tmp_path))
+    entries = {e["name"]: e for e in list_datasets()}
+    assert entries["a9a"]["shape"] == {"n_examples": 48842, "n_features": 123, "n_classes": 2}
+    assert entries["a9a.test"]["shape"] == {"n_examples": 16281, "n_features": 123, "n_classes": 2}
+    assert entries["a9a"]["shape_from"] == "catalog"
+    assert entries["w8a"]["availability"] == "OLKIT_DATA" and entries["w8a"]["shape"] is None
 
 
 def test_catalog_hashes_are_the_benchmark_files():

@@ -46,7 +46,7 @@ import scipy.sparse as sp
 
 from .fetch import OFFLINE_ENV, DatasetUnavailable, cache_dir, fetch_file, missing_hint, offline
 from .libsvm import check_zero_based, pad_features, read_libsvm
-from .sources import SOURCES
+from .sources import FACTS, SOURCES
 from .synthetic import GENERATORS
 
 __all__ = [
@@ -679,10 +679,11 @@ def list_datasets() -> list[dict]:
     file (:mod:`olkit.data.fetch`; True when nothing is missing). ``derivation`` says how a derived or
     generated entry is made (``None`` for the others). ``shape`` is the data's actual size as loading
     would give it, ``{"n_examples", "n_features", "n_classes"}``, beside the paper's (``paper_shape``):
-    from the ``MANIFEST.json`` of the data directory (see the module docstring), from the small bundled
-    files themselves, or from the generator; ``None`` where none of these knows (a file that is missing,
-    or not described by a manifest). ``shape_from`` says which (``"MANIFEST.json"``, ``"bundled files"``,
-    ``"generated"``, or ``None``).
+    from the ``MANIFEST.json`` of the data directory (see the module docstring), else from the catalog's own
+    record of the file (:data:`olkit.data.sources.FACTS`, for a file of the recorded size), from the small
+    bundled files themselves, or from the generator; ``None`` where none of these knows (a file that is
+    missing, or of another size than recorded). ``shape_from`` says which (``"MANIFEST.json"``,
+    ``"catalog"``, ``"bundled files"``, ``"generated"``, or ``None``; joined by ``" + "`` when mixed).
     """
     entries = []
     for spec in CATALOG.values():
@@ -727,11 +728,16 @@ def _known_shape(spec: DatasetSpec, found) -> tuple[dict | None, str | None]:
         return {"n_examples": X.shape[0], "n_features": width, "n_classes": int(np.unique(y).size)}, "generated"
     facts, sources = [], set()
     for _, path, where in found:
-        fact = _manifest_facts(path) if where != "bundled" else _file_facts(path)
+        if where == "bundled":
+            fact, source = _file_facts(path), "bundled files"
+        else:
+            fact, source = _manifest_facts(path), _MANIFEST
+            if fact is None:
+                fact, source = _catalog_facts(path), "catalog"
         if fact is None:
             return None, None
         facts.append(fact)
-        sources.add(_MANIFEST if where != "bundled" else "bundled files")
+        sources.add(source)
     counts: dict[float, int] = {}
     for fact in facts:
         for label, count in fact["label_counts"].items():
@@ -762,6 +768,17 @@ def _manifest_facts(path: Path) -> dict | None:
             except (KeyError, TypeError, ValueError):
                 return None
     return None
+
+
+def _catalog_facts(path: Path) -> dict | None:
+    """``{"n_features", "label_counts"}`` of a catalog file from the catalog's own record
+    (:data:`olkit.data.sources.FACTS`), for a file of the catalog's name and exact size (as downloaded and
+    verified by olkit.data.fetch); else ``None``."""
+    source, fact = SOURCES.get(path.name), FACTS.get(path.name)
+    if source is None or fact is None or path.stat().st_size != source.size:
+        return None
+    n_features, counts = fact
+    return {"n_features": n_features, "label_counts": {float(k): int(v) for k, v in counts.items()}}
 
 
 @functools.lru_cache(maxsize=4)

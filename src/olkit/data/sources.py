@@ -259,3 +259,52 @@ SOURCES: dict[str, FileSource] = {
                        "first, then non-faces (-1); read the pickle with an unpickler restricted to numpy arrays"),
     )
 }
+
+
+FACTS: dict[str, tuple[int, dict[float, int]]] = {
+    # file: (largest feature index present, {raw label: number of rows}), of the file of SOURCES[file].sha256
+    "sonar.libsvm.bz2": (60, {-1: 97, 1: 111}),
+    "splice.train.libsvm.bz2": (60, {-1: 483, 1: 517}),
+    "splice.test.libsvm.bz2": (60, {-1: 1044, 1: 1131}),
+    "german.libsvm.bz2": (24, {-1: 700, 1: 300}),
+    "mushrooms.libsvm.bz2": (112, {1: 3916, 2: 4208}),
+    "w7a.train.libsvm.bz2": (300, {-1: 23952, 1: 740}),
+    "w7a.test.libsvm.bz2": (300, {-1: 24318, 1: 739}),
+    "w8a.train.libsvm.bz2": (300, {-1: 48270, 1: 1479}),
+    "w8a.test.libsvm.bz2": (300, {-1: 14497, 1: 454}),
+    "a9a.train.libsvm.bz2": (123, {-1: 24720, 1: 7841}),
+    "a9a.test.libsvm.bz2": (122, {-1: 12435, 1: 3846}),
+    "ijcnn1.train.libsvm.bz2": (22, {-1: 45137, 1: 4853}),
+    "ijcnn1.test.libsvm.bz2": (22, {-1: 82989, 1: 8712}),
+    "usps.train.libsvm.bz2": (256, {
+        1: 1194, 2: 1005, 3: 731, 4: 658, 5: 652, 6: 556, 7: 664, 8: 645, 9: 542, 10: 644,
+    }),
+    "usps.test.libsvm.bz2": (256, {1: 359, 2: 264, 3: 198, 4: 166, 5: 200, 6: 160, 7: 170, 8: 147, 9: 166, 10: 177}),
+    "mnist.test.libsvm.bz2": (778, {
+        0: 980, 1: 1135, 2: 1032, 3: 1010, 4: 982, 5: 892, 6: 958, 7: 1028, 8: 974, 9: 1009,
+    }),
+    "dna.train.libsvm.bz2": (180, {1: 464, 2: 485, 3: 1051}),
+    "dna.test.libsvm.bz2": (180, {1: 303, 2: 280, 3: 603}),
+    "segment.libsvm.bz2": (19, {1: 330, 2: 330, 3: 330, 4: 330, 5: 330, 6: 330, 7: 330}),
+    "letter.train.libsvm.bz2": (16, {
+        1: 594, 2: 567, 3: 554, 4: 598, 5: 565, 6: 565, 7: 547, 8: 538, 9: 567, 10: 575, 11: 572, 12: 560, 13: 607,
+        14: 605, 15: 574, 16: 597, 17: 594, 18: 568, 19: 563, 20: 599, 21: 606, 22: 581, 23: 576, 24: 583, 25: 602,
+        26: 543,
+    }),
+    "vehicle.libsvm.bz2": (18, {1: 212, 2: 217, 3: 218, 4: 199}),
+    "dorothea.train.libsvm.bz2": (100000, {-1: 722, 1: 78}),
+    "dorothea.valid.libsvm.bz2": (100000, {-1: 316, 1: 34}),
+    "sonar_scale.libsvm.bz2": (60, {-1: 97, 1: 111}),
+    "mnist.train.libsvm.bz2": (780, {
+        0: 5923, 1: 6742, 2: 5958, 3: 6131, 4: 5842, 5: 5421, 6: 5918, 7: 6265, 8: 5851, 9: 5949,
+    }),
+    "letter.test.libsvm.bz2": (16, {
+        1: 195, 10: 172, 11: 167, 12: 201, 13: 185, 14: 178, 15: 179, 16: 206, 17: 189, 18: 190, 19: 185, 2: 199,
+        20: 197, 21: 207, 22: 183, 23: 176, 24: 204, 25: 184, 26: 191, 3: 182, 4: 207, 5: 203, 6: 210, 7: 226,
+        8: 196, 9: 188,
+    }),
+    "cod-rna.train.libsvm.bz2": (8, {-1: 39690, 1: 19845}),
+    "mitface.train.raw.libsvm.bz2": (361, {-1: 4548, 1: 2429}),
+}
+"""What the catalog knows of each file without reading it (used by ``list_datasets`` for a file of the
+recorded size when no ``MANIFEST.json`` describes it)."""
