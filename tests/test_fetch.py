@@ -139,6 +139,20 @@ def test_without_olkit_data_the_file_goes_to_the_platform_cache(tiny, server, mo
     assert entry["availability"] == "cache"
 
 
+def test_olkit_data_not_writable_falls_back_to_the_platform_cache(tiny, monkeypatch, tmp_path, capsys):
+    import pooch
+
+    from olkit.data import fetch
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert fetch.cache_dir() == Path(pooch.os_cache("olkit"))
+    real_access = os.access
+    monkeypatch.setattr(fetch.os, "access", lambda path, mode: False if Path(path) == tiny else real_access(path, mode))
+    assert fetch.download_dir() == fetch.cache_dir()
+    assert load_dataset("tiny")[0].shape == (4, 3)
+    assert (tmp_path / "xdg" / "olkit" / "tiny.libsvm.bz2").is_file() and os.listdir(tiny) == []
+
+
 def test_fetch_command_downloads_then_reports_present(tiny, server, capsys):
     code = main(["datasets", "--fetch", "tiny", "german"])
     out, err = capsys.readouterr()
@@ -230,7 +244,7 @@ def test_offline_says_what_to_download_from_where_and_where_to_put_it(tiny, monk
         load_dataset("tiny")
     message = str(info.value)
     assert "\n" not in message
-    assert f"download https://example.invalid/{PATH} saved as tiny.libsvm; put it in {tiny}" in message
+    assert f"download https://example.invalid/{PATH} as tiny.libsvm; put it in {tiny}" in message
     assert "OLKIT_DATA_OFFLINE is set" in message and "olkit datasets --fetch tiny" in message
     code = main(["run", "duol", "--data", "tiny"])
     err = capsys.readouterr().err
@@ -251,8 +265,8 @@ def test_unreachable_origin_without_mirror_is_one_line(tiny, monkeypatch):
 def test_a_source_olkit_cannot_convert_says_how_it_was_made(monkeypatch):
     monkeypatch.setenv("OLKIT_DATA_OFFLINE", "0")
     monkeypatch.delenv("OLKIT_DATA", raising=False)
-    with pytest.raises(DatasetUnavailable, match="olkit cannot download usps.train.libsvm.bz2: download "
-                                                 r"usps.train.libsvm.bz2 \(made by hand from .*usps.h5"):
+    with pytest.raises(DatasetUnavailable, match="olkit cannot download usps.train.libsvm.bz2: make "
+                                                 r"usps.train.libsvm.bz2 from .*usps.h5: the HDF5 group"):
         load_dataset("usps")
 
 

@@ -89,23 +89,24 @@ def offline() -> bool:
 def missing_hint(files, name: str | None = None) -> str:
     """One sentence: what to download, from where, and where to put it, for catalog ``files`` not found."""
     where = download_dir()
-    parts = []
+    steps = []
     for file in files:
         source = SOURCES.get(file)
         if source is None:
-            parts.append(f"{file} (no known source)")
+            steps.append(f"find {file} (olkit knows no source)")
         elif not source.fetchable:
-            parts.append(f"{file} (made by hand from {source.source}: {source.how})")
+            steps.append(f"make {file} from {source.source}: {source.how}")
         else:
             urls = " + ".join(source.urls(mirror()))
             if source.recipe == "verbatim":
-                parts.append(f"{urls} saved as {file.removesuffix('.bz2')}")
+                steps.append(f"download {urls} as {file.removesuffix('.bz2')}")
             elif source.recipe == "bz2":
-                parts.append(f"{urls} saved as {file}")
+                steps.append(f"download {urls} as {file}")
             else:
-                parts.append(f"{urls} converted to {file} ({source.recipe} recipe of olkit.data.sources)")
+                steps.append(f"download {urls} and convert it to {file} (recipe {source.recipe!r} of "
+                             f"olkit.data.sources)")
     command = f"; or run `olkit datasets --fetch {name}` where the network is reachable" if name else ""
-    return (f"download {'; '.join(parts)}; put {'them' if len(parts) > 1 else 'it'} in {where} "
+    return (f"{'; '.join(steps)}; put {'them' if len(steps) > 1 else 'it'} in {where} "
             f"(or the directory named by {DATA_ENV}){command}")
 
 
