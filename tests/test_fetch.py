@@ -310,7 +310,8 @@ def test_recipes_on_small_generated_inputs(tmp_path):
     assert run("bz2", [bz2.compress(b"1 1:2\n")]) == b"1 1:2\n"
     assert run("lines", [b"a\nb \nc\nd\n"], lines=(2, 3)) == b"b \nc\n"
     assert run("dense", [b"-1 0 2.50 0.0\n+1 7 0 1e-3\n"]) == b"-1 2:2.50\n+1 1:7 3:1e-3\n"
-    arff = b"% c\n@relation r\n@attribute a numeric\n@attribute b numeric\n@attribute class {M,R}\n@data\n0.1,0,M\n0,0.2,'R'\n"
+    arff = (b"% c\n@relation r\n@attribute a numeric\n@attribute b numeric\n@attribute class {M,R}\n@data\n"
+            b"0.1,0,M\n0,0.2,'R'\n")
     assert run("arff", [arff], label_map=(("M", "+1"), ("R", "-1"))) == b"+1 1:0.1\n-1 2:0.2\n"
     images = struct.pack(">IIII", 2051, 2, 2, 2) + bytes([0, 255, 51, 0, 0, 0, 0, 1])
     labels = struct.pack(">II", 2049, 2) + bytes([7, 3])
