@@ -417,3 +417,14 @@ def test_catalog_hashes_are_the_benchmark_files():
             assert path.stat().st_size == source.size and _sha(path.read_bytes()) == source.sha256, source.file
             checked += 1
     assert checked > 0
+
+
+def test_a_catalog_name_wins_over_a_local_file_with_a_warning(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "splice.train").write_text("1 1:1\n-1 2:1\n")
+    code = main(["run", "pa1", "--data", "splice.train", "--repeats", "1", "--format", "json"])
+    out, err = capsys.readouterr()
+    assert code == 0 and '"n_examples": 1000' in out
+    assert "--data splice.train is a catalog dataset; the file splice.train here is not read (give ./splice.train" in err
+    code = main(["run", "pa1", "--data", "./splice.train", "--repeats", "1", "--format", "json"])
+    assert code == 0 and '"n_examples": 2' in capsys.readouterr().out

@@ -185,6 +185,8 @@ def check_data_arg(data):
     if not data:
         raise UsageError("--data is empty; give a dataset name (see `olkit datasets`) or a LIBSVM file path")
     if data in CATALOG:
+        if os.path.exists(data):  # issue 22: split names such as a9a.test may also be local file names
+            warn(f"--data {data} is a catalog dataset; the file {data} here is not read (give ./{data} to read it)")
         return
     try:
         mode = os.stat(data).st_mode
