@@ -428,3 +428,30 @@ def test_a_catalog_name_wins_over_a_local_file_with_a_warning(tmp_path, monkeypa
     assert "--data splice.train is a catalog dataset; the file splice.train here is not read (give ./splice.train" in err
     code = main(["run", "pa1", "--data", "./splice.train", "--repeats", "1", "--format", "json"])
     assert code == 0 and '"n_examples": 2' in capsys.readouterr().out
+
+
+def test_end_to_end_with_the_real_catalog_entries_through_a_mirror(server, monkeypatch, tmp_path, capsys):
+    """`olkit datasets --fetch a9a splice.test` with the catalog's own entries, served by a local mirror
+    (sources rebuilt from the benchmark files): the fetched files are the benchmark files, byte for byte."""
+    data_dir = os.environ.get("OLKIT_DATA")
+    if not data_dir or not (Path(data_dir) / "splice.test.libsvm.bz2").is_file():
+        pytest.skip("OLKIT_DATA with the benchmark files is not available")
+    for file in ("a9a.train.libsvm.bz2", "a9a.test.libsvm.bz2"):
+        (download,) = SOURCES[file].downloads
+        server.files[download.path] = (_text(data_dir, file).rstrip(b"\n"), "ok")
+    (download,) = SOURCES["splice.test.libsvm.bz2"].downloads
+    server.files[download.path] = (_text(data_dir, "splice.train.libsvm.bz2")
+                                   + _text(data_dir, "splice.test.libsvm.bz2"), "ok")
+    target = tmp_path / "fetched"
+    target.mkdir()
+    monkeypatch.setenv("OLKIT_DATA", str(target))
+    monkeypatch.setenv("OLKIT_DATA_MIRROR", server.url + "/")
+    monkeypatch.delenv("OLKIT_DATA_OFFLINE", raising=False)
+    assert main(["datasets", "--fetch", "a9a", "splice.test"]) == 0
+    err = capsys.readouterr().err
+    for file in ("a9a.train.libsvm.bz2", "a9a.test.libsvm.bz2", "splice.test.libsvm.bz2"):
+        assert (target / file).read_bytes() == (Path(data_dir) / file).read_bytes()
+        assert f"downloaded {file} from {server.url}/" in err and str(target / file) in err
+    assert sorted(os.listdir(target)) == ["a9a.test.libsvm.bz2", "a9a.train.libsvm.bz2", "splice.test.libsvm.bz2"]
+    X, y = load_dataset("a9a.test")
+    assert X.shape == (16281, 123)
