@@ -986,8 +986,8 @@ def main(argv=None):
             parser.error(f"unknown benchmark(s) {', '.join(unknown)}; choose from {', '.join(BENCHMARKS)}")
         selected = [b for b in BENCHMARKS if b in wanted]
     if not child_env().get("OLKIT_DATA") and any(b != "startup" for b in selected):
-        print("warning: OLKIT_DATA is not set and ../shared/data was not found; only bundled datasets load",
-              file=sys.stderr)
+        print("warning: OLKIT_DATA is not set and ../shared/data was not found; datasets beyond the bundled ones are "
+              "downloaded on first use (olkit.data.fetch)", file=sys.stderr)
     LOAD_START = list(os.getloadavg()) if hasattr(os, "getloadavg") else None
     # in a child process: importing numpy here would start OpenBLAS thread pools in this process, which
     # measurably slowed the start-up benchmark's child processes on a 2-core machine (median 0.83 s vs 0.66 s)

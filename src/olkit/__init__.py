@@ -22,6 +22,7 @@ _EXPORTS = {
     "load_dataset": ("data", "load_dataset"),
     "dataset_info": ("data", "dataset_info"),
     "list_datasets": ("data", "list_datasets"),
+    "fetch_dataset": ("data", "fetch_dataset"),
     "save": ("persist", "save"),
     "load": ("persist", "load"),
     "SupportSetGrowthWarning": ("limits", "SupportSetGrowthWarning"),

@@ -6,7 +6,7 @@
     olkit tune ALGO [ALGO ...] --data NAME_OR_PATH [--kernel K] [--set KEY=VALUE ...] [--seed S | --order FILE]
               [--format table|json]
     olkit list [ALGO ...] [--verbose] [--format table|json]
-    olkit datasets
+    olkit datasets [--fetch NAME ...]
     olkit train ALGO --data TRAIN --model FILE [--kernel K] [--set KEY=VALUE ...]
     olkit train [ALGO] --model FILE --continue --data MORE
     olkit predict --model FILE --data TEST [--out PREDICTIONS]
@@ -185,6 +185,8 @@ def check_data_arg(data):
     if not data:
         raise UsageError("--data is empty; give a dataset name (see `olkit datasets`) or a LIBSVM file path")
     if data in CATALOG:
+        if os.path.exists(data):  # issue 22: split names such as a9a.test may also be local file names
+            warn(f"--data {data} is a catalog dataset; the file {data} here is not read (give ./{data} to read it)")
         return
     try:
         mode = os.stat(data).st_mode
@@ -314,7 +316,11 @@ def build_parser():
     lst.add_argument("algorithms", nargs="*", metavar="ALGO", help="show the full spec of these algorithms")
     lst.add_argument("--verbose", "-v", action="store_true", help="show the full spec of every algorithm")
     lst.add_argument("--format", choices=("table", "json"), default="table")
-    sub.add_parser("datasets", help="list the dataset catalog and where each dataset is found")
+    datasets = sub.add_parser("datasets", help="list the dataset catalog and where each dataset is found; "
+                              "--fetch NAME ... downloads datasets")
+    datasets.add_argument("--fetch", nargs="+", metavar="NAME", help="download the missing files of these catalog "
+                          "datasets (into OLKIT_DATA if set and writable, else the platform's cache folder), "
+                          "verify their SHA-256 and say where they went")
     # issue 10: models on disk (olkit.persist)
     train = sub.add_parser("train", help="one online pass in file order over a dataset, then save the model")
     train.add_argument("algorithm", nargs="?", metavar="ALGO", help="the algorithm (optional with --continue: "
@@ -810,22 +816,50 @@ def shape_words(shape):
     return f"{shape['n_examples']} x {shape['n_features']}, {shape['n_classes']} classes"
 
 
-def cmd_datasets(_args):
+def cmd_datasets(args):
     """``olkit datasets``: the catalog, each dataset's shape (from the data directory's MANIFEST.json, the
-    bundled files or the generator, not by loading the files) beside the paper's, and its files."""
+    bundled files or the generator, not by loading the files) beside the paper's, and its files; a missing
+    dataset that olkit can download is "fetchable". ``--fetch NAME ...`` downloads (issue 22)."""
     from .data import list_datasets
+    from .data.fetch import download_dir
     from .report.tables import text_table
 
+    if args.fetch:
+        return fetch_datasets(args.fetch)
     entries = list_datasets()
-    rows = [[d["name"], d["availability"], "-" if d["availability"] == "missing" else shape_words(d["shape"]),
+
+    def available(d):
+        return "fetchable" if d["availability"] == "missing" and d["fetchable"] else d["availability"]
+
+    rows = [[d["name"], available(d), "-" if d["availability"] == "missing" else shape_words(d["shape"]),
              d["paper_shape"], " + ".join(d["files"])] for d in entries]
     print(text_table(["dataset", "available", "shape (ours)", "paper shape", "files"], rows))
     unknown = [d["name"] for d in entries if d["shape"] is None and d["availability"] != "missing"]
     if unknown:
         print(f"\n(shape ?: no MANIFEST.json describes the files of {', '.join(unknown)}; `olkit.dataset_info(NAME)` "
               "loads them and tells)")
+    if any(d["availability"] == "missing" and d["fetchable"] for d in entries):
+        print(f"\n(fetchable: downloaded on first use, or now by `olkit datasets --fetch NAME ...`, into "
+              f"{download_dir()}; missing: olkit cannot download it, `olkit run ... --data NAME` says where to get it)")
     if not os.environ.get("OLKIT_DATA"):
-        print("\n(OLKIT_DATA is not set: only the bundled datasets are available)")
+        print("\n(OLKIT_DATA is not set: datasets are looked for among the bundled files and in the download cache)")
+
+
+def fetch_datasets(names):
+    """``olkit datasets --fetch NAME ...``: every file of each dataset present, downloaded where missing
+    (one stderr line per download says where it went; one stdout line per file already there)."""
+    from .data import CATALOG, fetch_dataset
+
+    unknown = [name for name in names if name not in CATALOG]
+    if unknown:
+        raise UsageError(f"--fetch: unknown dataset(s) {', '.join(unknown)}; see `olkit datasets`")
+    for name in names:
+        results = fetch_dataset(name)
+        if not results:
+            print(f"{name}: generated, nothing to download")
+        for file, path, how in results:
+            if how != "downloaded":
+                print(f"{name}: {file} already present ({how}): {path}")
 
 
 def warn(text):

@@ -13,8 +13,11 @@ Large files can be read in chunks, never whole: ``for X, y in iter_libsvm(path, 
 ``"auto"``), likewise ``load_dataset``, ``iter_libsvm`` and ``scan_libsvm``, as scikit-learn's
 ``load_svmlight_file``.
 
-Datasets outside the package are found in the directory named by the environment variable ``OLKIT_DATA``;
-any other argument to :func:`load_dataset` is taken as the path of a LIBSVM file.
+Datasets outside the package are found in the directory named by the environment variable ``OLKIT_DATA``
+or in the download cache; a missing one is downloaded, converted and verified by SHA-256 on first use
+(:mod:`olkit.data.fetch`, :func:`fetch_dataset`; ``OLKIT_DATA_OFFLINE=1`` turns that off). Any other
+argument to :func:`load_dataset` is taken as the path of a LIBSVM file. A dataset with splits has one
+name per split besides the whole: ``a9a`` is train + test, ``a9a.train`` and ``a9a.test`` each part.
 
 The SCW (ICML 2012) datasets include derived and generated catalog entries (``usps-1vsall``,
 ``mnist-1vs2``, ``mitface``, ``mitface-histeq``, ``synthetic``, ``synthetic-noise``; see
@@ -33,6 +36,7 @@ from .catalog import (
     check_labels_finite,
     dataset_info,
     equalize_histograms,
+    fetch_dataset,
     list_datasets,
     load_dataset,
 )
@@ -45,6 +49,7 @@ __all__ = [
     "scan_libsvm",
     "load_dataset",
     "dataset_info",
+    "fetch_dataset",
     "list_datasets",
     "binary_labels",
     "check_labels_finite",

@@ -44,13 +44,16 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
+from .fetch import OFFLINE_ENV, DatasetUnavailable, cache_dir, fetch_file, missing_hint, offline
 from .libsvm import check_zero_based, pad_features, read_libsvm
+from .sources import FACTS, SOURCES
 from .synthetic import GENERATORS
 
 __all__ = [
     "DatasetSpec",
     "CATALOG",
     "load_dataset",
+    "fetch_dataset",
     "dataset_info",
     "list_datasets",
     "binary_labels",
@@ -203,7 +206,7 @@ class DatasetSpec:
         return "; ".join(parts) or None
 
 
-# Shapes, sources and differences come from the MANIFEST.json of the benchmark data directory (OLKIT_DATA).
+# Files and their origins: olkit.data.sources (source, checksum, conversion of every file).
 CATALOG: dict[str, DatasetSpec] = {
     spec.name: spec
     for spec in (
@@ -515,8 +518,78 @@ CATALOG: dict[str, DatasetSpec] = {
 }
 
 
+# --- splits: each file of a dataset with splits, alone (issue 22) ------------------------------------------
+# 'a9a' is train + test (the paper's dataset), so scoring a model "on a9a" scores its training data; the
+# split names give each part alone, padded to the dataset's declared width so that a model fitted on one
+# split reads the other.
+_SPLITS = (
+    # name, file, width, what the split is, the catalog entry (or entries) holding it
+    ("splice.train", "splice.train.libsvm.bz2", 60, "LIBSVM splice's 1000-row train split",
+     "'splice' (the same rows)"),
+    ("splice.test", "splice.test.libsvm.bz2", 60, "LIBSVM splice.t, 2175 rows", "none"),
+    ("w7a.train", "w7a.train.libsvm.bz2", 300, "LIBSVM w7a, 24692 rows", "'w7a' (the same rows)"),
+    ("w7a.test", "w7a.test.libsvm.bz2", 300, "LIBSVM w7a.t, 25057 rows", "none"),
+    ("w8a.train", "w8a.train.libsvm.bz2", 300, "LIBSVM w8a, 49749 rows", "'w8a' (the same rows)"),
+    ("w8a.test", "w8a.test.libsvm.bz2", 300, "LIBSVM w8a.t, 14951 rows", "none"),
+    ("a9a.train", "a9a.train.libsvm.bz2", 123, "LIBSVM a9a, 32561 rows", "'a9a' (train + test)"),
+    ("a9a.test", "a9a.test.libsvm.bz2", 123, "LIBSVM a9a.t, 16281 rows (feature 123 never used, padded)",
+     "'a9a' (train + test)"),
+    ("ijcnn1.train", "ijcnn1.train.libsvm.bz2", 22, "LIBSVM ijcnn1 tr + val, 49990 rows", "'ijcnn1' (train + test)"),
+    ("ijcnn1.test", "ijcnn1.test.libsvm.bz2", 22, "LIBSVM ijcnn1.t, 91701 rows", "'ijcnn1' (train + test)"),
+    ("usps.train", "usps.train.libsvm.bz2", 256, "USPS 7291-image training set", "'usps' (the same rows)"),
+    ("usps.test", "usps.test.libsvm.bz2", 256, "USPS 2007-image test set", "none"),
+    ("mnist.train", "mnist.train.libsvm.bz2", 784, "MNIST 60000 training images, pixel / 255",
+     "'mnist-1vs2' (digits 1 and 2 of train + test)"),
+    ("mnist.test", "mnist.test.libsvm.bz2", 784, "MNIST 10000 test images, pixel / 255",
+     "'mnist' (the same rows, 778 features: the largest index present)"),
+    ("dna.train", "dna.train.libsvm.bz2", 180, "LIBSVM dna.scale, 2000 rows", "'dna' (the same rows)"),
+    ("dna.test", "dna.test.libsvm.bz2", 180, "LIBSVM dna.scale.t, 1186 rows", "none"),
+    ("letter.train", "letter.train.libsvm.bz2", 16, "LIBSVM letter.scale, 15000 rows", "'letter' (the same rows)"),
+    ("letter.test", "letter.test.libsvm.bz2", 16, "letter's 5000-row test split, rebuilt from UCI letter",
+     "'letter-all' (train + test)"),
+    ("dorothea.train", "dorothea.train.libsvm.bz2", 100000, "DOROTHEA training part, 800 rows, raw binary",
+     "'dorothea' (train + valid, unit-norm rows) and 'dorothea-raw'"),
+    ("dorothea.valid", "dorothea.valid.libsvm.bz2", 100000, "DOROTHEA validation part, 350 rows, raw binary",
+     "'dorothea' (train + valid, unit-norm rows) and 'dorothea-raw'"),
+)
+CATALOG.update(
+    (name, DatasetSpec(
+        name, (file,), width,
+        f"split of {name.split('.')[0]}: {what}",
+        SOURCES[file].source,
+        f"The file {file} alone, as it is (no derivation), padded to {width} features, so that a model "
+        f"fitted on one split of {name.split('.')[0]} reads another. In the catalog's paper datasets: {holder}.",
+        bundled=name == "splice.train",
+    ))
+    for name, file, width, what, holder in _SPLITS
+)
+
+
+def fetch_dataset(name: str, *, quiet: bool = False) -> list[tuple[str, Path, str]]:
+    """Make the files of the catalog dataset ``name`` present, downloading the missing ones.
+
+    Returns one ``(file, path, how)`` per file, ``how`` being ``"downloaded"`` or where it already was
+    (``"bundled"``, ``"OLKIT_DATA"``, ``"cache"``); empty for generated data. Each download is announced
+    by one line on stderr (where it went) unless ``quiet``. Raises ``ValueError`` for an
+    unknown name, :class:`~olkit.data.fetch.DatasetUnavailable` when a file cannot be downloaded (one
+    line: what to download, from where, where to put it), ``ValueError`` for a checksum mismatch.
+    """
+    spec = CATALOG.get(name)
+    if spec is None:
+        raise ValueError(f"unknown dataset {name!r}; valid names: {', '.join(sorted(CATALOG))}")
+    if spec.generator is not None:
+        return []
+    found = [_find_file(spec, file) for file in spec.files]
+    missing = [file for file, (path, _) in zip(spec.files, found) if path is None]
+    paths = [path for path, _ in found]
+    if missing:
+        paths = _fetch_missing(name, spec, paths, missing, True, quiet=quiet)
+    return [(file, path, "downloaded" if file in missing else where)
+            for file, path, (_, where) in zip(spec.files, paths, found)]
+
+
 def load_dataset(name_or_path: str | os.PathLike, n_features: int | None = None,
-                 zero_based: bool | str = False) -> tuple[sp.csr_matrix, np.ndarray]:
+                 zero_based: bool | str = False, download: bool | None = None) -> tuple[sp.csr_matrix, np.ndarray]:
     """Load a catalog dataset by name, or a LIBSVM file by path.
 
     Parameters
@@ -549,11 +622,13 @@ def load_dataset(name_or_path: str | os.PathLike, n_features: int | None = None,
     ------
     ValueError
         Unknown name that is not a file (the message lists the catalog), a catalog dataset whose files
-        are neither bundled nor in ``OLKIT_DATA``, unreadable data (see :func:`read_libsvm`), a
-        ``zero_based`` other than ``False``, ``True``, ``"auto"``, or one that is not ``False`` for a
-        catalog name.
+        are neither bundled nor in ``OLKIT_DATA`` nor in the download cache and cannot be downloaded
+        (:class:`~olkit.data.fetch.DatasetUnavailable`: one line saying what to download, from where and
+        where to put it), a download whose checksum does not match, unreadable data (see
+        :func:`read_libsvm`), a ``zero_based`` other than ``False``, ``True``, ``"auto"``, or one that is not
+        ``False`` for a catalog name.
     """
-    name, files, width, zero_based = _resolve(name_or_path, n_features, zero_based)
+    name, files, width, zero_based = _resolve(name_or_path, n_features, zero_based, download)
     X, y = _load_shared(name, files, width, zero_based)
     X = X.copy()
     spec = CATALOG.get(name)
@@ -603,14 +678,17 @@ def list_datasets() -> list[dict]:
     """Every catalog entry with where its files are and its shape, without loading the files.
 
     ``availability`` is ``"bundled"`` (all files ship with olkit; generated datasets count as bundled),
-    ``"OLKIT_DATA"`` (all found, some in the ``OLKIT_DATA`` directory) or ``"missing"``; ``paths`` holds
-    the files found and ``missing_files`` the names not found. ``derivation`` says how a derived or
+    ``"OLKIT_DATA"`` (all found, some in the ``OLKIT_DATA`` directory), ``"cache"`` (all found, some in the
+    download cache and none in ``OLKIT_DATA``) or ``"missing"``; ``paths`` holds the files found and
+    ``missing_files`` the names not found; ``fetchable`` says whether olkit can download every missing
+    file (:mod:`olkit.data.fetch`; True when nothing is missing). ``derivation`` says how a derived or
     generated entry is made (``None`` for the others). ``shape`` is the data's actual size as loading
     would give it, ``{"n_examples", "n_features", "n_classes"}``, beside the paper's (``paper_shape``):
-    from the ``MANIFEST.json`` of the data directory (see the module docstring), from the small bundled
-    files themselves, or from the generator; ``None`` where none of these knows (a file that is missing,
-    or not described by a manifest). ``shape_from`` says which (``"MANIFEST.json"``, ``"bundled files"``,
-    ``"generated"``, or ``None``).
+    from the ``MANIFEST.json`` of the data directory (see the module docstring), else from the catalog's own
+    record of the file (:data:`olkit.data.sources.FACTS`, for a file of the recorded size), from the small
+    bundled files themselves, or from the generator; ``None`` where none of these knows (a file that is
+    missing, or of another size than recorded). ``shape_from`` says which (``"MANIFEST.json"``,
+    ``"catalog"``, ``"bundled files"``, ``"generated"``, or ``None``; joined by ``" + "`` when mixed).
     """
     entries = []
     for spec in CATALOG.values():
@@ -620,8 +698,10 @@ def list_datasets() -> list[dict]:
             availability = "missing"
         elif all(where == "bundled" for _, _, where in found):
             availability = "bundled"
-        else:
+        elif any(where == DATA_ENV for _, _, where in found):
             availability = DATA_ENV
+        else:
+            availability = "cache"
         shape, shape_from = (None, None) if missing else _known_shape(spec, found)
         entries.append(
             {
@@ -635,6 +715,7 @@ def list_datasets() -> list[dict]:
                 "availability": availability,
                 "paths": [str(path) for _, path, _ in found if path is not None],
                 "missing_files": missing,
+                "fetchable": all(file in SOURCES and SOURCES[file].fetchable for file in missing),
                 "derivation": spec.derivation,
                 "shape": shape,
                 "shape_from": shape_from,
@@ -652,11 +733,16 @@ def _known_shape(spec: DatasetSpec, found) -> tuple[dict | None, str | None]:
         return {"n_examples": X.shape[0], "n_features": width, "n_classes": int(np.unique(y).size)}, "generated"
     facts, sources = [], set()
     for _, path, where in found:
-        fact = _manifest_facts(path) if where != "bundled" else _file_facts(path)
+        if where == "bundled":
+            fact, source = _file_facts(path), "bundled files"
+        else:
+            fact, source = _manifest_facts(path), _MANIFEST
+            if fact is None:
+                fact, source = _catalog_facts(path), "catalog"
         if fact is None:
             return None, None
         facts.append(fact)
-        sources.add(_MANIFEST if where != "bundled" else "bundled files")
+        sources.add(source)
     counts: dict[float, int] = {}
     for fact in facts:
         for label, count in fact["label_counts"].items():
@@ -687,6 +773,17 @@ def _manifest_facts(path: Path) -> dict | None:
             except (KeyError, TypeError, ValueError):
                 return None
     return None
+
+
+def _catalog_facts(path: Path) -> dict | None:
+    """``{"n_features", "label_counts"}`` of a catalog file from the catalog's own record
+    (:data:`olkit.data.sources.FACTS`), for a file of the catalog's name and exact size (as downloaded and
+    verified by olkit.data.fetch); else ``None``."""
+    source, fact = SOURCES.get(path.name), FACTS.get(path.name)
+    if source is None or fact is None or path.stat().st_size != source.size:
+        return None
+    n_features, counts = fact
+    return {"n_features": n_features, "label_counts": {float(k): int(v) for k, v in counts.items()}}
 
 
 @functools.lru_cache(maxsize=4)
@@ -757,11 +854,12 @@ def check_labels_finite(y, what: str = "labels") -> None:
         raise ValueError(f"{what}: {int(bad.sum())} NaN or infinite value(s), the first at example {first} (0-based)")
 
 
-def _resolve(name_or_path, n_features: int | None,
-             zero_based: bool | str = False) -> tuple[str, tuple[tuple[str, int, int], ...], int | None, bool | str]:
+def _resolve(name_or_path, n_features: int | None, zero_based: bool | str = False, download: bool | None = None
+             ) -> tuple[str, tuple[tuple[str, int, int], ...], int | None, bool | str]:
     """Turn a name or path into ``(name, files, width, zero_based)``, the arguments of :func:`_load_shared`.
 
-    Each file is ``(path, mtime_ns, size)`` so that the cache notices a file that changed on disk.
+    Each file is ``(path, mtime_ns, size)`` so that the cache notices a file that changed on disk. Missing
+    catalog files are fetched (``download``: see :func:`load_dataset`).
     """
     zero_based = check_zero_based(zero_based)
     name = os.fspath(name_or_path)
@@ -782,32 +880,56 @@ def _resolve(name_or_path, n_features: int | None,
     found = [_find_file(spec, file)[0] for file in spec.files]
     missing = [file for file, path in zip(spec.files, found) if path is None]
     if missing:
-        data_dir = os.environ.get(DATA_ENV)
-        where = f"{DATA_ENV}={data_dir!r}" if data_dir else f"{DATA_ENV} (unset)"
-        raise ValueError(
-            f"dataset {name!r} needs {', '.join(missing)}, not found in {where}"
-            f"{' nor among the bundled files' if spec.bundled else ''}; "
-            f"set the environment variable {DATA_ENV} to the directory holding {'them' if len(missing) > 1 else 'it'}"
-        )
+        found = _fetch_missing(name, spec, found, missing, download)
     return name, tuple(_stat(str(path)) for path in found), width, False
 
 
+def _fetch_missing(name: str, spec: DatasetSpec, found: list, missing: list[str], download: bool | None,
+                   quiet: bool = False) -> list:
+    """Download the ``missing`` files of ``spec`` (see :mod:`olkit.data.fetch`) and return ``found`` with their
+    paths; or raise :class:`~olkit.data.fetch.DatasetUnavailable`, one line saying what to download, from
+    where, and where to put it, when downloading is off or some file has no source olkit can fetch."""
+    data_dir = os.environ.get(DATA_ENV)
+    where = f"{DATA_ENV}={data_dir!r}" if data_dir else f"{DATA_ENV} (unset)"
+    head = (f"dataset {name!r} needs {', '.join(missing)}, not found in {where}"
+            f"{', among the bundled files' if spec.bundled else ''} nor in the download cache {cache_dir()}")
+    if download is None:
+        download = not offline()
+    unfetchable = [file for file in missing if file not in SOURCES or not SOURCES[file].fetchable]
+    if not download or unfetchable:
+        why = (f"olkit cannot download {', '.join(unfetchable)}" if unfetchable else
+               f"downloading is off ({OFFLINE_ENV} is set)" if offline() else "downloading is off (download=False)")
+        raise DatasetUnavailable(f"{head}; {why}: {missing_hint(missing, None if unfetchable else name)}")
+    try:
+        fetched = {file: fetch_file(file, quiet=quiet) for file in missing}
+    except DatasetUnavailable as exc:  # one hint for every missing file of the dataset
+        raise DatasetUnavailable(f"{exc.reason}; dataset {name!r} needs {', '.join(missing)}: "
+                                 f"{missing_hint(missing, name)}", exc.reason) from None
+    return [path if path is not None else fetched[file] for file, path in zip(spec.files, found)]
+
+
 def _find_file(spec: DatasetSpec, file: str) -> tuple[Path | None, str]:
-    """Locate one file of ``spec``: ``(path, "bundled" | "OLKIT_DATA")``, or ``(None, "missing")``."""
+    """Locate one file of ``spec``: ``(path, "bundled" | "OLKIT_DATA" | "cache")``, or ``(None, "missing")``.
+
+    Looked for among the bundled files (bundled entries), then in ``OLKIT_DATA``, then in the download cache
+    (:func:`olkit.data.fetch.cache_dir`, where fetched files go when ``OLKIT_DATA`` is unset or read-only).
+    """
     if spec.bundled:
         path = _BUNDLED_DIR / _BUNDLED_NAMES.get(file, file)
         if path.is_file():
             return path, "bundled"
     data_dir = os.environ.get(DATA_ENV)
-    if data_dir:
-        # Users may keep the files decompressed or recompressed; read_libsvm sniffs the format.
-        stem = file
-        for suffix in _COMPRESSION_SUFFIXES:
-            stem = stem.removesuffix(suffix)
+    folders = [(Path(data_dir).expanduser(), DATA_ENV)] if data_dir else []
+    folders.append((cache_dir(), "cache"))
+    # Users may keep the files decompressed or recompressed; read_libsvm sniffs the format.
+    stem = file
+    for suffix in _COMPRESSION_SUFFIXES:
+        stem = stem.removesuffix(suffix)
+    for folder, where in folders:
         for candidate in (file, *(stem + suffix for suffix in _COMPRESSION_SUFFIXES), stem):
-            path = Path(data_dir).expanduser() / candidate
+            path = folder / candidate
             if path.is_file():
-                return path, DATA_ENV
+                return path, where
     return None, "missing"
 
 
