@@ -928,8 +928,8 @@ def render_page(config, docs, skipped, sweeps, paper, repeats, command, stem, ou
                                                                for f in extra["failed"]] + [""]
     missing = sorted(set(paper) - set(config["datasets"]))
     if missing:
-        lines += [f"Paper datasets without a copy in the shared data: {', '.join(missing)} (see "
-                  "MANIFEST.json, `missing`).", ""]
+        lines += [f"Paper datasets not in olkit's catalog: {', '.join(missing)} (no copy of them was found; "
+                  "`olkit datasets` lists what can be had).", ""]
     lines += ["## Results per dataset", ""]
     for doc in docs:
         lines += dataset_section(doc, paper, doc["figure"], config) + failed_lines(doc.get("failed", []))
