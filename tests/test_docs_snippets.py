@@ -1,7 +1,8 @@
 """Every Python snippet of the README and of the documentation runs as written (issue 22 item 4).
 
-The ```python blocks of one page run in order in one namespace, from the repository root, as a reader
-pastes them one after the other. A block whose first line is ``# not run: <reason>`` (it needs the network
+The ```python blocks of one page run in order in one namespace, as a reader pastes them one after the
+other, in a scratch folder that shows the repository's files (so relative paths resolve as from the
+repository root, and what a snippet writes stays out of the checkout). A block whose first line is ``# not run: <reason>`` (it needs the network
 or a large dataset) is only compiled. Pages generated at build time (``docs/_build``, ``docs/auto_examples``,
 ``docs/api/generated``) are not sources and are left out; the gallery's scripts are run by the docs build.
 """
@@ -49,8 +50,13 @@ def test_the_pages_with_snippets_are_found():
 
 
 @pytest.mark.parametrize("page", PAGES, ids=str)
-def test_snippets_run(page, monkeypatch):
-    monkeypatch.chdir(ROOT)
+def test_snippets_run(page, monkeypatch, tmp_path):
+    # from a scratch folder that shows the repository's folders: a snippet's relative paths resolve as at the
+    # repository root, and the files it writes (olkit.save("duol.npz")) land in the scratch folder
+    for entry in ROOT.iterdir():
+        if not entry.name.startswith("."):
+            (tmp_path / entry.name).symlink_to(entry)
+    monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("MPLBACKEND", "Agg")
     namespace = {"__name__": f"snippets of {page}"}
     for line, code in python_blocks((ROOT / page).read_text(encoding="utf-8")):
