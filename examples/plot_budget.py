@@ -12,9 +12,9 @@ grow with the stream. *Budgeted* learners bound the model:
 * **FOGD** (Fourier online gradient descent) keeps no support vectors at all: it approximates the
   Gaussian kernel by ``D`` random Fourier directions and runs a linear learner on the ``2D`` features.
 
-This example varies ``B`` (and ``D`` for FOGD) on a 3,000-example subsample of the bundled ``mushrooms``
-dataset and plots the online mistake rate and the learning time of each learner against the size of its
-model. The Gaussian width is the same for all three.
+This example varies ``B`` (and ``D`` for FOGD) on the bundled ``mushrooms`` dataset (8,124 examples) and
+plots the online mistake rate and the learning time of each learner against the size of its model. The
+Gaussian width is the same for all three.
 """
 
 # %%
@@ -26,18 +26,17 @@ import numpy as np
 import olkit
 
 X, y = olkit.load_dataset("mushrooms")
-keep = np.random.default_rng(0).choice(X.shape[0], 3000, replace=False)
-X, y = X[keep], y[keep]
 print(X.shape, "non-zeros per row:", X.getnnz(axis=1).mean())
 SIGMA = 4.0  # rows hold 21 ones out of 112 binary features
 
 # %%
 # The sweep
 # ---------
-# A few random orderings per budget; ``n_sv`` is the model size at the end (for FOGD, ``D``).
-sizes = [16, 32, 64, 128, 256]
+# Two random orderings per budget: the mistake rate is their mean, the time their minimum (the least
+# disturbed by other work on the machine).
+sizes = [16, 32, 64, 128, 256, 512]
 rng = np.random.default_rng(2)
-orders = [rng.permutation(X.shape[0]) for _ in range(3)]
+orders = [rng.permutation(X.shape[0]) for _ in range(2)]
 learners = {"ahpatron": "B", "bogd++": "B", "fogd": "D"}
 rates, times = {}, {}
 for name, size_param in learners.items():
@@ -46,7 +45,7 @@ for name, size_param in learners.items():
         learner = olkit.make(name, sigma=SIGMA, **{size_param: size})
         runs = [olkit.evaluate_online(learner, X, y, order=order) for order in orders]
         rates[name].append(np.mean([r.mistake_rate for r in runs]))
-        times[name].append(np.mean([r.seconds for r in runs]))
+        times[name].append(np.min([r.seconds for r in runs]))
     print(f"{name:>9} ({size_param} = {sizes}): mistake rate",
           " ".join(f"{r:.3f}" for r in rates[name]), "| seconds", " ".join(f"{t:.3f}" for t in times[name]))
 
@@ -54,8 +53,9 @@ for name, size_param in learners.items():
 # An unbudgeted reference: DUOL keeps every support vector it adds.
 duol = [olkit.evaluate_online(olkit.make("duol", sigma=SIGMA), X, y, order=order) for order in orders]
 duol_rate = np.mean([r.mistake_rate for r in duol])
+duol_time = np.min([r.seconds for r in duol])
 print(f"duol: mistake rate {duol_rate:.3f}, #SV {np.mean([r.n_sv for r in duol]):.0f}, "
-      f"seconds {np.mean([r.seconds for r in duol]):.3f}")
+      f"seconds {duol_time:.3f}")
 
 # %%
 # Plot
@@ -66,12 +66,13 @@ for name, size_param in learners.items():
     ax1.plot(sizes, rates[name], marker="o", label=label)
     ax2.plot(sizes, times[name], marker="o", label=label)
 ax1.axhline(duol_rate, color="k", linestyle="--", label="duol (no budget)")
+ax2.axhline(duol_time, color="k", linestyle="--", label="duol (no budget)")
 for ax in (ax1, ax2):
     ax.set_xscale("log", base=2)
     ax.set_xlabel("budget B / Fourier directions D")
 ax1.set_ylabel("online mistake rate")
 ax2.set_ylabel("learning time per pass (s)")
 ax1.legend()
-fig.suptitle("mushrooms (3,000 examples): model size vs accuracy and time")
+fig.suptitle("mushrooms: model size vs accuracy and time")
 fig.tight_layout()
 plt.show()

@@ -115,7 +115,7 @@ def in_memory():
     olkit.evaluate_online(olkit.make("arow", covariance="diagonal"), X, y)
 
 
-chunk_sizes = [500, 4_000]
+chunk_sizes = [500, 2_000]
 peaks = [peak_mb(lambda c=c: evaluate_libsvm_stream(olkit.make("arow", covariance="diagonal"), path,
                                                     chunk_size=c, n_features=D, classes=[-1, 1],
                                                     n_examples=N))
@@ -138,7 +138,7 @@ ax1.set_title(f"{N:,} examples read in chunks")
 ax1.legend()
 ax2.bar([f"chunk {c}" for c in chunk_sizes] + ["whole file"], peaks + [whole], color=["C0"] * len(chunk_sizes) + ["C3"])
 ax2.set_ylabel("peak allocated memory (MB)")
-ax2.set_title("tracemalloc peak during one pass")
+ax2.set_title(f"tracemalloc peak during one pass ({os.path.getsize(path) / 1e6:.1f} MB file)")
 fig.tight_layout()
 plt.show()
 

@@ -12,7 +12,8 @@ This example streams the bundled ``german`` dataset through four models:
 
 * DUOL wrapped alone;
 * a River pipeline: ``preprocessing.StandardScaler() | RiverClassifier(PA-I with a linear kernel)``, where
-  the scaler learns running means and variances as the stream goes;
+  the scaler learns running means and variances as the stream goes (a small ``C`` suits this noisy
+  dataset: with the default ``C = 5`` linear PA-I makes about 40% mistakes here);
 * the same pipeline with AROW (a second-order linear learner);
 * River's own logistic regression with the same scaler, for reference.
 
@@ -37,8 +38,8 @@ print(X.shape, "positive fraction:", y.mean())
 
 models = {
     "DUOL (wrapped)": RiverClassifier(olkit.make("duol"), classes=[False, True]),
-    "scaler | PA-I (linear)": compose.Pipeline(preprocessing.StandardScaler(),
-                                                RiverClassifier(olkit.make("pa1", kernel="linear"))),
+    "scaler | PA-I (linear, C = 0.01)": compose.Pipeline(
+        preprocessing.StandardScaler(), RiverClassifier(olkit.make("pa1", kernel="linear", C=0.01))),
     "scaler | AROW": compose.Pipeline(preprocessing.StandardScaler(), RiverClassifier(olkit.make("arow"))),
     "scaler | River LogisticRegression": compose.Pipeline(preprocessing.StandardScaler(),
                                                            linear_model.LogisticRegression()),
@@ -50,10 +51,13 @@ models = {
 # ``iter_progressive_val_score`` yields the metric every ``step`` examples.
 curves = {}
 for label, model in models.items():
-    steps = list(evaluate.iter_progressive_val_score(stream.iter_array(X, y), model, metrics.Accuracy(),
-                                                     step=50))
-    curves[label] = ([s["Step"] for s in steps], [s["Accuracy"].get() for s in steps])
-    print(f"{label:>34}: accuracy {curves[label][1][-1]:.3f}")
+    x, acc = [], []
+    # the metric object is updated in place: read its value at each step
+    for step in evaluate.iter_progressive_val_score(stream.iter_array(X, y), model, metrics.Accuracy(), step=50):
+        x.append(step["Step"])
+        acc.append(step["Accuracy"].get())
+    curves[label] = (x, acc)
+    print(f"{label:>36}: accuracy {curves[label][1][-1]:.3f}")
 
 # %%
 # The wrapper follows the online protocol exactly
