@@ -8,7 +8,7 @@ DUOL and PA-I both have a penalty parameter ``C`` that caps the weight a single 
 
 This example sweeps ``C`` over powers of two and reports the online mistake rate (mean and standard
 deviation over a few random orderings) on the bundled ``sonar`` dataset (208 examples, 60 features,
-scaled to [-1, 1]). :meth:`set_params` changes a learner's parameter; each run starts from an empty model.
+scaled to [-1, 1]). ``set_params`` changes a learner's parameter; each run starts from an empty model.
 """
 
 # %%

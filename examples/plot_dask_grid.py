@@ -4,7 +4,7 @@ A parameter grid on a Dask cluster
 
 Every run of an online experiment (one algorithm, one parameter setting, one ordering of the data) is
 independent of the others, so a grid of runs spreads well over workers. olkit's experiment runner sends
-its runs through joblib; inside :func:`olkit.experiment.backend.use` with ``"dask"`` they become tasks of a
+its runs through joblib; inside ``olkit.experiment.backend.use`` with ``"dask"`` they become tasks of a
 `Dask <https://www.dask.org>`_ cluster (the command line's ``olkit run --backend dask``). The runs are
 deterministic, so the results are those of a local run.
 
@@ -26,7 +26,7 @@ from dask.distributed import Client, LocalCluster
 import olkit
 from olkit.experiment import backend
 from olkit.experiment.orders import make_orders
-from olkit.experiment.runner import run_algorithms
+from olkit.experiment.runner import check_failures, run_algorithms
 
 cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0")
 print("scheduler:", cluster.scheduler_address)
@@ -35,13 +35,14 @@ print("scheduler:", cluster.scheduler_address)
 # The grid through olkit's runner
 # -------------------------------
 # ``run_algorithms`` takes (algorithm, parameters) pairs and orderings; each (pair, ordering) is one task.
+# A run that fails fails alone (its entry says why); ``check_failures`` turns any failure into an error.
 X, y = olkit.load_dataset("german")
 C_values = [0.25, 1.0, 4.0, 16.0]
 specs = [(name, {"C": C}) for name in ["duol", "pa1"] for C in C_values]
 orders = make_orders(X.shape[0], repeats=5, seed=0)
 with backend.use("dask", scheduler=cluster.scheduler_address) as client:
     print("workers:", len(client.scheduler_info()["workers"]))
-    results = run_algorithms(specs, X, y, orders)
+    results = check_failures(run_algorithms(specs, X, y, orders))
 
 for r in results:
     print(f"{r['algorithm']:>5} C = {r['params']['C']:5g}: mistake rate {r['mean']['mistake_rate']:.3f} "

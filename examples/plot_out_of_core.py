@@ -4,17 +4,17 @@ Learning a LIBSVM file larger than memory
 
 An online learner only ever needs the current example and its model, so a dataset does not have to fit in
 memory. olkit reads a LIBSVM file in chunks of rows (:func:`olkit.data.iter_libsvm`) and runs the online
-protocol over the chunks one after the other (:mod:`olkit.stream`): the mistakes, the number of updates and
+protocol over the chunks one after the other (``olkit.stream``): the mistakes, the number of updates and
 the final model are exactly those of one in-memory pass over the file in file order.
 
 This example writes a sparse LIBSVM file of 20,000 examples to a temporary directory (chunk by chunk, so
 the whole dataset never exists in memory here either) and learns it three ways:
 
 1. with the command line, ``olkit run ... --stream``, in a subprocess;
-2. with :func:`olkit.stream.evaluate_libsvm_stream`, which gives the online mistake-rate curve;
+2. with ``olkit.stream.evaluate_libsvm_stream``, which gives the online mistake-rate curve;
 3. by hand, with ``iter_libsvm`` and ``partial_fit`` on each chunk (testing each chunk before learning it).
 
-Finally it measures, with :mod:`tracemalloc`, the peak memory that Python and NumPy allocate while
+Finally it measures, with ``tracemalloc``, the peak memory that Python and NumPy allocate while
 streaming with different chunk sizes, next to reading the file whole: the streamed peak follows the chunk
 size, not the file size.
 """
@@ -72,7 +72,7 @@ for r in doc["results"]:
 # %%
 # 2. The Python streaming API
 # ---------------------------
-# :func:`~olkit.stream.evaluate_libsvm_stream` returns an :class:`olkit.OnlineResult` (its curve is filled
+# ``evaluate_libsvm_stream`` returns an :class:`olkit.OnlineResult` (its curve is filled
 # checkpoint by checkpoint; the per-round arrays are not kept) and the file's shape.
 curves = {}
 for name in ["pa1", "arow"]:
@@ -98,7 +98,7 @@ print("test error of each next chunk:", " ".join(f"{e:.3f}" for e in chunk_error
 # %%
 # Memory: streaming vs reading whole
 # ----------------------------------
-# Peak bytes allocated by Python and NumPy (:mod:`tracemalloc`) during one pass of AROW. (Tracing every
+# Peak bytes allocated by Python and NumPy (``tracemalloc``) during one pass of AROW. (Tracing every
 # allocation slows the reading down several times, so only two chunk sizes are measured.)
 
 
