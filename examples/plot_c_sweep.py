@@ -3,8 +3,9 @@ The penalty C: mistake rate of DUOL and PA-I as C varies
 ========================================================
 
 DUOL and PA-I both have a penalty parameter ``C`` that caps the weight a single example may receive
-(PA-I's step is :math:`\\min(C, \\ell_t/\\kappa(x_t, x_t))`; DUOL clips both of its steps to
-:math:`[0, C]`). A small ``C`` makes the learner cautious, a large one lets it follow each mistake fully.
+(PA-I's step is :math:`\\min(C, \\ell_t/\\kappa(x_t, x_t))`; DUOL keeps the weight of every support
+vector, the new one and the one it updates a second time, within :math:`[0, C]`). A small ``C`` makes the
+learner cautious, a large one lets it follow each mistake fully.
 
 This example sweeps ``C`` over powers of two and reports the online mistake rate (mean and standard
 deviation over a few random orderings) on the bundled ``sonar`` dataset (208 examples, 60 features,

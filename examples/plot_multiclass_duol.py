@@ -8,8 +8,8 @@ multiclass learners compare the true class :math:`y_t` with the highest-scoring 
 
 * **multiclass PA-I** moves :math:`f_{y_t}` up and :math:`f_{s_t}` down by a capped step when the margin
   :math:`f_{y_t} - f_{s_t}` is below 1;
-* **MIRA** (Crammer and Singer's ultraconservative algorithm) makes the smallest change that puts the true
-  class ahead, on mistakes;
+* **MIRA** (Crammer and Singer's ultraconservative algorithm) makes, on each mistake, the smallest change
+  that puts the true class ahead by a margin;
 * **M-DUOL**, the multiclass form of DUOL, makes the same kind of step and, like binary DUOL, may also
   update one existing support vector that conflicts with the new one (a *double update*).
 
