@@ -170,3 +170,46 @@ def test_copies_pickles_and_saves_carry_no_lock():
     assert learner_lock(clf) is learner_lock(clf)
     fresh = clone(clf)
     assert fresh.get_params() == clf.get_params() and not hasattr(fresh, "classes_")
+
+
+def test_threads_building_one_loop_at_once_all_get_it(tmp_path, monkeypatch):
+    """Two learners learning in two threads on a cold cache (e.g. a Dask cluster of thread workers) build the
+    same compiled loop at once. The loop's generated module is registered in ``sys.modules`` before it runs;
+    without the lock of :func:`olkit._compile.compile_loop` a second thread found it half-built
+    (``AttributeError: module 'olkit_loop_...' has no attribute ...``). Here the generated module's first
+    import takes 0.3 s, so every other thread asks for the loop while it is being built."""
+    import importlib
+    import uuid
+
+    from olkit import _compile
+
+    tag = uuid.uuid4().hex[:12]
+    (tmp_path / f"olkit_test_template_{tag}.py").write_text("def loop(x):\n    return piece(x)\n")
+    (tmp_path / f"olkit_test_slow_{tag}.py").write_text(
+        "import time\ntime.sleep(0.3)\n\n\ndef piece(x):\n    return x + 1\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "cache"))  # the generated module goes there
+    template = importlib.import_module(f"olkit_test_template_{tag}").loop
+
+    def piece(x):  # stands for the slow module's function: compile_loop only reads its module and name
+        return x + 1
+
+    piece.__module__ = f"olkit_test_slow_{tag}"
+    barrier = threading.Barrier(4)
+    loops, errors = [], []
+
+    def build():
+        barrier.wait()
+        try:
+            loops.append(_compile.compile_loop(template, piece=piece))
+        except Exception as exc:  # noqa: BLE001 — the test reports it
+            errors.append(repr(exc))
+
+    threads = [threading.Thread(target=build) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    assert len(loops) == 4 and all(loop is loops[0] for loop in loops)
+    assert loops[0].py_func(1) == 2  # the loop's piece is the slow module's (not compiled: no cache written)
