@@ -106,7 +106,7 @@ html_theme_options = {
     "navbar_align": "left",
     "show_toc_level": 2,
     "navigation_with_keys": False,
-    "secondary_sidebar_items": ["page-toc"],
+    "secondary_sidebar_items": {"**": ["page-toc"], "algorithms/index": []},  # the wide table gets the room
     "footer_start": ["copyright"],
     "footer_end": ["sphinx-version"],
     # no external resources: the site works offline and the browser check sees no network errors
