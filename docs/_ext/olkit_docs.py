@@ -119,9 +119,30 @@ def write_if_changed(path, text):
         path.write_text(text, encoding="utf-8")
 
 
+PUBLIC_MODULES = ("olkit", "olkit.data", "olkit.experiment", "olkit.river")
+"""Modules whose ``__all__`` the API reference must cover entirely."""
+
+
+def check_api_coverage():
+    """Warn (an error under ``-W``) for every name of a public module's ``__all__`` that no autosummary of
+    ``docs/api/*.md`` lists: a new public name cannot be forgotten by the reference."""
+    import importlib
+
+    from sphinx.ext.autosummary.generate import find_autosummary_in_files
+
+    listed = {entry.name for entry in find_autosummary_in_files(sorted(map(str, (DOCS / "api").glob("*.md"))))}
+    for module_name in PUBLIC_MODULES:
+        module = importlib.import_module(module_name)
+        for name in getattr(module, "__all__", ()):
+            if not name.startswith("_") and f"{module_name}.{name}" not in listed:
+                logger.warning(f"API reference: {module_name}.{name} (in {module_name}.__all__) is listed by no "
+                               f"autosummary of docs/api/*.md")
+
+
 def generate_pages(app, config):
     write_if_changed(DOCS / "api" / "learners.md", learners_api_page())
     write_if_changed(DOCS / "benchmarks.md", olkit_benchmarks.page(DOCS.parent / "benchmarks" / "results"))
+    check_api_coverage()
 
 
 def mathjax_source():
