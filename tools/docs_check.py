@@ -70,7 +70,8 @@ class _Refs(html.parser.HTMLParser):
                 self.ids.add(attrs[key])
         for key in ("href", "src"):
             value = attrs.get(key)
-            if value is None or (tag == "link" and key == "href" and attrs.get("rel") in ("preconnect", "dns-prefetch")):
+            hint = tag == "link" and key == "href" and attrs.get("rel") in ("preconnect", "dns-prefetch")
+            if value is None or hint:
                 continue
             self.refs.append((tag, key, value))
 
@@ -296,6 +297,8 @@ def main(argv=None):
     server, base = serve(site)
     try:
         browser_checks(site, base, shots)
+    except Exception as exc:  # the browser could not start or a page did not load: one line, no traceback
+        report(False, "the browser checks ran", f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}")
     finally:
         server.shutdown()
     if (shots / "index.png").exists():

@@ -67,7 +67,8 @@ def _provenance(data, file):
     if data.get("command"):
         lines.append(f"*Command*: `{data['command']}`")
     if machine:
-        lines.append(f"*Machine*: {machine.get('processor', '?')}, {machine.get('cpus_usable', machine.get('cpu_count', '?'))} "
+        cpus = machine.get("cpus_usable", machine.get("cpu_count", "?"))
+        lines.append(f"*Machine*: {machine.get('processor', '?')}, {cpus} "
                      f"usable CPUs, {_num(machine.get('memory_gb'))} GB, Python {machine.get('python', '?')}"
                      + (", " + ", ".join(f"{k} {v}" for k, v in versions.items()) if versions else ""))
     if data.get("quick"):
@@ -108,8 +109,8 @@ def _kernel(data):
         rows = [[key.replace("_", " "), v.get("n"), v.get("n_sv"), v.get("seconds"), v.get("call_cpu_seconds"),
                  v.get("ratio_to_kol_5.8s"), v.get("cpu_ratio_to_kol_5.8s"), v.get("bound_dense_over_kol_bound_0.78s")]
                 for key, v in kol.items() if isinstance(v, dict)]
-        out += _table(["run", "n", "#SV", "olkit seconds", "olkit CPU seconds", "olkit / KOL (wall)", "olkit / KOL (CPU)",
-                       "our bound / KOL's bound"], rows)
+        out += _table(["run", "n", "#SV", "olkit seconds", "olkit CPU seconds", "olkit / KOL (wall)",
+                       "olkit / KOL (CPU)", "our bound / KOL's bound"], rows)
         if kol.get("note"):
             out += [kol["note"], ""]
     return out
@@ -167,7 +168,8 @@ def _linear(data):
             vals = {k: v for k, v in r.items() if isinstance(v, dict)}
             rows.append([r["name"]] + [_num((vals.get(k) or {}).get("examples_per_second"))
                                        for k in ("learn_only", "learn_only_raw", "driver")])
-        out += _table(["configuration", "learn_only examples/s", "learn_only_raw examples/s", "driver examples/s"], rows)
+        out += _table(["configuration", "learn_only examples/s", "learn_only_raw examples/s", "driver examples/s"],
+                      rows)
     return out
 
 
