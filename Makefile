@@ -1,10 +1,12 @@
-# olkit — set-up, tests, demo, reproduction, benchmarks. Every target creates .venv on a fresh clone.
+# olkit — set-up, tests, demo, reproduction, benchmarks, documentation. Every target creates .venv on a fresh clone.
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
+DOCS_STAMP := $(VENV)/.docs-installed
+SPHINXOPTS ?=
 
-.PHONY: install demo test reproduce bench fuzz clean
+.PHONY: install demo test reproduce bench fuzz docs docs-check clean
 
 install: $(STAMP)
 
@@ -35,5 +37,17 @@ fuzz: $(STAMP)
 	$(PY) tools/fuzz.py
 	$(PY) tools/fuzz_models.py
 
+$(DOCS_STAMP): $(STAMP) pyproject.toml
+	$(PY) -m pip install --quiet -e ".[docs]"
+	touch $(DOCS_STAMP)
+
+# The site: warnings (broken references included) are errors; examples run at build time.
+docs: $(DOCS_STAMP)
+	$(PY) -m sphinx -W --keep-going -b html $(SPHINXOPTS) docs docs/_build/html
+
+# The built site in headless Chromium (tools/docs_check.py): math, figures, search, API page, links.
+docs-check: docs
+	$(PY) tools/docs_check.py docs/_build/html
+
 clean:
-	rm -rf $(VENV) build src/*.egg-info
+	rm -rf $(VENV) build src/*.egg-info docs/_build docs/auto_examples docs/api/generated docs/api/learners.md docs/benchmarks.md docs/sg_execution_times.rst

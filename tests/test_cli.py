@@ -1,4 +1,5 @@
-"""The `olkit` command (DESIGN.md §2.3): formats, the JSON contract, orderings, and clear errors."""
+"""The `olkit` command (docs/dev/architecture.md#the-olkit-run-command): formats, the JSON contract, orderings,
+and clear errors."""
 import json
 import os
 import subprocess
@@ -260,7 +261,8 @@ def test_tune_command_and_run_with_tune(capsys):
     ("rho=1", "olkit: error: duol: parameter rho=1 is not valid; rho must be a number >= 0 and < 1, or None"),
 ])
 def test_python_m_olkit_one_line_parameter_errors(setting, needle):
-    """`python -m olkit` is the olkit command (DESIGN.md §2.1); a bad --set value is one stderr line, exit 2."""
+    """`python -m olkit` is the olkit command (docs/dev/architecture.md#commands); a bad --set value is one
+    stderr line, exit 2."""
     import subprocess
     import sys
 

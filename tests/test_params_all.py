@@ -1,4 +1,4 @@
-"""Every registered parameter is validated the same way (DESIGN.md §1 "one validation path").
+"""Every registered parameter is validated the same way (docs/dev/architecture.md#one-validation-path).
 
 Data-driven: for every registered algorithm and every parameter its class declares in
 ``_parameter_constraints``, bad values are derived from the constraint itself (NaN, ±inf, a string, a
@@ -226,7 +226,8 @@ def sample(pairs, k=4):
 
 @pytest.mark.parametrize("name,param", sample(cli_cases()))
 def test_olkit_command_bad_set_is_one_line(name, param):
-    """The real command (``python -m olkit``, DESIGN.md §2.1) on a sample: one stderr line, exit 2."""
+    """The real command (``python -m olkit``, docs/dev/architecture.md#commands) on a sample: one stderr line,
+    exit 2."""
     proc = subprocess.run([sys.executable, "-m", "olkit", "run", name, "--data", "german", "--set", f"{param}=abc"],
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2, proc.stderr

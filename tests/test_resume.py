@@ -176,7 +176,7 @@ def test_reproduction_killed_and_resumed(tmp_path, monkeypatch, capsys):
 
 def test_olkit_run_out_killed_and_resumed(tmp_path, monkeypatch, capsys):
     """`olkit run --out DIR` stores every finished run in DIR/.cells (joblib workers write them); `--resume`
-    reuses them. The JSON document keeps its contract (DESIGN.md §2.3)."""
+    reuses them. The JSON document keeps its contract (docs/dev/architecture.md#the-olkit-run-command)."""
     with unless_the_code_changes():
         killed, whole = workdirs(tmp_path, "killed", "whole")
         common = ["run", "perceptron", "pa1", "duol", "--data", "noisy.libsvm", "--set", "sigma=1", "--repeats", "8",

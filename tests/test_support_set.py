@@ -1,4 +1,4 @@
-"""The support set under random add / add-a-point / remove / replace sequences (DESIGN.md §1 "K outputs").
+"""The support set under random add / add-a-point / remove / replace sequences (docs/dev/architecture.md#k-outputs).
 
 Within a block, kernel rows come from the block product for the SVs present at its start and one by one
 for SVs added since; removals move SVs between slots. These tests drive the compiled support-set

@@ -1,7 +1,7 @@
 """The estimator base class shared by every olkit learner.
 
-Every learner is a scikit-learn classifier (DESIGN.md §2.4): ``fit`` is one online pass over the data,
-shuffled first unless ``shuffle=False`` (as scikit-learn's SGDClassifier, Perceptron and
+Every learner is a scikit-learn classifier (docs/dev/architecture.md#python-api): ``fit`` is one online
+pass over the data, shuffled first unless ``shuffle=False`` (as scikit-learn's SGDClassifier, Perceptron and
 PassiveAggressiveClassifier do), ``partial_fit`` continues the stream in the given order (chunks give the
 result of one pass, up to the rounding of dot products),
 ``predict``/``decision_function`` use the current model, ``get_params``/``set_params`` follow the
@@ -14,6 +14,8 @@ Input validation happens once, here, at the boundary; the compiled loops never v
 """
 import inspect
 import numbers
+import re
+import textwrap
 import warnings
 
 import numpy as np
@@ -29,6 +31,24 @@ FIT_ORDER_PARAMS = ("shuffle", "random_state")
 protocol (``partial_fit``, :func:`olkit.evaluate_online`, ``olkit run``/``tune``, experiment configs)
 presents the stream in its own order and ignores them, so they are not parameters of the algorithm: the
 registry's listings (``olkit list``, ``Spec.defaults``) and ``resolved_params`` leave them out."""
+
+FIT_ORDER_PARAMS_DOC = """\
+shuffle : bool, default True
+    ``fit`` presents the rows in a random order (``rng.permutation(n)``), as scikit-learn's
+    SGDClassifier, Perceptron and PassiveAggressiveClassifier do: on a file sorted by class, one pass in
+    file order ends with the last class's rows and learns little else. False: one pass in the given
+    order (the online protocol). ``partial_fit`` and :func:`olkit.evaluate_online` never shuffle.
+random_state : None, int >= 0 or numpy.random.RandomState, default None
+    The pass order of ``fit`` when ``shuffle`` is True (``sklearn.utils.check_random_state``: None
+    draws from numpy's global generator, an int gives the same order on every fit). It is not the
+    ``seed`` of a randomised algorithm (DUOL_rand, RBP, BOGD, FOGD), which the learner keeps itself.
+"""
+"""The numpydoc text of :data:`FIT_ORDER_PARAMS`, written once: ``OnlineClassifier._complete_docstring``
+appends it to the Parameters section of every registered learner's docstring."""
+
+SPEC_PAGE = "docs/algorithms/{slug}.md"
+"""The specification page of an algorithm, relative to the repository root (slug: the registered name with
+every ``+`` replaced by ``p``); the documentation site renders it as a link."""
 
 SEEN, MISTAKES, UPDATES = 0, 1, 2
 """Slots of a learner's running counters ``state_.cnt``: examples seen, mistakes, updates (then, from
@@ -107,6 +127,94 @@ def _plain(value):
     return repr(value.item() if isinstance(value, np.generic) else value)
 
 
+_SECTION = re.compile(r"^([ \t]*)([A-Z][A-Za-z ]+)\n\1-{3,}[ \t]*\n?", re.MULTILINE)
+_PARAM_HEADER = re.compile(r"\*{0,2}[A-Za-z_]\w*(\s*,\s*\*{0,2}[A-Za-z_]\w*)*(\s+:(\s.*)?)?$")
+_NOTES_BEFORE = ("References", "Examples")
+
+
+def _sections(doc):
+    """``doc`` split into its preamble and its numpydoc sections: (preamble, [[name, indent, body], ...])."""
+    found = list(_SECTION.finditer(doc))
+    preamble = doc[: found[0].start()] if found else doc
+    sections = [[m.group(2), m.group(1), doc[m.end(): found[i + 1].start() if i + 1 < len(found) else len(doc)]]
+                for i, m in enumerate(found)]
+    return preamble, sections
+
+
+def _join(preamble, sections, indent):
+    out = preamble.rstrip() + "\n"
+    for name, ind, body in sections:
+        out += f"\n{ind}{name}\n{ind}{'-' * len(name)}\n{body.strip(chr(10)).rstrip()}\n"
+    return out + indent
+
+
+def _split_parameters(body, indent):
+    """The Parameters section's body as (parameter entries, prose paragraphs): a paragraph that starts at the
+    parameters' indentation with a line that is no ``name : type`` header is prose, not a parameter."""
+    params, prose, current, in_prose = [], [], None, False
+    for line in body.split("\n"):
+        if not line.strip():
+            in_prose = False
+            (current if current is not None else params).append(line)
+            continue
+        deeper = len(line) - len(line.lstrip()) > len(indent)
+        if not deeper and not in_prose and _PARAM_HEADER.match(line.strip()):
+            current = params
+            params.append(line)
+        elif not deeper and not in_prose:
+            in_prose = True
+            prose.append([line])
+            current = prose[-1]
+        else:
+            current = prose[-1] if in_prose else params
+            current.append(line)
+    return "\n".join(params).strip("\n"), ["\n".join(p).strip("\n") for p in prose]
+
+
+def _normalised_docstring(doc):
+    """``doc`` (a numpydoc docstring) with :data:`FIT_ORDER_PARAMS_DOC` at the end of its Parameters section
+    (created when there is none), and any prose paragraph of that section (text that documents no
+    parameter) moved to the Notes section, so that the Parameters section lists the parameters only."""
+    indent = _body_indent(doc)
+    preamble, sections = _sections(doc)
+    params = next((s for s in sections if s[0] == "Parameters"), None)
+    if params is None:
+        params = ["Parameters", indent, ""]
+        sections.insert(0, params)
+    entries, prose = _split_parameters(params[2], params[1])
+    if not re.search(r"^[ \t]*shuffle : ", entries, re.MULTILINE):
+        entries = (entries + "\n" if entries else "") + textwrap.indent(FIT_ORDER_PARAMS_DOC, params[1]).rstrip()
+    params[2] = entries
+    if prose:
+        notes = next((s for s in sections if s[0] == "Notes"), None)
+        if notes is None:
+            at = next((i for i, s in enumerate(sections) if s[0] in _NOTES_BEFORE), len(sections))
+            notes = ["Notes", params[1], ""]
+            sections.insert(at, notes)
+        notes[2] = "\n\n".join(prose + ([notes[2].strip("\n")] if notes[2].strip() else []))
+    return _join(preamble, sections, indent)
+
+
+def _with_spec_line(doc, page):
+    """``doc`` with the paragraph ``Specification: <page>.`` after its summary (its first paragraph)."""
+    line = f"Specification: {page}."
+    if line in doc:
+        return doc
+    parts = re.split(r"\n[ \t]*\n", doc, maxsplit=1)
+    indent = _body_indent(doc)
+    if len(parts) == 1:
+        return doc.rstrip() + "\n\n" + indent + line + "\n" + indent
+    return parts[0] + "\n\n" + indent + line + "\n\n" + parts[1]
+
+
+def _body_indent(doc):
+    """The indentation of the lines after a docstring's first line."""
+    for text in doc.splitlines()[1:]:
+        if text.strip():
+            return text[: len(text) - len(text.lstrip())]
+    return "    "
+
+
 class OnlineClassifier:
     """Base class: parameters, labels, input validation and the scikit-learn API.
 
@@ -114,19 +222,10 @@ class OnlineClassifier:
     ``_engine_input(X)``, the block hooks used by :func:`olkit.protocol.run_online` (the
     predict-then-update loop itself) and ``_decision(X)``.
 
-    Parameters
-    ----------
-    Every learner has these two, after its own parameters (the last two of each ``__init__``):
-
-    shuffle : bool, default True
-        ``fit`` presents the rows in a random order (``rng.permutation(n)``), as scikit-learn's
-        SGDClassifier, Perceptron and PassiveAggressiveClassifier do: on a file sorted by class, one pass in
-        file order ends with the last class's rows and learns little else. False: one pass in the given
-        order (the online protocol). ``partial_fit`` and :func:`olkit.evaluate_online` never shuffle.
-    random_state : None, int >= 0 or numpy.random.RandomState, default None
-        The pass order of ``fit`` when ``shuffle`` is True (``sklearn.utils.check_random_state``: None
-        draws from numpy's global generator, an int gives the same order on every fit). It is not the
-        ``seed`` of a randomised algorithm (DUOL_rand, RBP, BOGD, FOGD), which the learner keeps itself.
+    Every learner has two parameters of ``fit`` besides its own, ``shuffle`` and ``random_state``
+    (``FIT_ORDER_PARAMS``, the last two of each ``__init__``). Their text, ``FIT_ORDER_PARAMS_DOC``, is
+    written once and added to every registered learner's Parameters section by ``_complete_docstring``,
+    with the link to the learner's specification page.
 
     Notes
     -----
@@ -152,6 +251,16 @@ class OnlineClassifier:
     algorithm_name = None
     description = ""
     compat_choices = COMPAT_CHOICES
+
+    @classmethod
+    def _complete_docstring(cls, name):
+        """Complete the class docstring of the learner registered as ``name`` (called by
+        :func:`olkit.spec.register`): :data:`FIT_ORDER_PARAMS_DOC` at the end of its Parameters section (the
+        parameters every learner shares, written once), prose of that section moved to its Notes (so the
+        section lists parameters only, as numpydoc reads it), and a line naming its specification page
+        (:data:`SPEC_PAGE`) after the summary. Idempotent."""
+        doc = cls.__doc__ or cls.description or name
+        cls.__doc__ = _with_spec_line(_normalised_docstring(doc), SPEC_PAGE.format(slug=name.replace("+", "p")))
 
     # ---- parameters (scikit-learn protocol) -----------------------------------------------------
     @classmethod

@@ -194,7 +194,7 @@ def _refusal(learner, X, order, pos, reason):
 
 @dataclass
 class OnlineResult:
-    """What one online run measured (DESIGN.md §2.3 ``runs`` entries).
+    """What one online run measured (docs/dev/architecture.md#the-olkit-run-command, the ``runs`` entries).
 
     ``curve_x`` are checkpoints (number of examples seen) and ``curve_y`` the cumulative mistake rate
     at each, as in the papers' online-curve figures; ``scores`` are the per-round scores f_t(x_t) and

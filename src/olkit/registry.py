@@ -1,4 +1,5 @@
-"""Algorithm registry: the registry entry is the algorithm's spec (DESIGN.md §1, as in SOL's registry).
+"""Algorithm registry: the registry entry is the algorithm's spec, as in SOL's registry
+(docs/dev/architecture.md#the-registry-entry-is-the-spec).
 
 Every learner registers itself by name with :func:`register`, giving a one-line description, the kinds of
 data it learns from, its tuning grid and the paper source of its defaults. Its parameters, their

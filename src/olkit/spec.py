@@ -1,4 +1,4 @@
-"""The algorithm spec and the ``register`` decorator (DESIGN.md §1: the registry entry is the spec).
+"""The algorithm spec and the ``register`` decorator (docs/dev/architecture.md#the-registry-entry-is-the-spec).
 
 Every learner module registers its class here with :func:`register`. This module imports nothing of
 olkit, so the learners depend on it and not on the lookup functions of :mod:`olkit.registry` (which
@@ -91,7 +91,8 @@ def parameter_meanings(doc):
 
 
 def register(name, description, *, data=("binary",), tuning=(), sources=None):
-    """Class decorator: register a learner class under ``name`` (⚑ DESIGN.md §2.2 names)."""
+    """Class decorator: register a learner class under ``name`` (the naming contract:
+    docs/dev/architecture.md#algorithm-and-parameter-names)."""
     unknown = set(data) - set(DATA_KINDS)
     if unknown:
         raise RuntimeError(f"{name}: unknown data kinds {sorted(unknown)}")
@@ -103,6 +104,9 @@ def register(name, description, *, data=("binary",), tuning=(), sources=None):
         cls.algorithm_name = name
         cls.description = description
         cls.spec = spec
+        complete = getattr(cls, "_complete_docstring", None)
+        if complete is not None:  # olkit's learners: the shared parameters and the specification page
+            complete(name)
         SPECS[name] = spec
         return cls
 

@@ -1,5 +1,5 @@
 """Orderings of a stream: the random permutations of the runs, the validation ordering of parameter
-selection, and ordering files (``olkit run --order FILE``, DESIGN.md §2.3).
+selection, and ordering files (``olkit run --order FILE``, docs/dev/architecture.md#the-olkit-run-command).
 
 A module of its own so that the runner and the tuning both use it without importing each other.
 """

@@ -3,7 +3,8 @@
 Each run is one :func:`olkit.evaluate_online` pass over a random ordering (or a given one). Runs are
 independent, so they are spread over processes with joblib; every process limits BLAS to one thread
 (kernel learners do so themselves), which on a small machine is much faster than threaded BLAS inside a
-per-example loop. The output is the ``olkit run --format json`` document of DESIGN.md §2.3.
+per-example loop. The output is the ``olkit run --format json`` document of
+docs/dev/architecture.md#the-olkit-run-command.
 
 With a result store (:mod:`olkit.experiment.store`) every finished run is saved as it finishes and a
 stored run is reused instead of computed. A run that fails (a refused parameter, an example the learner

@@ -32,11 +32,18 @@ def tune(name, X, y, order, params=None, grids=None, n_jobs=None):
 
     Parameters
     ----------
-    name : algorithm name; params : fixed parameters: a parameter given here is not tuned (``olkit tune
-    --set C=1`` tunes only η of SCW); the trace is empty when nothing is left to tune.
-    order : the validation ordering (0-based indices), one online pass per candidate.
-    grids : {algorithm: ((parameter, candidates), ...)}, default: the registry entry's ``tuning``.
-    n_jobs : joblib processes over the candidates (default: all cores for large data, else 1).
+    name : str
+        The algorithm's registered name.
+    X, y : the data and their labels.
+    order : array of int
+        The validation ordering (0-based indices), one online pass per candidate.
+    params : dict, optional
+        Fixed parameters: a parameter given here is not tuned (``olkit tune --set C=1`` tunes only η of
+        SCW); the trace is empty when nothing is left to tune.
+    grids : dict, optional
+        {algorithm: ((parameter, candidates), ...)}; default: the registry entry's ``tuning``.
+    n_jobs : int, optional
+        joblib processes over the candidates (default: all cores for large data, else 1).
 
     Returns
     -------

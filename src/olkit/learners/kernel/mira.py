@@ -13,7 +13,8 @@ non-decreasing and piecewise linear in θ, so θ is found exactly from the sorte
 B_r/κ_t + C δ_{r,y} in O(K log K). τ = 0 exactly when f_y(x_t) − 1 ≥ max_{r≠y} f_r(x_t) (a loss within
 ``MARGIN_TIE`` of 0, relative to the scores, counts as 0), and then nothing changes.
 
-Settled uncertainties (docs/algorithms/mira.md#settled-questions and DESIGN.md §2.2):
+Settled uncertainties (docs/algorithms/mira.md#settled-questions and
+docs/dev/architecture.md#algorithm-and-parameter-names):
 
 * the margin. A literal reading has B_r = f_r(x_t) (no margin, "updates only on score errors"). From the zero model
   every score is 0, τ = 0 is then optimal, and that MIRA never makes a first update: it would predict the

@@ -2,7 +2,7 @@
 
 A :class:`LinearModel` serves two kinds of learners: the second-order learners of the SCW paper
 (:mod:`olkit.learners.linear`) and the first-order kernel learners run with ``kernel="linear"``
-(docs/dev/architecture.md: a learner that has a primal form uses it). It holds
+(docs/dev/architecture.md#algorithm-and-parameter-names: a learner that has a primal form uses it). It holds
 
 * ``W`` (d × n_outputs): the weights (mean μ), one column per output — one for binary data, one per
   class for multiclass data (multi-prototype), times a lazy global scale ``fst[WSCALE]``;
