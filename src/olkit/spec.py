@@ -5,6 +5,7 @@ olkit, so the learners depend on it and not on the lookup functions of :mod:`olk
 load the learners): the two directions stay apart and there is no import cycle.
 """
 import inspect
+import re
 from dataclasses import dataclass, field
 
 SPECS = {}
@@ -56,6 +57,18 @@ def _is_underline(line):
     return bool(text) and set(text) == {"-"}
 
 
+_ABBREVIATIONS = ("eq", "eqs", "e.g", "i.e", "cf", "vs", "al", "Prop", "Fig", "Thm", "Alg", "Sec", "resp")
+
+
+def _first_sentence(text):
+    """``text`` up to the first full stop that ends a sentence (not one of "eq. (4)", "e.g. ", "Prop. 2")."""
+    for match in re.finditer(r"\. ", text):
+        words = text[:match.start()].split()
+        if not words or words[-1].lstrip("(") not in _ABBREVIATIONS:
+            return text[:match.start() + 1]
+    return text
+
+
 def parameter_meanings(doc):
     """{name: first sentence of its description} of a numpydoc docstring's Parameters section (an entry
     ``a, b : type`` names two parameters)."""
@@ -64,8 +77,7 @@ def parameter_meanings(doc):
 
     def flush():
         joined = " ".join(text) or kind  # an entry without a description: its type says what it is
-        cut = joined.find(". ")
-        sentence = joined[:cut + 1] if cut >= 0 else joined
+        sentence = _first_sentence(joined)
         for name in names:
             meanings[name] = sentence
     for i, line in enumerate(lines):
@@ -81,7 +93,7 @@ def parameter_meanings(doc):
             flush()
             head, colon, kind = line.partition(" : ")
             candidates = [n.strip() for n in head.split(",")]
-            names = candidates if colon and all(n.isidentifier() for n in candidates) else []
+            names = candidates if all(n.isidentifier() for n in candidates) else []
             text, kind = [], kind.strip()
         elif names:
             text.append(line.strip())

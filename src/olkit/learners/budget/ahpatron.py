@@ -265,7 +265,7 @@ class Ahpatron(BudgetLearner):
         Radius of the ball ‖f‖ ≤ U. None: √B/2 (AHP experiments); multiclass √(B/8)
         (docs/algorithms/ahpatron.md#multiclass-and-multi-label).
     lam : float > 0 or None, default None
-        Step λ. None: U/(2√B) (AHP experiments, = ¼ with the default U); multiclass U/(2√(2B)). With
+        Step size λ of an update. None: U/(2√B) (AHP experiments, = ¼ with the default U); multiclass U/(2√(2B)). With
         U = inf, the default U's value (¼, multiclass ⅛).
     epsilon : float in (0, 1), default 0.5
         Update on m_t < 1 − ε (the experiments select ε from {0.5, …, 0.9} in hindsight; the tuning grid).

@@ -59,13 +59,15 @@ class AVP(BudgetLearner):
     U : float > 0 or math.inf, default inf
         Radius of the ball ‖f‖ ≤ U (Corollary 1: U = ∞).
     lam : float > 0 or None, default None
-        Step λ. None means Corollary 1's λ = 1 on binary data and its multiclass image λ = ½
+        Step size λ of an update. None means Corollary 1's λ = 1 on binary data and its multiclass image λ = ½
         (docs/algorithms/avp.md#multiclass-and-multi-label).
     epsilon : float in (0, 1), default 0.75
         Update on m_t < 1 − ε. Theorem 3 needs λ/2 < ε < 1 (multiclass λ < ε < 1); 0.75 is the middle of
         Corollary 1's interval (½, 1) — the paper gives no value.
-    kernel, sigma, degree, coef0 : the kernel (σ = 1 as in the AHP experiments).
-    compat : "none"
+    kernel, sigma, degree, coef0
+        The kernel (σ = 1 as in the AHP experiments).
+    compat : {"none"}, default "none"
+        No reference-code mode: the paper's algorithm as specified.
 
     Diagnostics: ``projections``, the rounds where f was scaled back onto the ball.
 

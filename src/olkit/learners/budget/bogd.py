@@ -252,7 +252,7 @@ _DOC = """{title}
     Parameters
     ----------
     B : int >= 2, default 600
-        Budget.
+        Budget: the most support vectors kept.
     eta : float > 0, default 0.5
         Step size (LSOKL ``Experiment.m``; the papers select it from a grid that needs the stream length).
     lam : float >= 0, default 1e-5

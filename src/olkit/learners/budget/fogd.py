@@ -309,7 +309,7 @@ class FOGD(OnlineClassifier):
         Number of random Fourier directions u_j ~ N(0, σ⁻²I); the feature vector has 2D entries
         (AHP Table 2: 2000 for phishing, SUSY, ijcnn1, cod-rna; 300 for w8a, a9a).
     eta : float > 0, default 0.5
-        Step size. The Ahpatron experiments select η from {10^-3, …, 10^3}/√T, which needs the stream
+        Step size η of the gradient step. The Ahpatron experiments select η from {10^-3, …, 10^3}/√T, which needs the stream
         length T; 0.5 is olkit's default (no static grid, so ``--tune`` leaves it).
     kernel : {"gaussian"}, default "gaussian"
         Random Fourier features approximate the Gaussian kernel only.

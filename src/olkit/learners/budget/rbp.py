@@ -47,7 +47,7 @@ class RBP(BudgetLearner):
     Parameters
     ----------
     B : int >= 2, default 600
-        Budget.
+        Budget: the most support vectors kept (a random one is dropped when it is full).
     seed : int >= 0, default 0
         Seed of the removals' draws.
     kernel, sigma, degree, coef0 : the kernel (σ = 1 as in the AHP experiments).

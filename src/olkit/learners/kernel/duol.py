@@ -469,8 +469,10 @@ _PARAMS_DOC = """
     kernel : {{"gaussian", "linear", "poly"}}, default "gaussian"
     sigma : float, default 8
         Gaussian width, κ(x, z) = exp(−‖x − z‖²/(2σ²)) (σ = 8 in the DUOL experiments).
-    degree, coef0 : polynomial kernel (x·z + coef0)^degree.
-    compat : "none"
+    degree, coef0 : int, float
+        The polynomial kernel (x·z + coef0)^degree.
+    compat : {{"none"}}, default "none"
+        No reference-code mode: the papers' algorithm as specified.
 
     Multiclass and multi-label data (``y`` an n × K 0/1 indicator matrix for label sets) run M-DUOL
     (JMLR §4.2, Algorithm 2): SV i carries γ_i H_i, H_i = e_{{r_i}} − e_{{s_i}} (worst relevant, best

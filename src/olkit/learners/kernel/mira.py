@@ -106,8 +106,10 @@ class MIRA(KernelLearner):
     kernel : {"gaussian", "linear", "poly"}, default "gaussian"
     sigma : float, default 8
         Gaussian width, κ(x, z) = exp(−‖x − z‖²/(2σ²)) (DUOL JMLR §5.1).
-    degree, coef0 : polynomial kernel (x·z + coef0)^degree.
-    compat : "none"
+    degree, coef0 : int, float
+        The polynomial kernel (x·z + coef0)^degree.
+    compat : {"none"}, default "none"
+        No reference-code mode: the papers' algorithm as specified.
 
     Examples
     --------

@@ -114,7 +114,8 @@ class SCW1(_SCWBase):
 
     Parameters
     ----------
-""" + _SCW_PARAMS.format(eta=0.75, common=_COMMON) + """    compat : {"none", "libol"} — "libol" counts rounds with positive loss as updates (LIBOL's SCW.m
+""" + _SCW_PARAMS.format(eta=0.75, common=_COMMON) + """    compat : {"none", "libol"}, default "none"
+        "libol" counts rounds with positive loss as updates (LIBOL's SCW.m
         follows eq. (4) exactly).
 
     Examples

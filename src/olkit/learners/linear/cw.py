@@ -130,7 +130,8 @@ class CW(LinearLearner):
     eta : float in (0.5, 1), default 0.7
         Confidence η (LIBOL default 0.7; the SCW experiments select it from 0.55..0.95).
 """ + COVARIANCE_DOC.format(c="αφ/√u") + """
-    compat : {"none", "libol"} — "libol" counts rounds with positive loss as updates (no other difference).
+    compat : {"none", "libol"}, default "none"
+        "libol" counts rounds with positive loss as updates (no other difference).
 
     Examples
     --------

@@ -68,7 +68,8 @@ class CWVar(CW):
     ----------
     eta : float in (0.5, 1), default 0.7
 """ + COVARIANCE_DOC.format(c="2αφ") + """
-    compat : {"none", "libol"} — LIBOL has no variance-form CW; "libol" only counts rounds with positive
+    compat : {"none", "libol"}, default "none"
+        LIBOL has no variance-form CW; "libol" only counts rounds with positive
         loss as updates.
 
     Examples

@@ -41,13 +41,14 @@ class IELLIP(LinearLearner):
     Parameters
     ----------
     a : float > 0, default 1
-        Σ₁ = aI.
+        Initial covariance scale: Σ₁ = aI.
     b : float in (0, 1), default 0.3
         Decay of c (LIBOL default; the SCW experiments select it from 0.1..0.9).
     c : float in (0, 1), default 0.1
         Initial c_1 (LIBOL's IELLIP_c).
     covariance : {"full", "diagonal"}, default "full"
-    compat : {"none", "libol"} — no difference: c decays every round in both (LIBOL's behaviour,
+    compat : {"none", "libol"}, default "none"
+        No difference: c decays every round in both (LIBOL's behaviour,
         docs/algorithms/iellip.md#settled-questions: the original paper's schedule was not re-verified).
 
     Round t uses c·b^(t−1): c_1 = c, as LIBOL's IELLIP.m (docs/algorithms/iellip.md#settled-questions:
