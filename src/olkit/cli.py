@@ -564,7 +564,7 @@ def cmd_train(args):
     from .persist import save
     from .protocol import evaluate_online
     from .registry import make
-    from .report.tables import text_table
+    from .report.tables import kernel_note, text_table
 
     settings = command_settings(args)
     if args.resume:
@@ -613,6 +613,7 @@ def cmd_train(args):
     print(text_table(["Algorithm", "Mistake (%)", "#SV", "#Updates", "Time (s)"],
                      [[clf.algorithm_name, f"{100 * res.mistake_rate:.3f}", str(res.n_sv), str(res.n_updates),
                        f"{res.seconds:.3f}"]]))
+    print(kernel_note([(clf.algorithm_name, clf.get_params())]))
     print(f"model saved to {args.model} ({clf.n_seen_} examples seen in all)")
 
 
