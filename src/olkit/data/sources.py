@@ -145,43 +145,42 @@ def _in_words(repo_commit: tuple[str, str], path: str) -> str:
     return f"github.com/{repo_commit[0]} at commit {repo_commit[1][:12]}, {path}"
 
 
+_ACCSPD = ("unc-optimization/AccSPD", "d2f1f2c961e3401032649544445bb24ab63ab1c5")
+
+
+def _verbatim(file: str, sha256: str, size: int, repo_commit: tuple[str, str], path: str) -> FileSource:
+    """A file that is the LIBSVM text of ``path`` in a commit-pinned repository, as it is."""
+    return FileSource(file, sha256, size, "verbatim", _git(*repo_commit, path), source=_in_words(repo_commit, path))
+
+
 SOURCES: dict[str, FileSource] = {
     source.file: source
     for source in (
         # --- verbatim LIBSVM text from a commit-pinned repository -----------------------------------
-        FileSource("german.libsvm.bz2", "71845af98bbb0e981e94acade90d6f7596bc5835e8a97173bee447fe66ea383b", 6900,
-                   "verbatim", _git(*_KOL, "python/german"), source=_in_words(_KOL, "python/german")),
-        FileSource("mushrooms.libsvm.bz2", "66e11b6a83983bb5e3dece720d00d6f56ee831a95a40680b8cbffa2208868eb9",
-                   16057, "verbatim", _git(*_TSIM, "data/mushrooms.txt"),
-                   source=_in_words(_TSIM, "data/mushrooms.txt")),
-        FileSource("w7a.train.libsvm.bz2", "4c0dc78f3da135c07540afcfdb415b2ecf12528a02b6506410e2139e0af372a1",
-                   161433, "verbatim", _git(*_IPALM, "datas/matrix_w7a"),
-                   source=_in_words(_IPALM, "datas/matrix_w7a")),
-        FileSource("w7a.test.libsvm.bz2", "82ba57153957d738d1ffce573ffa02e21cff942e7bd7f878cd0995d3571cb6e8",
-                   162183, "verbatim", _git(*_IPALM, "libsvm/w7a.t"), source=_in_words(_IPALM, "libsvm/w7a.t")),
-        FileSource("w8a.train.libsvm.bz2", "821765de2cbea06f54f2f06b1db12c946aec2f95aed74105d12556b11bc34526",
-                   313497, "verbatim",
-                   _git("unc-optimization/AccSPD", "d2f1f2c961e3401032649544445bb24ab63ab1c5", "data/w8a"),
-                   source=_in_words(("unc-optimization/AccSPD", "d2f1f2c961e3401032649544445bb24ab63ab1c5"),
-                                    "data/w8a")),
-        FileSource("w8a.test.libsvm.bz2", "91f95d3e1633dbb3b9d61f1452ddad6c6dea5d1edf8d9919413715c14291a7e0",
-                   100236, "verbatim", _git(*_IPALM, "libsvm/w8a.t"), source=_in_words(_IPALM, "libsvm/w8a.t")),
-        FileSource("a9a.train.libsvm.bz2", "18ce2c4a7269687ff60c3a29db0698e5f7b589446c771f09f32871e653edb69c",
-                   100608, "verbatim", _git(*_KOL, "sample_dataset/a9a_train"),
-                   source=_in_words(_KOL, "sample_dataset/a9a_train")),
-        FileSource("a9a.test.libsvm.bz2", "e55725b53c3c47f7053bd3ef12e41555539eac4c0fe989e69345cc4dd0ea6e8d",
-                   50548, "verbatim", _git(*_KOL, "sample_dataset/a9a_test"),
-                   source=_in_words(_KOL, "sample_dataset/a9a_test")),
-        FileSource("dna.train.libsvm.bz2", "85a92f56d70a4d50993cafce601f00d00bcc35ceaee946b700067e05904e7a6e",
-                   34864, "verbatim", _git(*_DNA, "dna.scale"), source=_in_words(_DNA, "dna.scale")),
-        FileSource("dna.test.libsvm.bz2", "168070163414f0a1df2d26257f7000d7a371a3042f589d6cd1fad127a7d2a26b",
-                   21271, "verbatim", _git(*_DNA, "dna.scale.t"), source=_in_words(_DNA, "dna.scale.t")),
-        FileSource("segment.libsvm.bz2", "6915f4bbcc28a84f5a0bc459ab6932ac0272dc4248762bc1e958d462af55d6fa",
-                   78388, "verbatim", _git(*_LIBOL_PY, "data/test/mc/segment.scale.txt"),
-                   source=_in_words(_LIBOL_PY, "data/test/mc/segment.scale.txt")),
-        FileSource("letter.train.libsvm.bz2", "5abf952504d60cf57a75f663735d73a963c76e4a60d09115736e09ca841e29a9",
-                   102605, "verbatim", _git(*_LIBOL_PY, "data/mc/letter.scale.txt"),
-                   source=_in_words(_LIBOL_PY, "data/mc/letter.scale.txt")),
+        _verbatim("german.libsvm.bz2", "71845af98bbb0e981e94acade90d6f7596bc5835e8a97173bee447fe66ea383b",
+                  6900, _KOL, "python/german"),
+        _verbatim("mushrooms.libsvm.bz2", "66e11b6a83983bb5e3dece720d00d6f56ee831a95a40680b8cbffa2208868eb9",
+                  16057, _TSIM, "data/mushrooms.txt"),
+        _verbatim("w7a.train.libsvm.bz2", "4c0dc78f3da135c07540afcfdb415b2ecf12528a02b6506410e2139e0af372a1",
+                  161433, _IPALM, "datas/matrix_w7a"),
+        _verbatim("w7a.test.libsvm.bz2", "82ba57153957d738d1ffce573ffa02e21cff942e7bd7f878cd0995d3571cb6e8",
+                  162183, _IPALM, "libsvm/w7a.t"),
+        _verbatim("w8a.train.libsvm.bz2", "821765de2cbea06f54f2f06b1db12c946aec2f95aed74105d12556b11bc34526",
+                  313497, _ACCSPD, "data/w8a"),
+        _verbatim("w8a.test.libsvm.bz2", "91f95d3e1633dbb3b9d61f1452ddad6c6dea5d1edf8d9919413715c14291a7e0",
+                  100236, _IPALM, "libsvm/w8a.t"),
+        _verbatim("a9a.train.libsvm.bz2", "18ce2c4a7269687ff60c3a29db0698e5f7b589446c771f09f32871e653edb69c",
+                  100608, _KOL, "sample_dataset/a9a_train"),
+        _verbatim("a9a.test.libsvm.bz2", "e55725b53c3c47f7053bd3ef12e41555539eac4c0fe989e69345cc4dd0ea6e8d",
+                  50548, _KOL, "sample_dataset/a9a_test"),
+        _verbatim("dna.train.libsvm.bz2", "85a92f56d70a4d50993cafce601f00d00bcc35ceaee946b700067e05904e7a6e",
+                  34864, _DNA, "dna.scale"),
+        _verbatim("dna.test.libsvm.bz2", "168070163414f0a1df2d26257f7000d7a371a3042f589d6cd1fad127a7d2a26b",
+                  21271, _DNA, "dna.scale.t"),
+        _verbatim("segment.libsvm.bz2", "6915f4bbcc28a84f5a0bc459ab6932ac0272dc4248762bc1e958d462af55d6fa",
+                  78388, _LIBOL_PY, "data/test/mc/segment.scale.txt"),
+        _verbatim("letter.train.libsvm.bz2", "5abf952504d60cf57a75f663735d73a963c76e4a60d09115736e09ca841e29a9",
+                  102605, _LIBOL_PY, "data/mc/letter.scale.txt"),
         # --- converted by a recipe -------------------------------------------------------------------
         FileSource("splice.train.libsvm.bz2", "df991ccee17e4e43a20b8bae22ab9367dec4c5d46197b0c721952390d423635b",
                    17173, "lines", _git(*_TSIM, "data/splice.txt"), lines=(1, 1000),
