@@ -246,6 +246,25 @@ def test_cache_info_and_clear_commands(tmp_path, monkeypatch, capsys):
     assert "OLKIT_CACHE_MAX_BYTES='2X' is not a size" in one_line_error(capsys, ["cache", "info"])
 
 
+def test_cache_info_lists_the_most_recent_entries_and_all_on_request(tmp_path, monkeypatch, capsys):
+    """A cache of many entries is summed up: the 20 most recently used, then the count and size of the rest
+    (``--all`` lists every entry, and ``clear --all`` names every file removed)."""
+    monkeypatch.setenv("OLKIT_CACHE_DIR", str(tmp_path / "cache"))
+    for i in range(23):
+        read_libsvm(_libsvm(tmp_path / f"h{i}.libsvm", 5, i))
+    for entry in (tmp_path / "cache").iterdir():  # last used: h0 first, h22 last, one second apart
+        i = int(entry.name.split(".")[0][1:])
+        os.utime(entry, (1_700_000_000 + i, 1_700_000_000 + i))
+    assert main(["cache", "info"]) == 0
+    out = capsys.readouterr().out
+    assert "23 entries" in out and out.count(" last used ") == 20 and "... and 3 more" in out
+    assert out.splitlines()[2].lstrip().startswith("h22.libsvm.")  # most recently used first
+    assert main(["cache", "info", "--all"]) == 0
+    assert capsys.readouterr().out.count(" last used ") == 23
+    assert main(["cache", "clear", "--all"]) == 0
+    assert capsys.readouterr().out.count(".npz") == 23
+
+
 class WorkerWarning(UserWarning):
     """A warning raised in a joblib worker process."""
 

@@ -348,8 +348,9 @@ def build_parser():
     # issue 21 item 6: the parsed-data cache (olkit.data.cache)
     cache = sub.add_parser("cache", help="show or empty the parsed-data cache of LIBSVM files (OLKIT_CACHE_DIR, "
                            "at most OLKIT_CACHE_MAX_BYTES, default 2G)")
-    cache.add_argument("action", choices=("info", "clear"), help="info: location, entries, sizes, total and cap; "
-                       "clear: remove every entry")
+    cache.add_argument("action", choices=("info", "clear"), help="info: location, total and cap, the 20 most "
+                       "recently used entries; clear: remove every entry")
+    cache.add_argument("--all", action="store_true", help="info: list every entry; clear: name every file removed")
     return parser
 
 
@@ -658,7 +659,7 @@ def cmd_cache(args):
     from .limits import format_bytes
 
     if args.action == "info":
-        print(cache.describe())
+        print(cache.describe(limit=None if args.all else 20))
         return
     if cache.directory() is None:
         print(f"the parsed-data cache is off ({cache.DIR_ENV}=off): nothing to remove")
@@ -666,7 +667,7 @@ def cmd_cache(args):
     removed = cache.clear()
     print(f"removed {len(removed)} file(s), {format_bytes(sum(size for _, size in removed))}, from "
           f"{cache.directory()}")
-    for name, size in removed:
+    for name, size in removed if args.all else ():
         print(f"  {name}  {format_bytes(size)}")
 
 

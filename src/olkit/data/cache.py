@@ -221,18 +221,25 @@ def clear() -> list:
     return removed
 
 
-def describe() -> str:
-    """:func:`info` as text (``olkit cache info``)."""
+def describe(limit: int | None = 20) -> str:
+    """:func:`info` as text (``olkit cache info``): the location, the totals and the ``limit`` most recently
+    used entries (``None``: every entry, ``olkit cache info --all``)."""
     state = info()
     if state["directory"] is None:
         return f"parsed-data cache: off ({DIR_ENV}=off)"
+    entries = state["entries"][::-1]  # most recently used first
+    shown = entries if limit is None else entries[:limit]
     lines = [f"parsed-data cache: {state['directory']}",
-             f"{len(state['entries'])} entries, {format_bytes(state['total_bytes'])} of at most "
-             f"{format_bytes(state['max_bytes'])} ({MAX_BYTES_ENV})" + ("; least recently used first:"
-                                                                        if state["entries"] else "")]
-    for e in state["entries"]:
+             f"{len(entries)} entries, {format_bytes(state['total_bytes'])} of at most "
+             f"{format_bytes(state['max_bytes'])} ({MAX_BYTES_ENV})" + ("; most recently used first:"
+                                                                        if entries else "")]
+    for e in shown:
         used = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(e["last_used"]))
         lines.append(f"  {e['name']}  {format_bytes(e['bytes'])}  last used {used}")
+    if len(shown) < len(entries):
+        rest = entries[len(shown):]
+        lines.append(f"  ... and {len(rest)} more, {format_bytes(sum(e['bytes'] for e in rest))} "
+                     "(olkit cache info --all lists them)")
     if state["temporary"]:
         lines.append(f"{len(state['temporary'])} temporary file(s) of unfinished writes: {', '.join(state['temporary'])}")
     return "\n".join(lines)
