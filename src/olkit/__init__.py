@@ -26,6 +26,7 @@ _EXPORTS = {
     "save": ("persist", "save"),
     "load": ("persist", "load"),
     "SupportSetGrowthWarning": ("limits", "SupportSetGrowthWarning"),
+    "UnlearnableExample": ("protocol", "UnlearnableExample"),
 }
 
 __all__ = [*_EXPORTS, "__version__"]
