@@ -24,7 +24,7 @@ OUTSIDE = [
     (re.compile(r"\.\./shared/(?!data\b)"), "a folder outside the repository"),
     (re.compile(r"\.\./shared/data"), "the CI test data, named without OLKIT_DATA"),
 ]
-CITATION = re.compile(r"(?<![\w/.-])(docs/[\w./-]+?\.md)(#[\w-]+)?")
+CITATION = re.compile(r"(?<![\w/.-])(docs/[\w-][\w./-]*?\.md)(#[\w-]+)?")
 TEXT_SUFFIXES = {".py", ".md", ".toml", ".txt", ".cfg", ".ini", ".json", ".yml", ".yaml", ".rst", ""}
 
 
@@ -116,3 +116,21 @@ def test_cited_pages_and_anchors_exist():
                                               ("The `compat` modes (D12)", "the-compat-modes-d12")])
 def test_slug(heading, expected):
     assert slug(heading) == expected
+
+
+SKELETON = ["parameters", "update-rule", "settled-questions", "ties", "compat-modes", "complexity", "example",
+            "references"]
+
+
+def test_every_algorithm_has_its_specification_page():
+    """One page per registered algorithm (``Spec.page``, which ``olkit list NAME`` and the docstrings name),
+    each with the sections of the specification: parameters, update rule, settled questions, ties, compat
+    modes, complexity, an example and references."""
+    from olkit import registry
+
+    for name in registry.names():
+        page = registry.spec(name).page
+        assert (ROOT / page).is_file(), f"{name}: {page} is missing"
+        headings = anchors(page)
+        missing = [section for section in SKELETON if section not in headings]
+        assert not missing, f"{page} lacks the sections {missing}"
