@@ -61,6 +61,12 @@ def test_repeats_above_the_cap_is_one_line():
                    f"--repeats must be <= {MAX_REPEATS}, got 1000000")
 
 
+def _interruptible():
+    """In the child: SIGINT's default action. A command started where SIGINT is ignored (under GNU time, or a
+    non-interactive shell's background job) inherits the ignoring, and Ctrl-C would never reach it."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def wait_for_cells(proc, cells, count, timeout=240):
     deadline = time.monotonic() + timeout
     while len(list(cells.glob("*.json"))) < count:
@@ -83,7 +89,8 @@ def test_a_large_repeats_starts_without_building_every_ordering(tmp_path):
     (tmp_path / "big.libsvm").write_text("".join(f"{1 if a > 0 else -1} 1:{a:.3f} 2:{b:.3f}\n" for a, b in X))
     cmd = ["run", "arow", "--data", "big.libsvm", "--repeats", str(MAX_REPEATS), "--jobs", "1", "--out", "R", "-q"]
     proc = subprocess.Popen(CLI + cmd, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env={**os.environ, "OLKIT_CACHE_DIR": "off"})  # no parsed copy in the user's cache
+                            env={**os.environ, "OLKIT_CACHE_DIR": "off"},  # no parsed copy in the user's cache
+                            preexec_fn=_interruptible)
     try:
         wait_for_cells(proc, tmp_path / "R" / ".cells", 1)
         peak = peak_rss_bytes(proc.pid)
@@ -100,7 +107,7 @@ def test_ctrl_c_ends_a_parallel_run_with_one_line_and_keeps_the_finished_runs(tm
     Ctrl-C reaches the whole foreground process group (the command and its workers): so does this SIGINT."""
     proc = subprocess.Popen(CLI + ["run", "duol", "pa1", "--data", "german", "--repeats", "300", "--jobs", "2",
                                    "--out", "R"], cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, start_new_session=True)
+                            text=True, start_new_session=True, preexec_fn=_interruptible)
     cells = tmp_path / "R" / ".cells"
     try:
         wait_for_cells(proc, cells, 4)
@@ -192,7 +199,7 @@ def test_ctrl_c_ends_a_reproduction_with_one_line(tmp_path):
                                           'datasets = ["german"]\nalgorithms = ["pa1", "duol"]\nrepeats = 200\n')
     proc = subprocess.Popen([sys.executable, "-m", "olkit.experiment.reproduce", "config.toml", "--jobs", "1"],
                             cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True)
+                            start_new_session=True, preexec_fn=_interruptible)
     try:
         wait_for_cells(proc, tmp_path / "out" / ".cells" / "page", 2)
         os.killpg(proc.pid, signal.SIGINT)
