@@ -18,6 +18,11 @@ from olkit.experiment import backend
 
 needs_german = pytest.mark.skipif(not os.environ.get("OLKIT_DATA"), reason="OLKIT_DATA is not set (german)")
 
+# One xdist worker runs this module's tests one after the other (``--dist loadgroup``), so the module's cluster
+# lives for seconds. Spread over the suite, it idled for 15 minutes between two tests on a loaded machine and a
+# later test waited for its results forever.
+pytestmark = pytest.mark.xdist_group("dask")
+
 
 @pytest.fixture(scope="module")
 def cluster():
