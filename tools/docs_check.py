@@ -154,10 +154,18 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
         super().send_error(code, message, explain)
 
 
+class _QuietServer(http.server.ThreadingHTTPServer):
+    def handle_error(self, request, client_address):
+        """A browser that closes a connection before the answer is sent (it navigated on) is not an error of
+        the site; anything else is printed as the standard server prints it."""
+        if not isinstance(sys.exc_info()[1], (BrokenPipeError, ConnectionResetError)):
+            super().handle_error(request, client_address)
+
+
 def serve(site):
     """Serve ``site`` on 127.0.0.1 on a free port in a background thread; returns (server, base URL)."""
     handler = functools.partial(_QuietHandler, directory=str(site))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server = _QuietServer(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server, f"http://127.0.0.1:{server.server_address[1]}/"
 
