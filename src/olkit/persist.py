@@ -668,6 +668,10 @@ def _read_arrays(zf, members, manifest):
     return {key: _read_member(zf, members[key], key) for key in manifest}
 
 
+_ARCHIVE_ERRORS = (OSError, EOFError, zipfile.BadZipFile, zlib.error, NotImplementedError)
+"""What reading a damaged or unsupported zip archive raises (zipfile's own errors and the decompressors')."""
+
+
 def load(path):
     """Read a learner written by :func:`save`: it predicts as the saved one did and continues learning
     (``partial_fit``) exactly as it would have. Only ``numpy``'s .npy reader is used, never pickle, and
@@ -678,7 +682,7 @@ def load(path):
     fh = _open_regular(path)
     try:
         zf = zipfile.ZipFile(fh)
-    except (ValueError, OSError, EOFError, zipfile.BadZipFile, zlib.error, NotImplementedError) as exc:
+    except (ValueError, *_ARCHIVE_ERRORS) as exc:
         fh.close()
         raise ValueError(f"{path}: not an olkit model file (damaged .npz archive: {exc})"[:400]) from None
     try:
@@ -698,7 +702,7 @@ def load(path):
         learner._after_load()
     except _Bad as exc:
         raise ValueError(f"{path}: invalid olkit model file: {exc}") from None
-    except (OSError, EOFError, zipfile.BadZipFile, zlib.error, NotImplementedError) as exc:
+    except _ARCHIVE_ERRORS as exc:
         raise ValueError(f"{path}: damaged olkit model file ({type(exc).__name__}: {exc})") from None
     except MemoryError:
         raise ValueError(f"{path}: invalid olkit model file: its state does not fit in memory") from None

@@ -35,6 +35,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from .._files import write_bytes
 from .sources import SOURCES, FileSource
 
 __all__ = ["DatasetUnavailable", "fetch_file", "download_dir", "cache_dir", "mirror", "offline", "missing_hint",
@@ -138,10 +139,8 @@ def fetch_file(file: str, dest: str | os.PathLike | None = None, *, quiet: bool 
         if actual != source.sha256:
             raise ValueError(f"{file}: SHA-256 of the file made from {' + '.join(urls)} is {actual}, expected "
                              f"{source.sha256}; refused (nothing kept)")
-        made = staging / file
-        made.write_bytes(data)
         target = dest / file
-        os.replace(made, target)
+        write_bytes(target, data)  # olkit's atomic write: a temporary beside the target, renamed into place
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     if not quiet:
