@@ -1,6 +1,7 @@
 """The reproduction page's parts for budgeted learners (the Ahpatron config,
 docs/algorithms/evaluation.md#ahpatron-protocol): the table with B|D beside the paper's, the selection in hindsight, a learner diagnostic beside a paper table
-(|N_T|), a comparison beside a paper table (Table 5), and acceptance as declarative rules.
+(|N_T|) and a comparison beside a paper table (Table 5). The acceptance rules are
+:mod:`olkit.experiment.acceptance`, the rest of the page :mod:`olkit.experiment.page`.
 
 Everything here reads documents that :mod:`olkit.experiment.reproduce` made; nothing runs learners.
 """
@@ -9,7 +10,8 @@ import math
 import numpy as np
 
 from ..data import CATALOG
-from .config import available_algorithms, paper_values, per_dataset
+from .config import per_dataset
+from .stats import mean_std
 
 GREEK = {"epsilon": "ε", "eta": "η", "sigma": "σ", "lam": "λ", "gamma": "γ"}
 
@@ -70,20 +72,6 @@ def row_of(doc, algorithm):
 def _budget_cell(params, n_sv_mean):
     key, value = budget_of(params)
     return f"{value:g}" if key else f"{n_sv_mean:.0f} (#SV)"
-
-
-def _paired(a, b, alpha=0.05):
-    """Mean of a − b (points) and the paired two-sided t-test's p over the common orderings."""
-    from scipy.stats import ttest_rel
-
-    a, b = np.asarray(a, float), np.asarray(b, float)
-    d = a - b
-    p = float(ttest_rel(a, b).pvalue) if d.size > 1 and np.any(d) and np.std(d) > 0 else float("nan")
-    return float(d.mean()), p
-
-
-def _runs_pct(row):
-    return [100 * run["mistake_rate"] for run in row["runs"]]
 
 
 def selection_lines(doc, repeats):
@@ -166,9 +154,8 @@ def diagnostic_table(section, docs):
         vals = [run.get("diagnostics", {}).get(key) for run in r["runs"]]
         if any(v is None for v in vals):
             continue
-        v = np.asarray(vals, dtype=float)
-        out[doc["dataset"]] = {"mean": float(v.mean()), "std": float(v.std(ddof=1)) if v.size > 1 else 0.0,
-                               "runs": vals, "T": doc["n_examples"],
+        mean, std = mean_std(vals)
+        out[doc["dataset"]] = {"mean": mean, "std": std, "runs": vals, "T": doc["n_examples"],
                                "mistakes": float(np.mean([run["mistakes"] for run in r["runs"]])),
                                "selected": r.get("selected", {})}
     return out
@@ -234,132 +221,3 @@ def budget_comparison_section(name, section, table, paper, config):
             lines += [f"| {dataset} (not run) | {a} | — | — | {fmt_ms(p['mistake_pct'])} | — | {p['budget']:g} | — | "
                       f"{p['seconds']:.2f} | — |" for a, p in rows.items()]
     return lines + [""]
-
-
-def _verdict(flag):
-    return "—" if flag is None else ("yes" if flag else "**no**")
-
-
-def acceptance_rules(docs, paper, rules, extra, config):
-    """The config's ``[acceptance]`` rules, each a table and a one-line verdict:
-
-    * ``within``: [{algorithm, points}] — our mean AMR within ``points`` of the paper's, per dataset;
-    * ``lower_than``: [{algorithm, others, text}] — the algorithm's mean AMR below each of ``others``
-      (with the paired t-test's p), ours and in the paper's own numbers;
-    * ``larger_set``: [{algorithm, than, factor, datasets}] — the algorithm's final #SV at least
-      ``factor`` × the budget of ``than`` (on ``datasets``, default all);
-    * ``comparison``: [{section, algorithm, than}] — in a comparison section, the algorithm's AMR below
-      ``than``'s on a budget at most ``than``'s (#SV when unbudgeted), ours and the paper's (``paper`` of
-      the section).
-    """
-    lines = []
-    for rule in rules.get("within", []):
-        algo, pts = rule["algorithm"], rule.get("points", 1.5)
-        lines += [f"**{algo}: mean AMR within {pts:g} points of the paper's Table** — "
-                  + rule.get("text", "the reproduction criterion."), "",
-                  "| dataset | ours (%) | paper (%) | Δ | within |", "|---|---|---|---|---|"]
-        held = total = 0
-        for doc in docs:
-            r, p = row_of(doc, algo), paper.get(doc["dataset"], {}).get(algo)
-            if r is None or not p:
-                continue
-            ours = 100 * r["mean"]["mistake_rate"]
-            ok = abs(ours - p["mistake_pct"][0]) <= pts
-            held, total = held + ok, total + 1
-            lines.append(f"| {doc['dataset']} | {fmt_ms((ours, 100 * r['std']['mistake_rate']))} | "
-                         f"{fmt_ms(p['mistake_pct'])} | {ours - p['mistake_pct'][0]:+.2f} | {_verdict(ok)} |")
-        lines += ["", f"Holds on {held} of {total} datasets.", ""]
-    for rule in rules.get("lower_than", []):
-        algo = rule["algorithm"]
-        others, absent = available_algorithms(config, list(rule["others"]))
-        if not others:
-            lines += [f"**Claim: {algo} has a lower AMR than {', '.join(absent)}** — " + rule.get("text", "")
-                      + f" Not checked: {', '.join(absent)} is not in this build.", ""]
-            continue
-        lines += [f"**Claim: {algo} has a lower AMR than {', '.join(others)}** — " + rule.get("text", ""), "",
-                  "| dataset | " + f"{algo} (%) | " + " | ".join(f"{o} (%): Δ, p" for o in others)
-                  + " | holds (ours) | holds (paper's numbers) |", "|---|---|" + "---|" * len(others) + "---|---|"]
-        held = total = 0
-        for doc in docs:
-            r = row_of(doc, algo)
-            if r is None:
-                continue
-            cells, ok, ok_paper = [], True, True
-            pref = paper.get(doc["dataset"], {})
-            for o in others:
-                ro = row_of(doc, o)
-                if ro is None:
-                    cells.append("—")
-                    continue
-                diff, p = _paired(_runs_pct(r), _runs_pct(ro))
-                ok &= diff < 0
-                cells.append(f"{100 * ro['mean']['mistake_rate']:.2f}: {diff:+.2f}, p {p:.2g}")
-                if algo in pref and o in pref:
-                    ok_paper &= pref[algo]["mistake_pct"][0] < pref[o]["mistake_pct"][0]
-                else:
-                    ok_paper = None if ok_paper is True else ok_paper
-            held, total = held + ok, total + 1
-            lines.append(f"| {doc['dataset']} | {100 * r['mean']['mistake_rate']:.2f} | " + " | ".join(cells)
-                         + f" | {_verdict(ok)} | {_verdict(ok_paper)} |")
-        lines += ["", f"Holds on {held} of {total} datasets (Δ = {algo} − the other, points; p: paired "
-                  "two-sided t-test over the orderings)."
-                  + (f" Not run (not in this build): {', '.join(absent)}." if absent else ""), ""]
-    for rule in rules.get("larger_set", []):
-        algo, than, factor = rule["algorithm"], rule["than"], rule.get("factor", 2)
-        where = rule.get("datasets")
-        lines += [f"**Claim: {algo} needs a far larger active set than {than}'s budget** (ratio ≥ {factor:g}) — "
-                  + rule.get("text", ""), "",
-                  f"| dataset | {algo} #SV ours | {than} budget | ratio ours | AMR ours: {algo} / {than} | "
-                  f"paper: #SV / budget | ratio paper | holds (ours) | holds (paper) |",
-                  "|---|---|---|---|---|---|---|---|---|"]
-        held = total = 0
-        for doc in docs:
-            if where and doc["dataset"] not in where:
-                continue
-            r, t = row_of(doc, algo), row_of(doc, than)
-            if r is None or t is None:
-                continue
-            _, b = budget_of(t["params"])
-            b = b or t["mean"]["n_sv"]
-            ratio = r["mean"]["n_sv"] / b
-            ref = paper.get(doc["dataset"], {})
-            pa, pt = paper_row(ref, algo, config), paper_row(ref, than, config)
-            pr = pa["budget"] / pt["budget"] if pa and pt else None
-            held, total = held + (ratio >= factor), total + 1
-            lines.append(f"| {doc['dataset']} | {r['mean']['n_sv']:.0f} | {b:g} | {ratio:.2f} | "
-                         f"{100 * r['mean']['mistake_rate']:.2f} / {100 * t['mean']['mistake_rate']:.2f} | "
-                         + (f"{pa['budget']:g} / {pt['budget']:g} | {pr:.2f} | " if pr else "— | — | ")
-                         + f"{_verdict(ratio >= factor)} | {_verdict(pr >= factor if pr else None)} |")
-        lines += ["", f"Holds on {held} of {total} datasets"
-                  + (f" (the datasets the paper names: {', '.join(where)})" if where else "") + ".", ""]
-    for rule in rules.get("comparison", []):
-        name, algo, than = rule["section"], rule["algorithm"], rule["than"]
-        table = extra.get("comparisons", {}).get(name)
-        if not table:
-            continue
-        pap = paper_values(config[name]["paper"]) if config[name].get("paper") else {}
-        lines += [f"**Claim: {algo} has a lower AMR than {than} on the same or a smaller budget** — "
-                  + rule.get("text", ""), "",
-                  f"| dataset | {algo}: B, AMR (%) | {than}: B or #SV, AMR (%) | Δ (p) | holds (ours) | "
-                  "paper: Δ, B vs B | holds (paper) |", "|---|---|---|---|---|---|---|"]
-        held = total = 0
-        for dataset, doc in table.items():
-            ra, rt = doc["rows"].get(algo), doc["rows"].get(than)
-            if ra is None or rt is None:
-                continue
-            ba = budget_of(ra["params"])[1] or ra["n_sv"][0]
-            bt = budget_of(rt["params"])[1] or rt["n_sv"][0]
-            diff = doc["versus"][algo]["mean_diff"] if algo in doc["versus"] else ra["mistake_pct"][0] - rt["mistake_pct"][0]
-            pv = doc["versus"].get(algo, {}).get("p_value", float("nan"))
-            ok = diff < 0 and ba <= bt
-            pa, pt = paper_row(pap.get(dataset, {}), algo, config), paper_row(pap.get(dataset, {}), than, config)
-            ok_p = (pa["mistake_pct"][0] < pt["mistake_pct"][0] and pa["budget"] <= pt["budget"]
-                    if pa and pt else None)
-            held, total = held + ok, total + 1
-            lines.append(f"| {dataset} | {ba:g}, {ra['mistake_pct'][0]:.2f} | {bt:.0f}, {rt['mistake_pct'][0]:.2f} | "
-                         f"{diff:+.2f} ({pv:.2g}) | {_verdict(ok)} | "
-                         + (f"{pa['mistake_pct'][0] - pt['mistake_pct'][0]:+.2f}, {pa['budget']:g} vs "
-                            f"{pt['budget']:g} | " if ok_p is not None else "— | ")
-                         + f"{_verdict(ok_p)} |")
-        lines += ["", f"Holds on {held} of {total} datasets.", ""]
-    return lines

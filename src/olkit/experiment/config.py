@@ -157,12 +157,8 @@ def validate_config(config, source=None):
 
     for name in config["algorithms"]:
         parameters(name, "algorithms")
-    rules = config.get("acceptance") if isinstance(config.get("acceptance"), dict) else {}
-    for kind, items in rules.items():
-        for rule in items:
-            for name in [rule.get("algorithm"), rule.get("than"), *rule.get("others", [])]:
-                if name is not None:
-                    parameters(name, f"[[acceptance.{kind}]]")
+    for kind, rule, name in _acceptance_names(config.get("acceptance", {}), source):
+        parameters(name, f"[[acceptance.{kind}]]")
     every_parameter = set().union(*(get(n)._algorithm_param_names() for n in known))
     _unknown(config.get("settings", {}), every_parameter, "[settings] ", source, "parameter")
     check_params(config.get("params", {}), "params")
@@ -195,6 +191,35 @@ def validate_config(config, source=None):
                 if valid is not None and key not in valid:
                     raise ConfigError(f"[{name}]: {algo} has no parameter {key!r} (list it under 'reference')",
                                       source)
+
+
+ACCEPTANCE_KINDS = ("table", "within_spread", "within", "lower_than", "larger_set", "comparison")
+"""The rule kinds of ``[acceptance]`` (:data:`olkit.experiment.acceptance.KINDS`, rendered in this order)."""
+ACCEPTANCE_COLUMNS = ("within", "below")
+"""The column kinds of an ``[[acceptance.table]]`` rule."""
+
+
+def _acceptance_names(rules, source):
+    """(kind, rule, algorithm name) for every algorithm an ``[acceptance]`` table names, after checking its
+    shape: a table of known kinds, each a list of rules (tables), a ``table`` rule's columns of known kinds."""
+    if not isinstance(rules, dict):
+        raise ConfigError(f"acceptance must be a table of rules ([[acceptance.<kind>]]: "
+                          f"{', '.join(ACCEPTANCE_KINDS)}), got {rules!r}", source)
+    _unknown(rules, set(ACCEPTANCE_KINDS), "[acceptance] ", source, "rule kind")
+    out = []
+    for kind, items in rules.items():
+        if not isinstance(items, list) or not all(isinstance(rule, dict) for rule in items):
+            raise ConfigError(f"acceptance.{kind} must be a list of tables ([[acceptance.{kind}]])", source)
+        for rule in items:
+            names = [rule.get("algorithm"), rule.get("than"), *rule.get("others", []), *rule.get("require", []),
+                     *rule.get("best_of", []), *rule.get("lower", [])]
+            for col in rule.get("columns", []) if kind == "table" else ():
+                if col.get("kind") not in ACCEPTANCE_COLUMNS:
+                    raise ConfigError(f"[[acceptance.table]] column kind {col.get('kind')!r}; known: "
+                                      f"{', '.join(ACCEPTANCE_COLUMNS)}", source)
+                names += [col.get("algorithm"), col.get("other")]
+            out += [(kind, rule, name) for name in dict.fromkeys(names) if name is not None]
+    return out
 
 
 def per_dataset(config, dataset):

@@ -46,25 +46,32 @@ Budgeted-learner papers (the Ahpatron config) add, all optional and all data:
   ``parameter_of`` renames the swept parameter per algorithm (FOGD's D for B), a comparison with a
   ``paper`` key is shown beside that paper table;
 * ``[acceptance]`` as rules (``within``, ``lower_than``, ``larger_set``, ``comparison``; see
-  :func:`acceptance_rules`) instead of a paper's named function.
+  :func:`olkit.experiment.acceptance.acceptance_rules`).
+
+Every config states its acceptance criteria as data (``[[acceptance.<kind>]]``, the DUOL and SCW pages'
+``table`` and ``within_spread`` rules too); a config without them has no acceptance summary.
+
+This module is the driver: it runs a config's tables and analyses, merges a previous run's results, and
+writes the page and its JSON. The parts have one module each: statistics :mod:`olkit.experiment.stats`,
+parameter selection :mod:`olkit.experiment.selection`, the page :mod:`olkit.experiment.page` (with
+:mod:`olkit.experiment.budget_report` and :mod:`olkit.experiment.acceptance`), the figures
+:mod:`olkit.report.plots`.
 """
 import argparse
 import datetime
 import itertools
 import json
-import math
 import os
-import platform
 import sys
 import time
 
 import numpy as np
 
-from .._files import atomic_open, save_figure, write_text
-from ..data import CATALOG, load_dataset
+from .._files import atomic_open, write_text
+from ..data import load_dataset
 from .backend import BackendError
-from .config import (  # noqa: F401
-    PAPER_TABLES,
+from .budget_report import diagnostic_table
+from .config import (  # noqa: F401  (load_config, paper_values: the names the tests and notebooks import from here)
     ConfigError,
     algorithm_settings,
     available_algorithms,
@@ -75,6 +82,7 @@ from .config import (  # noqa: F401
     validate_config,
 )
 from .orders import labels_of, make_orders
+from .page import render_page
 from .runner import (
     RunFailed,
     check_failures,
@@ -83,55 +91,9 @@ from .runner import (
     run_algorithms,
     split_params,
 )
+from .selection import select_in_hindsight, selected_params, selection_grid, sweep_spec
+from .stats import paired_ttest, summarize_runs
 from .store import CellStore
-
-COUNT_LABELS = {"n_sv": "#SV", "n_updates": "#updates"}
-
-
-SCALES = {"1/sqrt(T)": lambda n: 1.0 / math.sqrt(n), "1/T^2": lambda n: 1.0 / n ** 2}
-"""Grid scales by the number of examples T: OGD step sizes 10^k/√T (AHP), BOGD's λ = 2^k/T²."""
-
-
-def selection_grid(config, name, dataset, n_examples):
-    """The grid of ``[select.<name>]`` (``[per_dataset.<dataset>.select.<name>]`` replaces it per
-    parameter) on a dataset of ``n_examples``: [{"parameter", "grid" (as written), "scale", "values"
-    (the values run: grid × scale(T))}], in the config's order; [] when nothing is selected."""
-    grid = dict(config.get("select", {}).get(name, {}))
-    grid.update(per_dataset(config, dataset).get("select", {}).get(name, {}))
-    out = []
-    for key, spec in grid.items():
-        values, scale = (spec["values"], spec.get("scale")) if isinstance(spec, dict) else (spec, None)
-        if scale is not None and scale not in SCALES:
-            raise ValueError(f"[select.{name}] {key}: unknown scale {scale!r}; known: {', '.join(SCALES)}")
-        factor = SCALES[scale](n_examples) if scale else None
-        out.append({"parameter": key, "grid": list(values), "scale": scale,
-                    "values": [v * factor for v in values] if factor else list(values)})
-    return out
-
-
-def select_in_hindsight(results, grid):
-    """The result of lowest mean mistake rate among ``results`` (one per grid point, same orderings; ties:
-    the first in grid order), with "selected" (the chosen values) and "selection" (the grid and every
-    point's summary) added."""
-    keys = [g["parameter"] for g in grid]
-    best = int(np.argmin([r["mean"]["mistake_rate"] for r in results]))
-    row = dict(results[best])
-    row["selected"] = {k: row["params"][k] for k in keys}
-    row["selection"] = {"grid": grid, "chosen": best, "candidates": [
-        {"params": {k: r["params"][k] for k in keys}, "mistake_pct": [100 * r["mean"]["mistake_rate"],
-                                                                       100 * r["std"]["mistake_rate"]],
-         "n_sv": [r["mean"]["n_sv"], r["std"]["n_sv"]], "seconds": r["mean"]["seconds"]} for r in results]}
-    return row
-
-
-def selected_params(table_doc, label, inherit=None):
-    """The values selected in hindsight for the table row ``label`` (or the row ``inherit`` maps it to)."""
-    source = (inherit or {}).get(label, label)
-    for r in (table_doc or {}).get("results", []):
-        if r["algorithm"] == source:
-            return dict(r.get("selected", {}))
-    return {}
-
 
 def learner_seeds(config, repeats):
     """With ``seed_per_ordering = true``: the randomised learners' seed for each ordering (ordering r,
@@ -173,20 +135,6 @@ def run_dataset(config, dataset, repeats, n_jobs=None, store=None, data=None):
     return doc
 
 
-def sweep_spec(section):
-    """(parameter, values, swept algorithms, reference algorithms) of a sweep section of the config.
-
-    A sweep section has ``parameter``, ``values``, ``algorithms`` (each must have the parameter) and
-    optionally ``reference`` (algorithms without it, run once at their table settings and shown flat),
-    ``datasets`` and ``repeats``. The §5.4 section's form ``algorithm = "duol"``, ``rho = [...]`` is the
-    same sweep with ``parameter = "rho"``.
-    """
-    if "parameter" in section:
-        return (section["parameter"], [float(v) for v in section["values"]], list(section["algorithms"]),
-                list(section.get("reference", [])))
-    return "rho", [float(v) for v in section["rho"]], [section["algorithm"]], []
-
-
 def _runs_of(doc, name, labels):
     """The runs of ``name`` on the orderings ``labels`` in an already computed table document, or None."""
     for r in (doc or {}).get("results", []):
@@ -195,22 +143,6 @@ def _runs_of(doc, name, labels):
             if all(label in by_order for label in labels):
                 return [by_order[label] for label in labels], r["params"]
     return None
-
-
-def summarize_runs(runs):
-    """Mean ± std (over orderings) of mistake %, #SV, #updates; mean mistakes and diagnostics counters."""
-    def mean_std(values):
-        v = np.asarray(values, dtype=float)
-        return [float(v.mean()), float(v.std(ddof=1)) if v.size > 1 else 0.0]
-
-    row = {"mistake_pct": mean_std([100 * r["mistake_rate"] for r in runs]),
-           "n_sv": mean_std([r["n_sv"] for r in runs]), "n_updates": mean_std([r["n_updates"] for r in runs]),
-           "mistakes": float(np.mean([r["mistakes"] for r in runs])), "orderings": len(runs),
-           "seconds": mean_std([r["seconds"] for r in runs])}
-    keys = [k for k in runs[0].get("diagnostics", {}) if isinstance(runs[0]["diagnostics"][k], (int, float))]
-    if keys:
-        row["diagnostics"] = {k: mean_std([r["diagnostics"][k] for r in runs]) for k in keys}
-    return row
 
 
 def parameter_sweep(config, name, dataset, repeats, n_jobs=None, table_doc=None, store=None):
@@ -275,8 +207,6 @@ def paired_comparison(config, name, dataset, repeats, n_jobs=None, table_doc=Non
     "versus": {algorithm: {"mean_diff", "p_value", "reference_better"}}} (diff = algorithm − reference,
     points; p of the paired two-sided t-test; reference_better = orderings where the reference errs less).
     """
-    from scipy.stats import ttest_rel
-
     algos, absent = available_algorithms(config, list(config[name]["algorithms"]))
     inherit = config[name].get("inherit", {})
     settings = {algo: {**algorithm_settings(config, algo, dataset), **selected_params(table_doc, algo, inherit)}
@@ -303,14 +233,15 @@ def paired_comparison(config, name, dataset, repeats, n_jobs=None, table_doc=Non
     for algo in algos[1:]:
         other = np.array(rows[algo]["mistake_pct_runs"])
         diff = other - ref
-        p = float(ttest_rel(other, ref).pvalue) if len(diff) > 1 and np.any(diff) else float("nan")
-        versus[algo] = {"mean_diff": float(diff.mean()), "p_value": p, "reference_better": int(np.sum(diff > 0)),
-                        "ties": int(np.sum(diff == 0))}
+        test = paired_ttest(other, ref)
+        versus[algo] = {"mean_diff": test.mean_diff, "p_value": test.p_value,
+                        "reference_better": int(np.sum(diff > 0)), "ties": int(np.sum(diff == 0))}
     out = {"orderings": repeats, "seconds": time.perf_counter() - start, "reused": reused, "rows": rows,
            "versus": versus}
     if absent:
         out["not_run"] = absent
     return out
+
 
 def rho_sweep(config, dataset, repeats, n_jobs=None, store=None):
     """JMLR §5.4: M, M_d^w(ρ), M_d^s(ρ) of DUOL, averaged over orderings, for each ρ."""
@@ -318,174 +249,6 @@ def rho_sweep(config, dataset, repeats, n_jobs=None, store=None):
     (rows,) = sweep["algorithms"].values()
     return [{"rho": r["value"], "M": r["mistakes"], "M_d_weak": r["diagnostics"]["weak_double_updates"][0],
              "M_d_strong": r["diagnostics"]["strong_double_updates"][0]} for r in rows]
-
-
-def _fmt(mean, std, digits):
-    return f"{mean:.{digits}f} ± {std:.{digits}f}"
-
-
-def best_by_ttest(results, alpha=0.05):
-    """Algorithms whose mistake rates are not significantly worse than the best mean's (paired t-test
-    over the common orderings, two-sided, 95%), as the SCW paper marks its best results in bold."""
-    from scipy.stats import ttest_rel
-
-    rates = {r["algorithm"]: np.array([run["mistake_rate"] for run in r["runs"]]) for r in results}
-    best = min(rates, key=lambda name: rates[name].mean())
-    bold = set()
-    for name, values in rates.items():
-        if not np.any(values - rates[best]):  # identical runs (includes the best itself)
-            bold.add(name)
-        elif len(values) > 1 and ttest_rel(values, rates[best]).pvalue >= alpha:
-            bold.add(name)
-    return bold
-
-
-def dataset_section(doc, paper, fig_rel, config):
-    if config.get("count") == "budget":  # budgeted learners: B|D beside the paper's (budget_report)
-        from .budget_report import budget_dataset_section
-
-        not_run = {**not_run_reasons(config), **{r["algorithm"]: "failed, see below" for r in doc.get("failed", [])}}
-        return budget_dataset_section(doc, paper, paper_values(config["paper"], meta=True), config, not_run,
-                                      len(doc["results"][0]["runs"]))
-    count = config.get("count", "n_sv")
-    label = COUNT_LABELS[count]
-    lines = [f"### {doc['dataset']} ({doc['n_examples']} × {doc['n_features']})", ""]
-    spec = CATALOG.get(doc["dataset"])
-    if spec is not None and spec.notes:
-        lines += [f"Data: {spec.notes}", ""]
-    tuned = [r for r in doc["results"] if r.get("tuning")]
-    if tuned:
-        chosen = "; ".join(f"{r['algorithm']}: " + ", ".join(f"{k}={r['params'][k]:g}" for k in
-                                                           dict.fromkeys(t["parameter"] for t in r["tuning"]))
-                           for r in tuned)
-        lines += [f"Selected parameters (one pass per candidate on ordering seed:{config.get('seed', 0)}): {chosen}.", ""]
-    bold = best_by_ttest(doc["results"]) if config.get("bold_best") else set()
-    lines += [f"| Algorithm | Mistake (%) ours | paper | Δ (points) | {label} ours | paper | Δ | Time (s) ours | paper |",
-              "|---|---|---|---|---|---|---|---|---|"]
-    ref = paper.get(doc["dataset"], {})
-    for r in doc["results"]:
-        m, s = 100 * r["mean"]["mistake_rate"], 100 * r["std"]["mistake_rate"]
-        c, cs = r["mean"][count], r["std"][count]
-        p = ref.get(r["algorithm"])
-        if p:
-            pm = _fmt(*p["mistake_pct"], 3)
-            dm = f"{m - p['mistake_pct'][0]:+.3f}"
-            pc = _fmt(*p[count], 2)
-            dc = f"{c - p[count][0]:+.1f}"
-            pt = f"{p['seconds']:.3f}"
-        else:
-            pm = dm = pc = dc = pt = "—"
-        ours = _fmt(m, s, 3)
-        if r["algorithm"] in bold:
-            ours = f"**{ours}**"
-        lines.append(f"| {r['algorithm']} | {ours} | {pm} | {dm} | {_fmt(c, cs, 2)} | {pc} | {dc} | "
-                     f"{r['mean']['seconds']:.3f} | {pt} |")
-    if bold:
-        lines += ["", "Bold: the lowest mean mistake rate and every algorithm not significantly different from it "
-                  "(paired t-test over the orderings, 95%)."]
-    lines += ["", f"![online mistake rate on {doc['dataset']}]({fig_rel})", ""]
-    return lines
-
-
-def failed_lines(failed):
-    """The failed results of a dataset's table (:func:`run_dataset`): algorithm, parameters and why."""
-    if not failed:
-        return []
-    return ["Failed runs (left out of the table above; everything else ran):", ""] + [
-        f"- **{r['algorithm']}** {r['params']}: {failure_text(r)}" for r in failed] + [""]
-
-
-def not_run_reasons(config):
-    """{algorithm: why it is not on the page} for the config's optional algorithms this build lacks."""
-    _, absent = available_algorithms(config, config["algorithms"])
-    return {a: "not in this build's registry" for a in absent}
-
-
-def acceptance(docs, paper, config, extra=None):
-    """The issue's reproduction criteria for the config's paper: a table of rules
-    (:func:`olkit.experiment.budget_report.acceptance_rules`) or a paper's named function."""
-    if isinstance(config.get("acceptance"), dict):
-        from .budget_report import acceptance_rules
-
-        return acceptance_rules(docs, paper, config["acceptance"], extra or {}, config)
-    if config.get("acceptance") == "scw":
-        return acceptance_scw(docs, paper)
-    return acceptance_duol(docs, paper)
-
-
-def acceptance_scw(docs, paper):
-    """SCW-I and SCW-II within 1.5 points of the paper; on noisy synthetic data SCW ≤ AROW < CW."""
-    lines = ["| dataset | SCW-I ours (%) | paper | |Δ| ≤ 1.5 | SCW-II ours (%) | paper | |Δ| ≤ 1.5 |",
-             "|---|---|---|---|---|---|---|"]
-    for doc in docs:
-        res = {r["algorithm"]: 100 * r["mean"]["mistake_rate"] for r in doc["results"]}
-        cells = [doc["dataset"]]
-        for name in ("scw1", "scw2"):
-            p = paper.get(doc["dataset"], {}).get(name, {}).get("mistake_pct", [float("nan")])[0]
-            ours = res.get(name, float("nan"))
-            verdict = "yes" if abs(ours - p) <= 1.5 else ("—" if np.isnan(p) else "NO")
-            cells += [f"{ours:.3f}", f"{p:.3f}" if not np.isnan(p) else "—", verdict]
-        lines.append("| " + " | ".join(cells) + " |")
-    for doc in docs:
-        if doc["dataset"] != "synthetic-noise":
-            continue
-        res = {r["algorithm"]: r for r in doc["results"]}
-        if not all(k in res for k in ("scw1", "scw2", "arow", "cw")):
-            continue
-        mean = {k: 100 * res[k]["mean"]["mistake_rate"] for k in ("scw1", "scw2", "arow", "cw")}
-        std = {k: 100 * res[k]["std"]["mistake_rate"] for k in ("scw1", "scw2", "arow", "cw")}
-        best_scw = min(("scw1", "scw2"), key=mean.get)
-        gap = mean[best_scw] - mean["arow"]
-        spread = max(std[best_scw], std["arow"])
-        p_gap = paper.get("synthetic-noise", {})
-        paper_gap = (min(p_gap["scw1"]["mistake_pct"][0], p_gap["scw2"]["mistake_pct"][0])
-                     - p_gap["arow"]["mistake_pct"][0]) if p_gap else float("nan")
-        lines += ["", f"Noisy synthetic data (paper: SCW ≤ AROW < CW): SCW-I {mean['scw1']:.2f} %, SCW-II "
-                  f"{mean['scw2']:.2f} %, AROW {mean['arow']:.2f} %, CW {mean['cw']:.2f} %. "
-                  f"The paper's own Table 3 has the best SCW {paper_gap:+.2f} points from AROW, so 'SCW ≤ AROW' "
-                  f"is read as 'within the run-to-run spread': best SCW − AROW = {gap:+.2f} points, spread "
-                  f"(larger std) {spread:.2f}: {'yes' if gap <= spread else 'NO'}; "
-                  f"AROW < CW: {'yes' if mean['arow'] < mean['cw'] else 'NO'}."]
-    return lines
-
-
-def acceptance_duol(docs, paper):
-    """DUOL within 1.5 points of the paper, and DUOL below PA-I (the issue's reproduction criteria)."""
-    lines = ["| dataset | DUOL ours (%) | DUOL paper (%) | |Δ| ≤ 1.5 | PA-I ours (%) | DUOL < PA-I |", "|---|---|---|---|---|---|"]
-    for doc in docs:
-        res = {r["algorithm"]: 100 * r["mean"]["mistake_rate"] for r in doc["results"]}
-        if "duol" not in res:
-            continue
-        p = paper.get(doc["dataset"], {}).get("duol", {}).get("mistake_pct", [float("nan")])[0]
-        ok = abs(res["duol"] - p) <= 1.5
-        below = res["duol"] < res.get("pa1", float("inf"))
-        lines.append(f"| {doc['dataset']} | {res['duol']:.3f} | {p:.3f} | {'yes' if ok else 'NO'} | "
-                     f"{res.get('pa1', float('nan')):.3f} | {'yes' if below else 'NO'} |")
-    return lines
-
-
-def plot_rho_sweep(sweeps, path):
-    from ..report.plots import _pyplot
-
-    plt = _pyplot()
-    n = len(sweeps)
-    cols = min(3, n)
-    rows = (n + cols - 1) // cols
-    fig, axes = plt.subplots(rows, cols, figsize=(4 * cols, 3.2 * rows), squeeze=False)
-    for ax, (dataset, table) in zip(axes.ravel(), sweeps.items()):
-        rho = [r["rho"] for r in table]
-        ax.plot(rho, [r["M"] for r in table], "o-", label="M")
-        ax.plot(rho, [r["M_d_weak"] for r in table], "s-", label="M_d^w(ρ)")
-        ax.plot(rho, [r["M_d_strong"] for r in table], "^-", label="M_d^s(ρ)")
-        ax.set_title(dataset)
-        ax.set_xlabel("ρ")
-        ax.grid(alpha=0.3)
-        ax.legend(fontsize=7)
-    for ax in axes.ravel()[n:]:
-        ax.axis("off")
-    fig.tight_layout()
-    save_figure(fig, path, dpi=110)
-    plt.close(fig)
 
 
 def reproduce(config_path, only=None, repeats=None, n_jobs=None, output=None, fresh=False, merge=False):
@@ -576,6 +339,8 @@ def run_config(config, command, only=None, repeats=None, n_jobs=None, output=Non
         extra["merged"] = previous.get("merged", []) + [{"date": datetime.date.today().isoformat(),
                                                          "command": command, "datasets": datasets}]
     if sweeps:
+        from ..report.plots import plot_rho_sweep
+
         plot_rho_sweep(sweeps, os.path.join(fig_dir, f"{stem}-rho-sweep.png"))
     page = render_page(config, docs, skipped, sweeps, paper, repeats, command, stem, output, extra)
     write_text(output, page)
@@ -627,8 +392,6 @@ def merge_previous(config, previous, ran, docs, skipped, sweeps, extra):
         merged["wall_seconds"] = extra["wall_seconds"] + previous.get("wall_seconds", 0.0)
     docs = list(by_name.values())
     for name in extra.get("diagnostics", {}):
-        from .budget_report import diagnostic_table
-
         merged.setdefault("diagnostics", {})[name] = diagnostic_table(config[name], docs)
     return docs, skipped, sweeps, merged
 
@@ -679,8 +442,6 @@ def run_sections(config, docs, repeats, n_jobs, fig_dir, out_dir, stem, store=No
         if kind is None:
             continue
         if kind == "diagnostic":  # read from the table's runs, nothing to run
-            from .budget_report import diagnostic_table
-
             out.setdefault("diagnostics", {})[name] = diagnostic_table(section, docs)
             continue
         n = section.get("repeats", repeats)
@@ -707,257 +468,6 @@ def run_sections(config, docs, repeats, n_jobs, fig_dir, out_dir, stem, store=No
                 out["sweeps"].setdefault(name, {})[dataset] = doc
             print(f"[reproduce] {name} {dataset} done ({doc['seconds']:.0f} s)", file=sys.stderr)
     return out
-
-
-def _fmt_value(v):
-    """A swept value: 2^k for powers of two (the C grids), else as is."""
-    if v > 0 and float(np.log2(v)).is_integer() and v != 1 and (v < 1 or v > 2):
-        return f"2^{int(np.log2(v))}"
-    return f"{v:g}"
-
-
-def comparison_section(name, section, table, paper):
-    algos = list(section["algorithms"])
-    first = next(iter(table.values()))
-    ref = algos[0]
-    lines = [f"## {section.get('title', name)}", ""]
-    if section.get("text"):
-        lines += [section["text"].strip(), ""]
-    lines += [f"{first['orderings']} orderings per dataset (the first {first['orderings']} of the table's); runs of {', '.join(first['reused']) or 'no algorithm'} are the table's own. Settings: "
-              + "; ".join(f"{a} {first['rows'][a]['params']}" for a in algos) + ". Mean ± std over the orderings; "
-              f"Δ = algorithm − {ref} (points); p: paired two-sided t-test over the orderings; "
-              f"'{ref} lower' counts the orderings where {ref} errs less.", ""]
-    head = ["dataset"] + [f"{a} mistake (%)" for a in algos]
-    for a in algos[1:]:
-        head += [f"Δ {a}", "p", f"{ref} lower"]
-    if paper:
-        head.append(f"{ref} paper (Table 2)")
-    lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    for dataset, doc in table.items():
-        cells = [dataset] + [_fmt(*doc["rows"][a]["mistake_pct"], 3) for a in algos]
-        for a in algos[1:]:
-            v = doc["versus"][a]
-            cells += [f"{v['mean_diff']:+.3f}", f"{v['p_value']:.2g}", f"{v['reference_better']}/{doc['orderings']}"]
-        if paper:
-            p = paper.get(dataset, {}).get(ref, {}).get("mistake_pct")
-            cells.append(_fmt(*p, 3) if p else "—")
-        lines.append("| " + " | ".join(cells) + " |")
-    diag = [k for k in ("double_updates", "strong_double_updates", "weak_double_updates")
-            if all(k in doc["rows"][a].get("diagnostics", {}) for doc in table.values() for a in algos)]
-    labels = {"double_updates": "double updates", "strong_double_updates": "strong (M_d^s)",
-              "weak_double_updates": "weak (M_d^w)"}
-    cols = [("#SV", lambda r: _fmt(*r["n_sv"], 1)), ("mistakes", lambda r: f"{r['mistakes']:.1f}")]
-    cols += [(labels[k], lambda r, k=k: _fmt(*r["diagnostics"][k], 1)) for k in diag]
-    lines += ["", "| dataset | algorithm | " + " | ".join(c for c, _ in cols) + " |", "|---|---|" + "---|" * len(cols)]
-    for dataset, doc in table.items():
-        for a in algos:
-            lines.append(f"| {dataset} | {a} | " + " | ".join(f(doc["rows"][a]) for _, f in cols) + " |")
-    if diag:
-        lines += ["", "Double updates: margin-error rounds on which an auxiliary SV was updated too; strong and weak "
-                  "(JMLR Theorem 4) are counted on mistake rounds only "
-                  "(docs/algorithms/duol.md#strong-and-weak-double-updates)."]
-    return lines + [""]
-
-
-def _versus(a, b, alpha=0.05):
-    """Lower / equal / higher mean of run lists ``a`` vs ``b`` (paired, same orderings), and whether the
-    difference is significant (paired two-sided t-test); equal = identical runs."""
-    from scipy.stats import ttest_rel
-
-    a, b = np.asarray(a), np.asarray(b)
-    if not np.any(a - b):
-        return 0, False
-    sign = -1 if a.mean() < b.mean() else 1
-    return sign, len(a) > 1 and bool(ttest_rel(a, b).pvalue < alpha)
-
-
-def sweep_claims_duol(table):
-    """JMLR §5.3's statements about Figure 3, checked on our C sweep, one row per dataset."""
-    lines = ["| dataset | DUOL vs DUOL_rand | DUOL vs DUOL_iter | DUOL vs DUOL_appr | DUOL lowest of all | "
-             "DUOL's best C (mistake %) | DUOL at the largest C (lowest of all?) | paper: DUOL's best C |",
-             "|---|---|---|---|---|---|---|---|"]
-    for dataset, sw in table.items():
-        algos = sw["algorithms"]
-        if "duol" not in algos:
-            continue
-        duol = [r["mistake_pct"][0] for r in algos["duol"]]
-        n = len(duol)
-
-        def versus(other, algos=algos):
-            if other not in algos:
-                return "—"
-            res = [_versus(d["mistake_pct_runs"], o["mistake_pct_runs"]) for d, o in zip(algos["duol"], algos[other])]
-            count = {s: sum(1 for sign, _ in res if sign == s) for s in (-1, 0, 1)}
-            sig = {s: sum(1 for sign, ok in res if sign == s and ok) for s in (-1, 1)}
-            return f"{count[-1]}–{count[0]}–{count[1]} (sig. {sig[-1]}–{sig[1]})"
-
-        refs = [r["mistake_pct"][0] for r in sw["reference"].values()]
-        lowest = [all(d <= rows[i]["mistake_pct"][0] for rows in algos.values()) and all(d <= x for x in refs)
-                  for i, d in enumerate(duol)]
-        best = int(np.argmin(duol))
-        expect = "smaller C better" if dataset in ("german", "w7a") else "large C (> 10)"
-        lines.append(f"| {dataset} | {versus('duol-rand')} | {versus('duol-iter')} | {versus('duol-appr')} | "
-                     f"{sum(lowest)}/{n} | {_fmt_value(sw['values'][best])} ({duol[best]:.3f}) | "
-                     f"{_fmt_value(sw['values'][-1])}: {duol[-1]:.3f} ({'yes' if lowest[-1] else 'no'}) | {expect} |")
-    return lines + ["", "DUOL vs X: at how many grid values DUOL's mean mistake rate is lower–equal (identical runs)–"
-                    "higher than X's, and in parentheses how many of the lower and higher are significant (paired "
-                    "t-test over the orderings, 95%). Lowest of all: DUOL's mean is at most every swept and "
-                    "reference algorithm's at that C."]
-
-
-def sweep_section(name, section, table):
-    first = next(iter(table.values()))
-    parameter, values = first["parameter"], first["values"]
-    swept = list(first["algorithms"])
-    reference = list(first["reference"])
-    grid = ", ".join(_fmt_value(v) for v in values)
-    lines = [f"## {section.get('title', name)}", ""]
-    if section.get("text"):
-        lines += [section["text"].strip(), ""]
-    lines += [f"Grid (ours): {parameter} ∈ {{{grid}}} ({len(values)} values). "
-              + (f"The paper's grid: {section['paper_grid']}. " if section.get("paper_grid") else "")
-              + f"{first['orderings']} orderings per value: the first {first['orderings']} of the table's, so every "
-              f"point is on the same permutations. Other parameters as in the table. Swept: {', '.join(swept)}. "
-              + (f"Shown as flat reference lines (no parameter {parameter}; table settings, same orderings): "
-                 f"{', '.join(reference)}. " if reference else "")
-              + f"Wall clock ({os.cpu_count()} CPUs, shared): "
-              + ", ".join(f"{d} {doc['seconds']:.0f} s" for d, doc in table.items())
-              + f"; total {sum(doc['seconds'] for doc in table.values()):.0f} s.", ""]
-    if first.get("inherited") or first.get("parameter_of") or first.get("not_run"):
-        from .budget_report import pname
-
-        lines += [" ".join(filter(None, [
-            ("Swept as " + ", ".join(f"{a}'s {p}" for a, p in first["parameter_of"].items()) + f" = {parameter}."
-             if first.get("parameter_of") else ""),
-            ("The values selected in hindsight for the table are kept at every point (per dataset): "
-             + "; ".join(f"{d}: " + ", ".join(f"{a} " + ", ".join(f"{pname(k)} = {v:.4g}" for k, v in sel.items())
-                                             for a, sel in doc.get("inherited", {}).items())
-                         for d, doc in table.items() if doc.get("inherited")) + "."
-             if any(doc.get("inherited") for doc in table.values()) else ""),
-            (f"Not run (not in this build): {', '.join(first['not_run'])}." if first.get("not_run") else "")])), ""]
-    if section.get("claims") == "duol_fig3":
-        lines += ["### What §5.3 says about Figure 3, checked", ""] + sweep_claims_duol(table) + [""]
-    lines += [f"### Best {parameter} per algorithm (lowest mean mistake %, ties → smaller {parameter})", "",
-              "| dataset | " + " | ".join(swept) + " |", "|---|" + "---|" * len(swept)]
-    for dataset, sw in table.items():
-        cells = []
-        for a in swept:
-            rows = sw["algorithms"][a]
-            i = int(np.argmin([r["mistake_pct"][0] for r in rows]))
-            cells.append(f"{_fmt_value(rows[i]['value'])} ({rows[i]['mistake_pct'][0]:.2f})")
-        lines.append(f"| {dataset} | " + " | ".join(cells) + " |")
-    lines.append("")
-    for dataset, sw in table.items():
-        lines += [f"### {dataset}", "", f"![mistake rate vs {parameter} on {dataset}]({sw['figure']})", "",
-                  f"Mistake (%), mean ± std over {sw['orderings']} orderings; bold: the algorithm's best {parameter}.", "",
-                  "| algorithm | " + " | ".join(_fmt_value(v) for v in sw["values"]) + " |",
-                  "|---|" + "---|" * len(sw["values"])]
-        for a, rows in sw["algorithms"].items():
-            best = int(np.argmin([r["mistake_pct"][0] for r in rows]))
-            cells = [_fmt(*r["mistake_pct"], 2) for r in rows]
-            cells[best] = f"**{cells[best]}**"
-            lines.append(f"| {a} | " + " | ".join(cells) + " |")
-        for a, row in sw["reference"].items():
-            lines.append(f"| {a} (no {parameter}) | " + " | ".join([_fmt(*row["mistake_pct"], 2)] * len(sw["values"]))
-                         + " |")
-        lines.append("")
-    return lines
-
-
-def selection_paragraph(config):
-    """How the config selects parameters in hindsight: the grids, stated as such."""
-    from .budget_report import grid_label, pname
-
-    def grids(select):
-        parts = []
-        for algo, grid in select.items():
-            specs = []
-            for key, spec in grid.items():
-                values, scale = (spec["values"], spec.get("scale")) if isinstance(spec, dict) else (spec, None)
-                specs.append(f"{pname(key)} ∈ {{{', '.join(grid_label(v, scale) for v in values)}}}")
-            parts.append(f"{algo}: {'; '.join(specs)}")
-        return parts
-
-    local = [f"{d}: {', '.join(grids(s['select']))}" for d, s in config.get("per_dataset", {}).items()
-             if s.get("select")]
-    return ["## Parameter selection: in hindsight", "",
-            "**Selection in hindsight, as the paper did:** for each algorithm with a grid, every grid point "
-            "runs on all the orderings of the table, and the table reports the point with the lowest mean "
-            "AMR over those same orderings (ties: the first in grid order). This is optimistic for every "
-            "algorithm with a grid alike (no held-out data); each dataset's section lists every grid point's "
-            "mean. T = the dataset's number of examples. Grids: " + " · ".join(grids(config["select"])) + "."
-            + (" Grids replaced on some datasets (see their notes): " + " · ".join(local) + "." if local else ""), ""]
-
-
-def render_page(config, docs, skipped, sweeps, paper, repeats, command, stem, output, extra=None):
-    notes_path = os.path.splitext(config.get("notes", output))[0] + ".notes.md"
-    lines = [f"# {config['title']}", "",
-             f"Generated {datetime.date.today().isoformat()} by `{command}` "
-             f"(olkit, Python {platform.python_version()}, {platform.machine()}).", ""]
-    if (extra or {}).get("merged"):  # datasets added with --merge: the others' rows are an earlier run's
-        lines += ["Datasets run with `--merge` into an earlier run's page (every other dataset's results, "
-                  "analyses included, are that earlier run's, unchanged): " + "; ".join(
-                      f"{m['date']}: {', '.join(m['datasets'])} (`{m['command']}`)" for m in extra["merged"]) + ".", ""]
-    lines += [f"Protocol: {repeats} random orderings per dataset (ordering r drawn from seed {config.get('seed', 0)} + r), "
-              f"settings {config.get('settings', {})}, per-algorithm overrides {config.get('params', {})}"
-              + (", per-dataset settings " + str({d: v.get("settings", {}) for d, v in config["per_dataset"].items()})
-                 + " and overrides " + str({d: v["params"] for d, v in config["per_dataset"].items() if v.get("params")})
-                 if config.get("per_dataset") else "") + ". "
-              + " ".join(config.get("protocol_text", "Mistake rate is the online cumulative mistake rate; #SV the final "
-                                    "number of support vectors, #updates the number of updating rounds; time is learning "
-                                    "time only (the papers' times are MATLAB, so only their ratios are "
-                                    "comparable).").split()), ""]
-    if os.path.exists(notes_path):  # hand-written discussion of the differences, kept beside the page
-        with open(notes_path) as fh:
-            lines += [fh.read().rstrip(), ""]
-    if config.get("select"):
-        lines += selection_paragraph(config)
-    absent = not_run_reasons(config)
-    if absent:
-        lines += [f"Not run: {', '.join(absent)} (listed in `optional_algorithms`, not in this build's registry, "
-                  "`olkit.registry.names()`; it joins the table when it is registered). The paper's rows are "
-                  "shown.", ""]
-    if "wall_seconds" in (extra or {}):
-        lines += [f"Wall clock of the whole run: {extra['wall_seconds'] / 60:.1f} min on {os.cpu_count()} "
-                  "CPUs (shared with other work, so timings are noisy).", ""]
-    lines += ["## Acceptance summary", ""] + acceptance(docs, paper, config, extra) + [""]
-    if skipped:
-        lines += ["## Datasets not run", ""] + [f"- **{d}**: {why}" for d, why in skipped] + [""]
-    if (extra or {}).get("failed"):
-        lines += ["## Analyses not run (a run failed)", ""] + [f"- **{f['section']}** on {f['dataset']}: {f['error']}"
-                                                               for f in extra["failed"]] + [""]
-    missing = sorted(set(paper) - set(config["datasets"]))
-    if missing:
-        lines += [f"Paper datasets not in olkit's catalog: {', '.join(missing)} (no copy of them was found; "
-                  "`olkit datasets` lists what can be had).", ""]
-    lines += ["## Results per dataset", ""]
-    for doc in docs:
-        lines += dataset_section(doc, paper, doc["figure"], config) + failed_lines(doc.get("failed", []))
-    extra = extra or {}
-    for name, section in config.items():
-        if name in extra.get("comparisons", {}) and section.get("paper"):
-            from .budget_report import budget_comparison_section
-
-            lines += budget_comparison_section(name, section, extra["comparisons"][name], paper_values(section["paper"]),
-                                               config)
-        elif name in extra.get("comparisons", {}):
-            lines += comparison_section(name, section, extra["comparisons"][name], paper)
-        elif name in extra.get("sweeps", {}):
-            lines += sweep_section(name, section, extra["sweeps"][name])
-        elif name in extra.get("diagnostics", {}):
-            from .budget_report import diagnostic_section
-
-            lines += diagnostic_section(name, section, extra["diagnostics"][name],
-                                        paper_values(section["paper"]) if section.get("paper") else {})
-    if sweeps:
-        lines += ["## §5.4: double updates vs ρ (JMLR Figure 4)", "",
-                  f"![M, M_d^w and M_d^s vs rho](figures/{stem}-rho-sweep.png)", "",
-                  "| dataset | ρ | M | M_d^w(ρ) | M_d^s(ρ) |", "|---|---|---|---|---|"]
-        for dataset, table in sweeps.items():
-            lines += [f"| {dataset} | {r['rho']:.1f} | {r['M']:.1f} | {r['M_d_weak']:.1f} | {r['M_d_strong']:.1f} |"
-                      for r in table]
-        lines.append("")
-    return "\n".join(lines)
 
 
 def main(argv=None):

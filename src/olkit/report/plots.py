@@ -66,6 +66,30 @@ def plot_sweep(sweep, path, title=None, mark=None, highlight=(), labels=None, ti
     return _finish(fig, ax, path, title or "")
 
 
+def plot_rho_sweep(sweeps, path):
+    """JMLR Figure 4: M, M_d^w(ρ) and M_d^s(ρ) of DUOL against ρ, one panel per dataset (``sweeps``:
+    {dataset: [{"rho", "M", "M_d_weak", "M_d_strong"}]}, :func:`olkit.experiment.reproduce.rho_sweep`)."""
+    plt = _pyplot()
+    n = len(sweeps)
+    cols = min(3, n)
+    rows = (n + cols - 1) // cols
+    fig, axes = plt.subplots(rows, cols, figsize=(4 * cols, 3.2 * rows), squeeze=False)
+    for ax, (dataset, table) in zip(axes.ravel(), sweeps.items()):
+        rho = [r["rho"] for r in table]
+        ax.plot(rho, [r["M"] for r in table], "o-", label="M")
+        ax.plot(rho, [r["M_d_weak"] for r in table], "s-", label="M_d^w(ρ)")
+        ax.plot(rho, [r["M_d_strong"] for r in table], "^-", label="M_d^s(ρ)")
+        ax.set_title(dataset)
+        ax.set_xlabel("ρ")
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=7)
+    for ax in axes.ravel()[n:]:
+        ax.axis("off")
+    fig.tight_layout()
+    save_figure(fig, path, dpi=110)
+    plt.close(fig)
+
+
 def _finish(fig, ax, path, title):
     """The common finish of every mistake-rate figure: labels, grid, legend, saved and closed."""
     plt = _pyplot()
