@@ -15,10 +15,12 @@ KOL (the C++ toolbox) figures for scale, one pass including loading on this mach
 Forgetron 1.8 s, BOGD 2.0 s, FOGD (D = 2000) 3.0 s, NOGD 5.9 s, Projectron++ 11.4 s; the AHP authors' R
 Ahpatron 8.5 s. olkit's loading time is reported beside them.
 """
-import resource
+import json
+import sys
 import time
 
 import numpy as np
+from harness import peak_rss_mb
 
 KOL_SECONDS = {"forgetron": 1.8, "bogd": 2.0, "fogd": 3.0, "nogd": 5.9, "projectron++": 11.4}
 R_SECONDS = {"ahpatron": 8.5}
@@ -59,10 +61,6 @@ def rss_mb():
             if line.startswith("VmRSS:"):
                 return int(line.split()[1]) / 1024.0
     return float("nan")
-
-
-def peak_rss_mb():
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 
 
 def worker_budget(spec):
@@ -154,3 +152,30 @@ def summary(results):
         growth.setdefault(r["algorithm"], {})[r["repeat"]] = r["rss_growth_mb"]
     out["rss_growth_mb_141k_vs_1p4m"] = {a: g for a, g in growth.items() if len(g) == 2}
     return out
+
+
+def bench(quick):
+    """Every budgeted configuration (ahpatron and bogd on ijcnn1 with --quick); writes budget_learners.json."""
+    from harness import now_iso, run_worker, write_json
+
+    budget = sys.modules[__name__]
+    started = now_iso()
+    results = []
+    for spec in budget.jobs(quick):
+        print(f"  [budget_learners] {spec['name']} ...", flush=True)
+        r = run_worker(spec, "budget")
+        results.append(r)
+        print("    " + budget.line(r), flush=True)
+    payload = {
+        "settings": {"dataset": "ijcnn1 (141,691 x 22), one ordering (seed 0); ijcnn1x10: 10 copies, shuffled",
+                     "B": budget.B, "D_fogd": budget.D, "sigma": budget.SIGMA, "segments": budget.SEGMENTS,
+                     "bound": "T x B Gaussian kernel entries by blocked BLAS against B fixed rows, exp included "
+                              "(benchmarks/kernel_bound.py), same process",
+                     "targets": {"flatness_after_fill": 1.3, "ratio_to_bound": 2.0, "ratio_to_kol": 1 / 3,
+                                 "rss_growth_difference_mb": 50}},
+        "summary": budget.summary(results),
+        "results": results,
+    }
+    path = write_json("budget_learners", quick, started, payload)
+    print(json.dumps(payload["summary"], indent=1))
+    return path, results

@@ -24,6 +24,7 @@ import tempfile
 import time
 
 import numpy as np
+from harness import peak_rss_mb
 
 SEED = 1                          # np.random.default_rng(1).permutation(n): one ordering per dataset
 C = 1.0                           # PA-I / PA-II aggressiveness (and the floor's)
@@ -85,13 +86,6 @@ def pa1_floor(indptr, idx, val, y, order, C, w):
             for p in range(lo, hi):
                 w[idx[p]] += a * val[p]
     return mistakes, updates
-
-
-def peak_rss_mb():
-    import resource
-
-    kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return kb / (1024.0 if sys.platform != "darwin" else 1024.0 * 1024.0)
 
 
 def load(dataset):
@@ -239,7 +233,7 @@ def worker_linear(spec):
     t_start = time.perf_counter()
     import olkit
 
-    from run import worker_record
+    from harness import worker_record
 
     out = worker_record(spec, ("name", "group", "dataset", "algorithm", "covariance", "kind"))
     t0 = time.perf_counter()
@@ -631,3 +625,78 @@ if __name__ == "__main__":  # a single configuration by hand: python benchmarks/
     spec = {"name": f"{ds}/{algo}", "group": "manual", "dataset": ds, "algorithm": algo, "covariance": cov,
             "kind": kind}
     print(json.dumps(worker_vw(spec) if algo == "vowpalwabbit" else worker_linear(spec), indent=1))
+
+
+# ---------------------------------------------------------------------------------------------------
+# the benchmark (run.py --only linear_learners)
+# ---------------------------------------------------------------------------------------------------
+
+def bench(quick):
+    """Every linear configuration (a9a only with --quick) and VW; writes linear_learners.json."""
+    from harness import now_iso, run_worker, sanitize, text_table, write_json
+
+    linear = sys.modules[__name__]
+    started = now_iso()
+    results = []
+    vw_missing = sanitize(linear.vw_available())
+    for kind, spec in linear.jobs(quick):
+        if kind == "vw" and vw_missing:
+            r = {**spec, "group": "vowpalwabbit", "kind": "vowpalwabbit", "vowpalwabbit": vw_missing}
+            print(f"  [linear_learners] {spec['name']}: {vw_missing}", flush=True)
+            results.append(r)
+            continue
+        print(f"  [linear_learners] {spec['name']} ...", flush=True)
+        r = run_worker(spec, kind)
+        results.append(r)
+        print("    " + line(r), flush=True)
+    hashes = {r.get("olkit_source_hash") for r in results if r.get("olkit_source_hash")}
+    payload = {
+        "settings": {
+            "repeats": REPEATS, "timing": "best of 3; floor and learner interleaved in the same process",
+            "order": f"np.random.default_rng({linear.SEED}).permutation(n), one per dataset, for every learner",
+            "C": linear.C, "targets_ratio_to_floor": linear.TARGETS,
+            "floor": "benchmarks/linear.py pa1_floor: plain numba @njit(cache=True) CSR loop of binary PA-I",
+            "first_order": list(linear.FIRST_ORDER), "second_order": list(linear.SECOND_ORDER),
+            "csr_datasets": list(linear.QUICK_CSR_DATASETS if quick else linear.CSR_DATASETS),
+            "full_covariance_datasets": [] if quick else [linear.FULL_DATASET, *linear.CSR_DATASETS],
+            "memory_dataset": None if quick else linear.MEMORY_DATASET,
+            "vowpalwabbit_args": linear.VW_ARGS,
+            "restrictions": ("--quick: a9a only (first-order + diagonal), VW on a9a" if quick else
+                             "full covariance on usps-1vsall (with diagonal next to it), a9a, w8a, ijcnn1 (not "
+                             "dorothea: a 100,000 x 100,000 covariance is refused by olkit); VW on a9a, w8a, "
+                             "ijcnn1, dorothea"),
+        },
+        "vowpalwabbit": vw_missing or "installed",
+        "summary": linear.summary(results),
+        "source_changed_during_run": len(hashes) > 1,
+        "results": results,
+    }
+    path = write_json("linear_learners", quick, started, payload)
+    print(linear.table(results, text_table))
+    summ = payload["summary"]
+    for kind in linear.TARGETS:
+        if kind in summ:
+            k = summ[kind]
+            print(f"target {kind} ratio >= {k['target']}: {k['passed']}/{k['rows']} pass (CPU-time ratio: "
+                  f"{k['passed_cpu']}/{k['rows']}); worst "
+                  f"{k['worst']['name']} {k['worst']['ratio_to_floor']:.2f}"
+                  + (f"; failed: {', '.join(k['failed'])}" if k["failed"] else ""))
+    print(f"floor = olkit pa1 (mistakes and updates) on every dataset: {summ['floor_equals_pa1_everywhere']}")
+    return path, results
+
+
+def line(r):
+    """One configuration's result on one line (the progress output)."""
+    if "error" in r:
+        return f"ERROR: {r['error']}"
+    if r.get("kind") == "vowpalwabbit":
+        if "learn_only" not in r:
+            return str(r.get("vowpalwabbit"))
+        return ("vw learn-only {:.3g} ex/s (raw binding {:.3g}), driver {:.3g} ex/s, {} mistakes; floor {:.3g} ex/s"
+                .format(r["learn_only"]["examples_per_second"], r["learn_only_raw"]["examples_per_second"],
+                        r["driver"]["examples_per_second"], r["learn_only"]["mistakes"],
+                        r["floor"]["examples_per_second"]))
+    L = r["learner"]
+    return (f"{L['examples_per_second']:.3g} ex/s, floor {r['floor']['examples_per_second']:.3g} ex/s, ratio "
+            f"{r['ratio_to_floor']:.2f}, {L['mistakes']} mistakes, {L['n_updates']} updates, "
+            f"rss {r['peak_rss_mb']:.0f} MB")

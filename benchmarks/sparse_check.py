@@ -23,7 +23,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from run import RESULTS, child_env, git_info, machine_info  # noqa: E402
+from harness import RESULTS, child_env, git_info, machine_info  # noqa: E402
 
 DATASETS = ("a9a", "w8a", "ijcnn1", "dorothea")
 LEARNERS = (("pa1", {"kernel": "linear"}, None), ("scw1", {"covariance": "diagonal"}, None),
