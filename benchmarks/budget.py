@@ -24,10 +24,34 @@ from harness import peak_rss_mb
 
 KOL_SECONDS = {"forgetron": 1.8, "bogd": 2.0, "fogd": 3.0, "nogd": 5.9, "projectron++": 11.4}
 R_SECONDS = {"ahpatron": 8.5}
-LEARNERS = ("ahpatron", "forgetron", "rbp", "bogd", "bogd++", "projectron", "projectron++", "avp", "fogd", "nogd")
+
+
+def is_budget_family(cls):
+    """A learner of the budgeted family: its class lives in ``olkit.learners.budget`` (budgeted or not:
+    the Projectrons and AVP are unbudgeted under their defaults)."""
+    return cls.__module__.startswith("olkit.learners.budget.")
+
+
+EXCLUDED = {}
+"""{registered name: why} of budget-family learners deliberately not benchmarked; none today."""
+
+
+def _learner_lists():
+    """(every budget-family learner, the unbudgeted ones among them), from the registry in its order."""
+    from olkit import registry
+
+    names = tuple(n for n in registry.names() if is_budget_family(registry.get(n)) and n not in EXCLUDED)
+    budgeted = set(registry.budgeted())
+    return names, tuple(n for n in names if n not in budgeted)
+
+
+LEARNERS, UNBUDGETED = _learner_lists()
+"""Every budget-family learner (tests/test_benchmark_lists.py checks none is missing) and the unbudgeted ones
+(``B`` unset by default: no flat-time claim, |S| grows with T), derived from the registry."""
 BOUND_TARGET = ("ahpatron", "forgetron", "rbp", "bogd", "bogd++")
+"""A selection: the learners with a ratio-to-bound target (≤ 2: one kernel row per example, no more)."""
 LONG = ("ahpatron", "bogd", "fogd", "nogd")
-UNBUDGETED = ("avp", "projectron", "projectron++")  # no flat-time claim: |S| grows with T
+"""A selection: the learners also run on ijcnn1 x10 (1.4 M examples) to show memory flat in T."""
 B, D, SIGMA, SEGMENTS, SEED = 600, 2000, 1.0, 10, 0
 REPEATS = {1: 3, 10: 2}
 """Passes per configuration (141k, 1.4M): each segment's time is the best over the passes (the machine is
@@ -43,9 +67,7 @@ def _params(algorithm):
 
 
 def jobs(quick):
-    from olkit import registry
-
-    names = [a for a in LEARNERS if a in registry.names()]
+    names = list(LEARNERS)
     if quick:
         names = [a for a in names if a in ("ahpatron", "bogd")]
     out = [{"name": f"ijcnn1/{a}", "dataset": "ijcnn1", "algorithm": a, "repeat": 1} for a in names]

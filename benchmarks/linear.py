@@ -31,8 +31,40 @@ C = 1.0                           # PA-I / PA-II aggressiveness (and the floor's
 REPEATS = 3                       # best of 3 for every timing
 TARGETS = {"first_order": 0.5, "diagonal": 0.25}   # minimum examples/s ratio to the floor
 
-FIRST_ORDER = ("perceptron", "pa", "pa1", "pa2", "romma", "agg-romma", "alma")
-SECOND_ORDER = ("sop", "cw", "cw-var", "iellip", "arow", "nherd", "narow", "scw1", "scw2")
+
+
+def has_primal_form(cls):
+    """A kernel learner with a primal form (``kernel="linear"`` runs its ``_linear_rule`` on an explicit w)."""
+    return getattr(cls, "_linear_rule", None) is not None
+
+
+def is_second_order(cls):
+    """A second-order linear learner: it keeps a covariance (diagonal or full), a ``covariance`` parameter."""
+    return "covariance" in cls._get_param_names()
+
+
+def is_linear(cls):
+    """The learners this benchmark is about: every learner with a primal form or a covariance."""
+    return has_primal_form(cls) or is_second_order(cls)
+
+
+EXCLUDED = {}
+"""{registered name: why} of linear learners (:func:`is_linear`) deliberately not benchmarked; none today."""
+
+
+def _learner_lists():
+    """(first-order, second-order) names, from the registry in its order: the lists are never written by hand
+    (tests/test_benchmark_lists.py checks that every linear learner is in one or in :data:`EXCLUDED`)."""
+    from olkit import registry
+
+    linear = [n for n in registry.names() if is_linear(registry.get(n)) and n not in EXCLUDED]
+    second = tuple(n for n in linear if is_second_order(registry.get(n)))
+    return tuple(n for n in linear if n not in second), second
+
+
+FIRST_ORDER, SECOND_ORDER = _learner_lists()
+"""The first-order learners (run with ``kernel="linear"``) and the second-order ones (diagonal and full
+covariance), derived from the registry (:func:`_learner_lists`)."""
 CSR_DATASETS = ("a9a", "w8a", "ijcnn1")
 QUICK_CSR_DATASETS = ("a9a",)
 FULL_DATASET = "usps-1vsall"
