@@ -24,6 +24,7 @@ from helpers import CW_1E6, CW_1E6_Y, SCW2_1E13, SCW2_1E13_Y, load_fuzz
 import olkit
 from olkit.learners.linear.base import phi_of
 from olkit.learners.linear.cw import (
+    CWParams,
     CANCELLED,
     cw_alpha,
     cw_alpha_stable,
@@ -32,7 +33,7 @@ from olkit.learners.linear.cw import (
 )
 from olkit.learners.linear.cw_var import cw_var_alpha_stable, cw_var_step
 from olkit.learners.linear.engine import _full_cov_step
-from olkit.learners.linear.nherd import nherd_step
+from olkit.learners.linear.nherd import NHERDParams, nherd_step
 from olkit.learners.linear.scw import scw2_alpha, scw2_alpha_stable
 
 fuzz = load_fuzz()
@@ -175,7 +176,8 @@ def test_cw_inverse_constant_matches_the_formula_in_high_precision():
         c = cw_inverse_constant_stable(alpha, phi, v)
         worst = max(worst, _rel(c, exact_c))
         # the whole step: the formula as written while it keeps ≥ ~32 bits, else the stable form
-        _, a, _, beta, c2, _ = cw_covariance_step(alpha, phi, v)
+        step = cw_covariance_step(alpha, phi, v)
+        a, beta, c2 = step.alpha, step.beta, step.c
         assert a == alpha and math.isfinite(beta) and c2 > 0.0
         assert _rel(beta, exact_beta) < 4 * 2 ** 20 * EPS and _rel(c2, exact_c) < 4 * 2 ** 20 * EPS
     assert worst < 8 * EPS, worst
@@ -194,7 +196,8 @@ def test_cw_covariance_step_is_the_formula_where_it_has_not_cancelled():
         if w < CANCELLED * t:
             continue
         n_checked += 1
-        _, _, _, beta, c, _ = cw_covariance_step(alpha, phi, v)
+        step = cw_covariance_step(alpha, phi, v)
+        beta, c = step.beta, step.c
         assert (beta, c) == cw_step_formula(alpha, phi, v)
     assert n_checked > 1000
 
@@ -303,21 +306,23 @@ def test_cw_var_alpha_stable_matches_the_formula_in_high_precision():
 
 def test_cw_var_alpha_is_the_formula_unless_it_overflows():
     rng = np.random.default_rng(7)
-    prm, fst = np.array([0.0]), np.zeros(6)
+    fst = np.zeros(6)
     for r in _margins(rng, 300):
         v = 10.0 ** rng.uniform(-6, 12)
         phi = phi_of(rng.choice(ETAS))
-        prm[0] = phi
+        prm = CWParams(phi)
         m = r * phi * v
-        triggered, alpha, _, beta, c, _ = cw_var_step(prm, fst, m, v, 0.0, True)
+        step = cw_var_step(prm, fst, m, v, 0.0, True)
+        triggered, alpha, beta, c = step.triggered, step.alpha, step.beta, step.c
         formula = cw_var_alpha_formula(phi, m, v)
         if formula > 0.0:
             assert triggered and alpha == formula and c == 2.0 * alpha * phi and beta == c / (1.0 + c * v)
     # b = 1 + 2φm beyond 1e154: b² overflows and the formula is inf or NaN; the rule gives the exact value
-    phi = prm[0] = phi_of(0.7)
+    phi = phi_of(0.7)
+    prm = CWParams(phi)
     for m, v in ((-1e160, 1.0), (-1e200, 1e-6), (-1e250, 1e100)):
         assert not math.isfinite(cw_var_alpha_formula(phi, m, v))
-        alpha = cw_var_step(prm, fst, m, v, 0.0, True)[1]
+        alpha = cw_var_step(prm, fst, m, v, 0.0, True).alpha
         assert _rel(alpha, exact_cw_var_alpha(phi, m, v)) < 16 * EPS
 
 
@@ -326,7 +331,7 @@ def test_nherd_beta_where_the_square_overflows():
     fst = np.zeros(6)
     for C in (2.0 ** -4, 1.0, 2.0 ** 4):
         for v in (1e-6, 1.0, 1e100, 1e160, 1e200, 1e300):
-            beta = nherd_step(np.array([C]), fst, 0.5, v, 0.0, True)[3]
+            beta = nherd_step(NHERDParams(C), fst, 0.5, v, 0.0, True).beta
             with localcontext() as ctx:
                 ctx.prec = 60
                 Cd, vd = Decimal(C), Decimal(v)

@@ -130,7 +130,7 @@ def test_file_holds_no_pickle(tmp_path):
         arrays = {key: npz[key] for key in npz.files}
     assert all(a.dtype != object for a in arrays.values())
     header = header_of(path)
-    assert header["format"] == "olkit-model" and header["format_version"] == 1
+    assert header["format"] == "olkit-model" and header["format_version"] == 2
     assert header["algorithm"] == "duol" and header["classes"] == {"kind": "int", "dtype": arrays["classes_"].dtype.str,
                                                                    "values": [0, 10, 20]}
     assert header["n_features_in"] == 6 and header["multilabel"] is False and header["params"]["C"] is None
@@ -177,9 +177,19 @@ def test_refuses_foreign_files(tmp_path):
 
 def test_refuses_newer_format(saved):
     header = header_of(saved)
-    header["format_version"] = 2
+    header["format_version"] = 3
     rewrite(saved, header)
-    with pytest.raises(ValueError, match=r"m\.npz: .*format version 2 is not readable.*reads version 1"):
+    with pytest.raises(ValueError, match=r"m\.npz: .*format version 3 is not readable.*reads version 2"):
+        olkit.load(saved)
+
+
+def test_refuses_the_format_with_positional_rule_parameters(saved):
+    """Format 1 saved a rule's parameters as a float array read by position; format 2 saves the named record
+    (olkit.learners.records). A format-1 file is refused with what to do, not misread."""
+    header = header_of(saved)
+    header["format_version"] = 1
+    rewrite(saved, header)
+    with pytest.raises(ValueError, match=r"m\.npz: .*format version 1 .* no longer read .*fit the model again"):
         olkit.load(saved)
 
 

@@ -167,7 +167,9 @@ def files(tmp_path_factory):
         h["algorithm"], h["params"] = "duol", duol_params
     out["pa1 relabelled duol"] = tamper(pa1, d / "relabelled.npz", change=relabel)
     out["negative counter"] = tamper(pa1, d / "cnt.npz", {"state_.cnt": setitem(0, -1)})
-    out["edited rule parameter"] = tamper(ahpatron, d / "prm.npz", {"state_.prm": setitem(4, 10**6)})
+    def edit_budget(h):
+        h["state"]["state_"]["fields"]["prm"]["fields"]["B"] = 10**6
+    out["edited rule parameter"] = tamper(ahpatron, d / "prm.npz", change=edit_budget)
     pomdr = base("pomdr", "pomdr", k=3, B=20, B0=5)
     out["counter about to overflow"] = tamper(pa1, d / "cnt_max.npz", {"state_.cnt": setitem(2, 2**63 - 1)})
     out["pomdr phase 626"] = tamper(pomdr, d / "pomdr_phase.npz", {"state_.fst": setitem(2, 626.0)})  # the fuzz's find
@@ -239,7 +241,7 @@ CASES = [  # case: what the one-line message must say (the member and what is wr
     ("negative counter", r"state_\.cnt holds a count outside 0\.\.4611686018427387903"),
     ("counter about to overflow", r"state_\.cnt holds a count outside"),
     ("pomdr phase 626", r"state_\.fst: phase 626\.0 with \d+ SVs"),
-    ("edited rule parameter", r"state_\.prm = \[.*\] differs from what the parameters give"),
+    ("edited rule parameter", r"state_\.prm = AhpatronParams\(.*B=1000000\) differs from what the parameters give"),
     ("pomdr window head=10^9", r"state_\.fst: window count .* head 1000000000\.0 outside"),
     ("FIFO", r"not an olkit model file \(a FIFO"),
     ("directory", r"not an olkit model file \(a directory"),

@@ -377,19 +377,23 @@ class OnlineClassifier:
         range (default: none beyond those)."""
 
     # ---- undoing a refused round (see olkit.protocol.run_online) --------------------------------------
+    def _state_arrays(self):
+        """The arrays of ``state_``: every field but the rule's parameter record ``prm``, which rounds never change
+        (and which may hold infinite values, e.g. U = ∞)."""
+        return [getattr(self.state_, f) for f in self.state_._fields if f != "prm"]
+
     def _save_model(self):
         """A copy of everything a block of rounds can change (here: the arrays of ``state_``)."""
-        return [a.copy() for a in self.state_]
+        return [a.copy() for a in self._state_arrays()]
 
     def _restore_model(self, saved):
         """Put back a :meth:`_save_model` copy, in place."""
-        for a, b in zip(self.state_, saved):
+        for a, b in zip(self._state_arrays(), saved):
             a[...] = b
 
     def _model_is_finite(self):
-        """True if no value of the model is NaN or infinite (``state_[0]`` holds the parameters, which may
-        be infinite, e.g. U = ∞)."""
-        return all_finite(self.state_[1:])
+        """True if no value of the model is NaN or infinite."""
+        return all_finite(self._state_arrays())
 
     # ---- labels ------------------------------------------------------------------------------------
     def _set_classes(self, y, classes=None):

@@ -16,7 +16,7 @@ One ``.npz`` file (``numpy.savez_compressed``, a zip of ``.npy`` arrays), read b
 
 * ``__header__``: a uint8 array, the UTF-8 bytes of a JSON object::
 
-    {"format": "olkit-model", "format_version": 1, "olkit_version": "0.1.0",
+    {"format": "olkit-model", "format_version": 2, "olkit_version": "0.1.0",
      "algorithm": "duol", "params": {...get_params()...},
      "classes": {"kind": "int" | "float" | "str" | "bool", "dtype": "<i8", "values": [...]},
      "multilabel": false, "n_features_in": 24,
@@ -78,7 +78,7 @@ import numpy as np
 from .protocol import serialised
 
 FORMAT = "olkit-model"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 HEADER_KEY = "__header__"
 
 
@@ -397,6 +397,9 @@ def _read_header(zf, members):
     version = header.get("format_version")
     if not isinstance(version, int) or isinstance(version, bool):
         raise _Bad(f"unreadable format version {version!r}"[:200])
+    if 1 <= version < FORMAT_VERSION:
+        raise _Bad(f"format version {version} (olkit before the rule parameters were saved by name) is no longer read "
+                   f"by olkit {_olkit_version()}: fit the model again and save it")
     if version > FORMAT_VERSION or version < 1:
         raise _Bad(f"format version {version} is not readable by olkit "
                    f"{_olkit_version()} (it reads version {FORMAT_VERSION}; the file was written by olkit "
@@ -532,7 +535,8 @@ class _Layout:
         self.fresh_sets = {k: v for k, v in vars(fresh).items() if type(v).__name__ == "SupportSet"}
         self.migrated = tuple(getattr(type(fresh), "_migrated_support_settings", ()))
         self.arrays = {k: (a.dtype.str, a.shape) for k, a in writer.arrays.items()}
-        self.derived = {k: a for k, a in writer.arrays.items() if k.endswith((".prm", ".cfg")) or k == "state_.U"}
+        self.derived = {k: a for k, a in writer.arrays.items() if k.endswith(".cfg") or k == "state_.U"}
+        self.rule_params = fresh.state_.prm  # the parameter record (olkit.learners.records) the parameters give
         self.classes, self.n_features = classes, d
         from .limits import state_limit_bytes
 
@@ -730,16 +734,19 @@ def _check_learner(learner, header):
 def _check_values(learner, layout, arrays):
     """What compiled code reads from the state is safe to read: every index in range (the support set's
     :meth:`~olkit.learners.kernel.support_set.SupportSet.check_loaded`, the learner's ``_check_state``),
-    counters non-negative, values finite wherever the algorithm's state is finite (not the rule parameters,
-    which may be infinite, e.g. U = inf), and the arrays that follow from the parameters equal to them."""
+    counters non-negative, values finite wherever the algorithm's state is finite, and what follows from the
+    parameters (the rule's parameter record, which may hold infinite values, e.g. U = inf, and some arrays)
+    equal to it."""
+    expected = learner._rule_params() if getattr(learner, "support_", None) is not None else layout.rule_params
+    got = learner.state_.prm  # (a kernel learner's record with the stream's own values, e.g. POMDR's width)
+    if got != expected or [type(v) for v in got] != [type(v) for v in expected]:
+        raise _Bad(f"state_.prm = {str(got)[:200]} differs from what the parameters give ({str(expected)[:200]})")
     for name, expected in layout.derived.items():
         got = arrays[name]
-        if name == "state_.prm" and getattr(learner, "support_", None) is not None:
-            expected = np.array(learner._rule_params() + [0.0], dtype=np.float64)  # with the stream's own values
         if got.shape != expected.shape or not np.array_equal(got, expected):
             raise _Bad(f"{name} = {_shown(got)} differs from what the parameters give ({_shown(expected)})")
     for name, a in arrays.items():
-        if name.endswith(".prm") or name.startswith("support_.") or a.dtype.kind not in "fiu":
+        if name.startswith("support_.") or a.dtype.kind not in "fiu":
             continue
         if a.dtype.kind == "f" and not np.isfinite(a).all():
             raise _Bad(f"{name} holds NaN or infinite values")

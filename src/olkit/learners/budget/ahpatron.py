@@ -27,12 +27,14 @@ Diagnostics: ``n_T``, the rounds with 0 < m_t < 1 − ε (|N_T| of AHP Table 3),
 the class docstring).
 """
 import math
+from typing import NamedTuple
 
 import numpy as np
 
-from ..._compile import njit_helper
+from ..._compile import njit_helper, njit_inline
 from ...params import PROBABILITY_OPEN, Interval
 from ...spec import register
+from ..records import rule_params
 from ..kernel.base import EPS
 from ..kernel.support_set import N, expansion_scores, sv_remove_set, sync_gram
 from .common import (
@@ -50,6 +52,15 @@ from .common import (
 )
 
 N_T, HALVINGS = 0, 1  # diagnostic slots
+
+class AhpatronParams(NamedTuple):
+    """Parameters of Ahpatron, resolved."""
+
+    lam: float  # step λ
+    epsilon: float  # update iff m_t < 1 − ε
+    U: float  # radius of the projection ball
+    eta: float  # ridge of the projection of the removed half
+    B: int  # budget
 
 
 @njit_helper
@@ -102,14 +113,7 @@ def halve(sv, ridge, target_norm):
     drop = order[drop_pos]
     K = sv.coef.shape[1]
     K2, K21 = gram_blocks(sv, keep, drop)
-    ridged = K2.copy()
-    for a in range(h):
-        ridged[a, a] += ridge
-    A1 = np.empty((n - h, K))
-    for b in range(n - h):
-        for q in range(K):
-            A1[b, q] = sv.coef[drop[b], q]
-    theta = spd_solve(ridged, K21 @ A1)  # (K₂ + ηI)⁻¹K₂₁A₁
+    theta = spd_solve(_ridged(K2, ridge), K21 @ _coefs_of(sv, drop, K))  # (K₂ + ηI)⁻¹K₂₁A₁
     for a in range(h):
         i = keep[a]
         for q in range(K):
@@ -129,9 +133,28 @@ def halve(sv, ridge, target_norm):
     return rescale_norm(sv, norm2, target_norm)
 
 
+@njit_inline
+def _ridged(K2, ridge):
+    """K₂ + ηI (a copy)."""
+    ridged = K2.copy()
+    for a in range(K2.shape[0]):
+        ridged[a, a] += ridge
+    return ridged
+
+
+@njit_inline
+def _coefs_of(sv, slots, K):
+    """The coefficient rows of the SVs at ``slots`` (len(slots) × K)."""
+    A = np.empty((slots.shape[0], K))
+    for b in range(slots.shape[0]):
+        for q in range(K):
+            A[b, q] = sv.coef[slots[b], q]
+    return A
+
+
 @njit_helper
 def ahpatron_update(sv, st, s, t, kself, y, f, mistake):
-    lam, eps, U, ridge, B = st.prm[0], st.prm[1], st.prm[2], st.prm[3], int(st.prm[4])
+    lam, eps, U, ridge, B = st.prm.lam, st.prm.epsilon, st.prm.U, st.prm.eta, st.prm.B
     r, c, m, cD = margin_direction(s, t, y, f)
     if m >= 1.0 - eps or kself <= EPS:
         return False
@@ -194,13 +217,8 @@ def halve_ahp_r(sv, ridge, target_norm):
     K2, K21 = gram_blocks(sv, keep, drop)
     for a in range(h):
         K2[a, a] = 1.0  # the script's Gram starts as a matrix of ones and never writes its diagonal
-    a1 = np.empty(n - h)
-    for b in range(n - h):
-        a1[b] = sv.coef[drop[b], 0]
-    ridged = K2.copy()
-    for a in range(h):
-        ridged[a, a] += ridge
-    theta = np.linalg.inv(ridged) @ (K21 @ a1)  # inver_Gram_1 %*% (Gram_12 %*% small_svpara)
+    a1 = _coefs_of(sv, drop, 1).ravel()
+    theta = np.linalg.inv(_ridged(K2, ridge)) @ (K21 @ a1)  # inver_Gram_1 %*% (Gram_12 %*% small_svpara)
     merged = np.empty(h)
     for a in range(h):
         merged[a] = sv.coef[keep[a], 0] + theta[a]
@@ -221,7 +239,7 @@ def ahpatron_ahp_r_update(sv, st, s, t, kself, y, f, mistake):
     """Ahpatron.R (binary): x_1 always stored with λy_1 and ‖f‖ = λ; κ(x, x) taken as 1 in the norm
     (‖f‖² += λ² + 2λ y f); the halving of :func:`halve_ahp_r`; the projection to U after the append in both
     branches."""
-    lam, eps, U, ridge, B = st.prm[0], st.prm[1], st.prm[2], st.prm[3], int(st.prm[4])
+    lam, eps, U, ridge, B = st.prm.lam, st.prm.epsilon, st.prm.U, st.prm.eta, st.prm.B
     if sv.meta[N] == 0:  # round 1 (the script's first instance; counted a mistake by BudgetLearner)
         append_direction(sv, s, t, kself, y, 0, -1, lam)
         st.fst[0] = lam * lam
@@ -337,7 +355,7 @@ class Ahpatron(BudgetLearner):
         return U / (2.0 * math.sqrt(2.0 * self.B)) if self._multiclass_model() else U / (2.0 * math.sqrt(self.B))
 
     def _rule_params(self):
-        return [self._lam(), float(self.epsilon), self._U(), float(self.eta), float(self.B)]
+        return rule_params(AhpatronParams, lam=self._lam(), epsilon=self.epsilon, U=self._U(), eta=self.eta, B=self.B)
 
     def resolved_params(self):
         return {**self._algorithm_params(), "U": self._U(), "lam": self._lam()}

@@ -14,10 +14,12 @@ Settings (AHP Corollaries 1–2, Theorem 3: λ/2 < ε < 1 and λ < 2 on binary d
 (the K = 2 map of docs/algorithms/multiclass.md#budgeted-learners: multiclass (λ, U) ≡ binary (2λ, √2U)).
 """
 import math
+from typing import NamedTuple
 
 from ..._compile import njit_helper
 from ...params import PROBABILITY_OPEN, Interval
 from ...spec import register
+from ..records import rule_params
 from ..kernel.base import EPS
 from .common import (
     D0,
@@ -31,10 +33,17 @@ from .common import (
 
 PROJECTIONS = 0  # diagnostic slot: rounds that scaled f back onto the ball
 
+class AVPParams(NamedTuple):
+    """Parameters of AVP, resolved."""
+
+    lam: float  # step λ
+    epsilon: float  # update iff m_t < 1 − ε
+    U: float  # radius of the projection ball
+
 
 @njit_helper
 def avp_update(sv, st, s, t, kself, y, f, mistake):
-    lam, eps, U = st.prm[0], st.prm[1], st.prm[2]
+    lam, eps, U = st.prm.lam, st.prm.epsilon, st.prm.U
     r, c, m, cD = margin_direction(s, t, y, f)
     if m >= 1.0 - eps or kself <= EPS:
         return False
@@ -102,7 +111,7 @@ class AVP(BudgetLearner):
         return 0.5 if self._multiclass_model() else 1.0
 
     def _rule_params(self):
-        return [self._lam(), float(self.epsilon), float(self.U)]
+        return rule_params(AVPParams, lam=self._lam(), epsilon=self.epsilon, U=self.U)
 
     def resolved_params(self):
         return {**self._algorithm_params(), "lam": self._lam()}

@@ -27,11 +27,13 @@ docstrings): BOGD "lsokl" (LSOKL's
 ``BOGD.m``, binary and multiclass), BOGD++ "ahp-r" (the AHP R script ``BOGD++.R``, binary).
 """
 import math
+from typing import NamedTuple
 
 from ..._compile import njit_helper, njit_helper_sum, njit_inline
 from ..._rng import next_index, next_uniform
 from ...params import NON_NEGATIVE, POSITIVE, POWERS_OF_TWO
 from ...spec import register
+from ..records import rule_params
 from ..kernel.base import EPS
 from ..kernel.support_set import N, scale_rows, sv_remove, sv_scale
 from .common import (
@@ -49,6 +51,15 @@ from .common import (
 )
 
 REMOVALS, CLIPPED = 0, 1  # diagnostic slots
+
+class BOGDParams(NamedTuple):
+    """Parameters of BOGD and BOGD++."""
+
+    eta: float  # step size
+    lam: float  # regularisation λ (decay 1 − ηλ)
+    gamma: float  # bound on the coefficients
+    B: int  # budget
+    weighted: bool  # BOGD++: removal weighted by coefficient size
 
 
 @njit_helper
@@ -155,7 +166,7 @@ def bogd_gate(prm, Y, t, y, f, kself, mistake, coef, hw, n):
     other rounds go to the rule."""
     if margin_of(Y, t, y, f) < 1.0 and kself > EPS:
         return True
-    decay = 1.0 - prm[0] * prm[1]
+    decay = 1.0 - prm.eta * prm.lam
     if decay != 1.0:
         scale_rows(coef, hw, n, decay)
     return False
@@ -163,8 +174,8 @@ def bogd_gate(prm, Y, t, y, f, kself, mistake, coef, hw, n):
 
 @njit_helper
 def bogd_update(sv, st, s, t, kself, y, f, mistake):
-    """BOGD (prm[4] = 0) and BOGD++ (prm[4] = 1)."""
-    eta, lam, gamma, B, weighted = st.prm[0], st.prm[1], st.prm[2], int(st.prm[3]), st.prm[4] > 0
+    """BOGD (prm.weighted False) and BOGD++ (True)."""
+    eta, lam, gamma, B, weighted = st.prm.eta, st.prm.lam, st.prm.gamma, st.prm.B, st.prm.weighted
     decay = 1.0 - eta * lam
     r, c, m, cD = margin_direction(s, t, y, f)
     update = m < 1.0 and kself > EPS
@@ -191,7 +202,7 @@ def bogd_update(sv, st, s, t, kself, y, f, mistake):
 @njit_helper
 def bogd_lsokl_update(sv, st, s, t, kself, y, f, mistake):
     """LSOKL ``binary/BOGD.m`` and ``multiclass/BOGD.m``."""
-    eta, lam, gamma, B = st.prm[0], st.prm[1], st.prm[2], int(st.prm[3])
+    eta, lam, gamma, B = st.prm.eta, st.prm.lam, st.prm.gamma, st.prm.B
     r, c, m, cD = margin_direction(s, t, y, f)
     if (c < 0 and m > 1.0) or (c >= 0 and m >= 1.0):  # binary: update iff y f ≤ 1; multiclass iff ℓ > 0
         sv_scale(sv, 1.0 - eta * lam)
@@ -223,7 +234,7 @@ def bogd_lsokl_update(sv, st, s, t, kself, y, f, mistake):
 @njit_helper
 def bogdpp_ahp_r_update(sv, st, s, t, kself, y, f, mistake):
     """The AHP R script ``BOGD++.R`` (binary)."""
-    eta, lam, gamma, B = st.prm[0], st.prm[1], st.prm[2], int(st.prm[3])
+    eta, lam, gamma, B = st.prm.eta, st.prm.lam, st.prm.gamma, st.prm.B
     decay = 1.0 - eta * lam
     sv_scale(sv, decay)  # every round (round 1: nothing stored yet)
     if y * f[0] >= 1.0:
@@ -327,7 +338,7 @@ class _BOGDBase(BudgetLearner):
                              "1 - eta*lam of every round must stay positive)")
 
     def _rule_params(self):
-        return [float(self.eta), float(self.lam), float(self.gamma), float(self.B), float(self._weighted)]
+        return rule_params(BOGDParams, eta=self.eta, lam=self.lam, gamma=self.gamma, B=self.B, weighted=self._weighted)
 
     def diagnostics(self):
         return {"removals": self._counter(REMOVALS), "clipped": self._counter(CLIPPED)}

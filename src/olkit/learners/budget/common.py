@@ -44,6 +44,11 @@ RADIUS = [POSITIVE_OR_INF, Options((math.inf,)), None]
 D0 = DIAG
 """First diagnostic counter slot of the budgeted rules."""
 
+class BudgetParams(NamedTuple):
+    """Parameters of the rules whose only parameter is the budget (RBP, Forgetron)."""
+
+    B: int  # at most B SVs
+
 
 @njit_helper
 def margin_direction(s, t, y, f):
@@ -66,8 +71,8 @@ def margin_of(Y, t, y, f):
 
 @njit_inline
 def epsilon_margin_gate(prm, Y, t, y, f, kself, mistake, coef, hw, n):
-    """Gate of the rules that act iff m_t < 1 − ε (ε = prm[1]) and κ(x_t, x_t) > EPS (AVP, Ahpatron)."""
-    return not (margin_of(Y, t, y, f) >= 1.0 - prm[1] or kself <= EPS)
+    """Gate of the rules that act iff m_t < 1 − ε (ε = ``prm.epsilon``) and κ(x_t, x_t) > EPS (AVP, Ahpatron)."""
+    return not (margin_of(Y, t, y, f) >= 1.0 - prm.epsilon or kself <= EPS)
 
 
 @njit_inline

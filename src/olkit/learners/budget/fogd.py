@@ -49,6 +49,7 @@ code), which omits the 1/√D (docs/algorithms/fogd.md#lsokl): the scores are th
 ŷ = −1 iff f < 0, update iff y f < 1, no forced round-1 mistake) and reports D, as ``n_support_`` does; only its
 directions (R's ``mvrnorm``) cannot be reproduced (docs/algorithms/fogd.md#settled-questions).
 """
+from typing import NamedTuple
 import math
 from collections import namedtuple
 
@@ -69,6 +70,7 @@ from ...base import MISTAKES, N_COUNTERS, SEEN, UPDATES, OnlineClassifier
 from ...limits import format_bytes, width_words
 from ...params import POSITIVE, SEED, SIGMA, Interval, Options
 from ...spec import register
+from ..records import rule_params
 
 FEATURE_BLOCK_SIZE = 1 << 14
 """Examples per call of the compiled loop: one round costs microseconds (the 2D features), so the per-call
@@ -234,6 +236,14 @@ def hinge_ogd_round(W, z, yt, eta, F):
     return best != y, False
 
 
+class FOGDParams(NamedTuple):
+    """Parameters of FOGD, resolved for the stream."""
+
+    eta: float
+    scale: float  # the feature map's scale 1/√D
+    umax: float  # max |U_ij| of the random directions (the rounding bound of each projection)
+
+
 FOGDState = namedtuple("FOGDState", ["prm", "cnt", "U", "W"])
 """The model: parameters [η, feature scale, max|U|], running counters, directions U (d × D), weights W (K' × 2D)."""
 
@@ -246,7 +256,7 @@ learner's coding (binary ±1, multiclass index), and work vectors p (D), z (2D) 
 @njit
 def fogd_block(st, s, order, start, stop, scores, mistakes):
     """Predict-then-update for stream positions start..stop−1 (the inner part of olkit.protocol)."""
-    eta, scale, umax = st.prm[0], st.prm[1], st.prm[2]
+    eta, scale, umax = st.prm.eta, st.prm.scale, st.prm.umax
     n_mistakes = n_updates = 0
     for pos in range(start, stop):
         t = order[pos]
@@ -266,7 +276,7 @@ def fogd_scores(st, s, out):
     """Scores of every row of the stream under the current model (out: n × K')."""
     for t in range(out.shape[0]):
         norm1 = project_row(st.U, s.dense, s.Xd, s.indptr, s.idx, s.val, t, s.p, s.nzk, s.nzx)
-        fourier_map(s.p, st.prm[1], s.z, norm1 * st.prm[2])
+        fourier_map(s.p, st.prm.scale, s.z, norm1 * st.prm.umax)
         for o in range(st.W.shape[0]):
             out[t, o] = dot(st.W[o], s.z)
 
@@ -276,7 +286,7 @@ def fogd_features(st, s, out):
     """z(x) of every row of the stream (out: n × 2D)."""
     for t in range(out.shape[0]):
         norm1 = project_row(st.U, s.dense, s.Xd, s.indptr, s.idx, s.val, t, s.p, s.nzk, s.nzx)
-        fourier_map(s.p, st.prm[1], out[t], norm1 * st.prm[2])
+        fourier_map(s.p, st.prm.scale, out[t], norm1 * st.prm.umax)
 
 
 def feature_stream(X, y_internal, D):
@@ -394,7 +404,7 @@ class FOGD(OnlineClassifier):
                              f"bytes)")
         U = (np.random.default_rng(int(self.seed)).standard_normal((d, D)) / float(self.sigma)).astype(np.float32)
         umax = float(np.max(np.abs(U))) if U.size else 0.0
-        self.state_ = FOGDState(np.array([float(self.eta), self._feature_scale(), umax]),
+        self.state_ = FOGDState(rule_params(FOGDParams, eta=self.eta, scale=self._feature_scale(), umax=umax),
                                 np.zeros(N_COUNTERS, np.int64), U, np.zeros((K, 2 * D)))
 
     # ---- the protocol's hooks ----------------------------------------------------------------------

@@ -27,6 +27,7 @@ import numpy as np
 
 from ..._compile import njit_helper
 from ...spec import register
+from ..records import rule_params
 from ..kernel.base import EPS
 from ..kernel.multiclass import h_dot
 from ..kernel.support_set import N, load_gram_row, scale_flat, sv_remove, sv_scale
@@ -34,6 +35,7 @@ from .common import (
     D0,
     DOGMA_MISTAKES,
     BudgetLearner,
+    BudgetParams,
     CompatRule,
     append_direction,
     margin_direction,
@@ -46,7 +48,7 @@ Q_SLOT, M_SLOT, PHI_MIN = 0, 1, 2  # fst slots
 
 @njit_helper
 def forgetron_update(sv, st, s, t, kself, y, f, mistake):
-    B = int(st.prm[0])
+    B = st.prm.B
     r, c, m, cD = margin_direction(s, t, y, f)
     if m > 0.0 or kself <= EPS:
         return False
@@ -108,7 +110,7 @@ def _score_of_oldest(sv, old, q):
 @njit_helper
 def forgetron_dogma_update(sv, st, s, t, kself, y, f, mistake):
     """DOGMA ``k_forgetron_st_train.m`` (binary)."""
-    B = int(st.prm[0])
+    B = st.prm.B
     if y * f[0] > 0.0:
         return False
     st.fst[M_SLOT] += 1.0  # errTot: this round's mistake included
@@ -144,7 +146,7 @@ def forgetron_dogma_update(sv, st, s, t, kself, y, f, mistake):
 def forgetron_lsokl_update(sv, st, s, t, kself, y, f, mistake):
     """LSOKL ``binary/forgetron.m`` (update iff y f ≤ 0) and ``multiclass/forgetron.m`` (update iff ŷ ≠ y); M
     counts mistakes ŷ ≠ y; the budget is checked before the append; the code's root choice."""
-    B = int(st.prm[0])
+    B = st.prm.B
     r, c, m, cD = margin_direction(s, t, y, f)
     if mistake:  # err_count (counted before the update)
         st.fst[M_SLOT] += 1.0
@@ -250,7 +252,7 @@ class Forgetron(BudgetLearner):
         self._set_kernel_params(kernel, sigma, degree, coef0, compat, shuffle, random_state)
 
     def _rule_params(self):
-        return [float(self.B)]
+        return rule_params(BudgetParams, B=self.B)
 
     @property
     def _gram(self):  # the compat rules read the oldest SV's kernel row; the default keeps the sums F_i

@@ -36,6 +36,7 @@ that adds the B-th SV, that x_t scored again by the new linear model, and the in
 transpose of the eigenvector matrix.
 """
 import math
+from typing import NamedTuple
 from collections import namedtuple
 
 import numpy as np
@@ -45,6 +46,7 @@ from ...base import MISTAKES, SEEN
 from ...limits import check_state_bytes
 from ...params import POSITIVE, Interval
 from ...spec import register
+from ..records import rule_params
 from ..kernel.support_set import N, load_gram_row
 from .common import D0, BudgetLearner, CompatRule, append_direction, margin_direction
 from .fogd import add_scaled, dot
@@ -61,6 +63,12 @@ NOGDState = namedtuple("NOGDState", ["prm", "fst", "cnt", "rng", "M", "W", "phi"
 """The rule state of the kernel engine (``prm`` = [B, η], ``fst``, ``cnt``, ``rng``) plus the Nyström
 map M = Λ_k^{−1/2}V_kᵀ (k × B, rows beyond the kept rank are 0), the stage-2 weights W (K' × k) and the
 current φ(x_t) (k)."""
+
+class NOGDParams(NamedTuple):
+    """Parameters of NOGD."""
+
+    B: int  # budget: kernel OGD until B SVs
+    eta: float  # step size
 
 
 @njit_helper
@@ -153,12 +161,12 @@ def nogd_ahp_r_update(sv, st, s, t, kself, y, f, mistake):
     is recorded in ``LATE_MISTAKE`` when the first was right) and takes its OGD step on y w·φ < 1; then linear
     OGD on φ."""
     m = y * f[0]
-    eta = st.prm[1]
+    eta = st.prm.eta
     if st.fst[STAGE] == 0.0:
         if m >= 1.0:
             return False
         append_direction(sv, s, t, kself, y, 0, -1, eta)
-        if sv.meta[N] < int(st.prm[0]):
+        if sv.meta[N] < st.prm.B:
             return True
         nystrom_transition_ahp_r(sv, st, s)
         st.cnt[D0 + TRANSITION] = st.cnt[SEEN]
@@ -190,9 +198,9 @@ def nogd_update(sv, st, s, t, kself, y, f, mistake):
     r, c, m, _ = margin_direction(s, t, y, f)
     if m >= 1.0:
         return False
-    eta = st.prm[1]
+    eta = st.prm.eta
     if st.fst[STAGE] == 0.0:
-        if sv.meta[N] < int(st.prm[0]):  # stage 1: append x_t with ηD_t
+        if sv.meta[N] < st.prm.B:  # stage 1: append x_t with ηD_t
             append_direction(sv, s, t, kself, y, r, c, eta)
             return True
         nystrom_transition(sv, st, s)
@@ -308,7 +316,7 @@ class NOGD(BudgetLearner):
         return {**self._algorithm_params(), "k": self._rank()}
 
     def _rule_params(self):
-        return [float(self.B), float(self.eta)]
+        return rule_params(NOGDParams, B=self.B, eta=self.eta)
 
     def _initial_fst(self):
         return [0.0, 0.0, 0.0]

@@ -34,6 +34,7 @@ round 1 always a mistake, κ(x, x) taken as 1, the script's projected-step forms
 phase-1 SVs beyond B/2 dropped instead of merged, and the nearest permanent SVs chosen from the script's own
 kernel values (the first of exact ties, which repeated rows make common).
 """
+from typing import NamedTuple
 import math
 
 import numpy as np
@@ -42,6 +43,7 @@ from ..._compile import njit_helper
 from ...kernels import exp_nonpositive, kernel_from_dot
 from ...params import POSITIVE, Interval
 from ...spec import register
+from ..records import rule_params
 from ..kernel.base import EPS, SEEN
 from ..kernel.multiclass import h_dot
 from ..kernel.support_set import N, sv_remove_set, sync_gram
@@ -61,14 +63,26 @@ from .projectron import add_with_inverse, project
 PROJECTIONS, ADDITIONS, MERGES = 0, 1, 2  # diagnostic slots
 # fst slots: ‖f‖², Σδ, phase, merged, λ_t, window count, window head, then F(x_t) (K'), Ĥ(x_t) (K'), window
 NORM2, SUMD, PHASE, MERGED, LAM, WCOUNT, WHEAD, HEAD = 0, 1, 2, 3, 4, 5, 6, 7
-# prm slots (P_RDIV: compat="ahp-r" with the Gaussian kernel, POMDR.R's divisor −2·(σ·σ); 0 otherwise)
-P_U, P_B, P_B0, P_M, P_COE, P_A, P_K, P_D, P_RDIV = 0, 1, 2, 3, 4, 5, 6, 7, 8
+
+
+class POMDRParams(NamedTuple):
+    """Parameters of POMDR, resolved for the stream."""
+
+    U: float
+    B: int  # budget
+    B0: int  # SVs kept before the first merge
+    M: int  # window of the last M examples
+    coe: float  # λ_t's factor after a merge
+    a: float  # ALD threshold
+    K: int  # scores per example (1 binary, else the classes)
+    d: int  # features
+    r_div: float  # compat="ahp-r" with the Gaussian kernel: POMDR.R's divisor −2·(σ·σ); 0 otherwise
 
 
 @njit_helper
 def _window_entry(st, k):
     """Offset of window entry k in ``st.fst``: [d1, d2, ‖x‖², x (d values)] (d1 = y_τ binary, or (r, s))."""
-    K, d = int(st.prm[P_K]), int(st.prm[P_D])
+    K, d = st.prm.K, st.prm.d
     return HEAD + 2 * K + k * (3 + d)
 
 
@@ -104,7 +118,7 @@ def pomdr_scores(sv, st, s, t, kself, f):
     """F̃ = F(x_t) + λ_t Ĥ_t(x_t); keeps F(x_t), Ĥ_t(x_t) and λ_t for the rule."""
     K = f.shape[0]
     cD = 1.0 if K == 1 else 2.0
-    U, coe = st.prm[P_U], st.prm[P_COE]
+    U, coe = st.prm.U, st.prm.coe
     lam = U / math.sqrt(3.0 * cD + st.fst[SUMD])
     if st.fst[MERGED] > 0:
         lam *= coe
@@ -133,7 +147,7 @@ def pomdr_scores(sv, st, s, t, kself, f):
 @njit_helper
 def _push_window(st, s, t, y, r, c):
     """Store (x_t, D_t) as the newest of the last M examples."""
-    M, d = int(st.prm[P_M]), int(st.prm[P_D])
+    M, d = st.prm.M, st.prm.d
     if M == 0:
         return
     head = int(st.fst[WHEAD])
@@ -160,7 +174,7 @@ def _projected_hint(sv, st, s, y, r, c):
     m = int(st.fst[WCOUNT])
     if m == 0:
         return 0.0
-    n, d = sv.meta[N], int(st.prm[P_D])
+    n, d = sv.meta[N], st.prm.d
     w = st.fst
     total = 0.0
     for k in range(m):
@@ -289,8 +303,8 @@ def _next_phase(sv, st, B0, B, U, ahp_r):
     elif st.fst[PHASE] == 2.0 and n >= B:
         half = B // 2
         first = max(half, B0) if ahp_r and st.fst[MERGED] == 0.0 else half
-        r_div = st.prm[P_RDIV] if ahp_r else 0.0  # 0 also in a model saved before the slot existed
-        norm2 = _merge(sv, half, first, ahp_r, r_div, int(st.prm[P_D]))
+        r_div = st.prm.r_div if ahp_r else 0.0
+        norm2 = _merge(sv, half, first, ahp_r, r_div, st.prm.d)
         st.fst[SUMD] = 0.0
         st.fst[MERGED] = 1.0
         st.fst[NORM2] = rescale_norm(sv, norm2, U)
@@ -299,8 +313,8 @@ def _next_phase(sv, st, B0, B, U, ahp_r):
 
 @njit_helper
 def pomdr_update(sv, st, s, t, kself, y, f, mistake):
-    U, B, B0 = st.prm[P_U], int(st.prm[P_B]), int(st.prm[P_B0])
-    a_ald = st.prm[P_A]
+    U, B, B0 = st.prm.U, st.prm.B, st.prm.B0
+    a_ald = st.prm.a
     K = f.shape[0]
     r, c, mt, cD = margin_direction(s, t, y, f)  # from the optimistic scores F̃
     raw = st.fst[HEAD: HEAD + K]
@@ -355,10 +369,10 @@ def _projected_hint_ahp_r(sv, st, s):
     m = int(st.fst[WCOUNT])
     if m == 0:
         return 0.0
-    M, head = int(st.prm[P_M]), int(st.fst[WHEAD])
+    M, head = st.prm.M, int(st.fst[WHEAD])
     if st.cnt[SEEN] == 2:  # the window is x_1 alone, the only SV
         return st.fst[_window_entry(st, 0)] * sv.grow[0]
-    n, d = sv.meta[N], int(st.prm[P_D])
+    n, d = sv.meta[N], st.prm.d
     w = st.fst
     total = 0.0
     for q in range(m):
@@ -395,8 +409,8 @@ def pomdr_ahp_r_update(sv, st, s, t, kself, y, f, mistake):
     with the script's tem1 = β*ᵀGβ*, tem3 = (Gβ*)·α (unit-diagonal G) and its window order; at the first
     merge the phase-1 SVs beyond B/2 (no nearest permanent SV recorded) are dropped; the merged norm from
     the permanent SVs' unit-diagonal Gram."""
-    U, B, B0 = st.prm[P_U], int(st.prm[P_B]), int(st.prm[P_B0])
-    a_ald = st.prm[P_A]
+    U, B, B0 = st.prm.U, st.prm.B, st.prm.B0
+    a_ald = st.prm.a
     raw, hint, lam = st.fst[HEAD], st.fst[HEAD + 1], st.fst[LAM]
     updated = False
     if st.cnt[SEEN] == 1:  # the script's first instance
@@ -573,8 +587,8 @@ class POMDR(BudgetLearner):
     def _rule_params(self):
         sigma = float(self.sigma)
         r_div = -2.0 * (sigma * sigma) if self.compat == "ahp-r" and self.kernel == "gaussian" else 0.0
-        return [float(self.U), float(self.B), float(self._B0()), float(self.M), float(self.coe), self._a(),
-                float(self._n_outputs()), float(self._n_features), r_div]
+        return rule_params(POMDRParams, U=self.U, B=self.B, B0=self._B0(), M=self.M, coe=self.coe, a=self._a(),
+                           K=self._n_outputs(), d=self._n_features, r_div=r_div)
 
     def _initial_fst(self):
         K, M, d = self._n_outputs(), int(self.M), self._n_features

@@ -31,12 +31,14 @@ the class docstrings): "ahp-r" the AHP R scripts
 "lsokl" LSOKL's fixed-budget ``projectron.m`` / ``proplus.m`` (binary and multiclass).
 """
 import math
+from typing import NamedTuple
 
 import numpy as np
 
 from ..._compile import njit_helper
 from ...params import BOOLEAN, NON_NEGATIVE, POSITIVE, Interval, Options
 from ...spec import register
+from ..records import rule_params
 from ..kernel.base import EPS, MARGIN_TIE
 from ..kernel.engine import relevant_pair
 from ..kernel.support_set import N, sv_append, sync_gram
@@ -53,6 +55,16 @@ from .common import (
 PROJECTIONS, ADDITIONS, MARGIN_UPDATES = 0, 1, 2  # diagnostic slots
 DOGMA, PAPER = 0, 1
 MARGIN_RULES = {"dogma": DOGMA, "paper": PAPER}
+
+class ProjectronParams(NamedTuple):
+    """Parameters of Projectron and Projectron++, resolved."""
+
+    eta: float  # threshold on the projection residual
+    squared: bool  # threshold on the squared residual
+    plus: bool  # Projectron++: also learn from margin errors
+    margin_rule: int  # the form of the margin step (MARGIN_RULES)
+    B: int  # budget (0: none)
+    U: float  # compat="lsokl": proplus.m's U = ¼√((B+1)/ln(B+1)); 0 otherwise
 
 
 @njit_helper
@@ -115,8 +127,8 @@ def add_with_inverse(sv, s, t, kself, y, r, c, delta2, v):
 
 @njit_helper
 def projectron_update(sv, st, s, t, kself, y, f, mistake):
-    """Projectron, and Projectron++'s margin step when prm[2] = 1."""
-    eta, squared, plus, rule, B = st.prm[0], st.prm[1] > 0, st.prm[2] > 0, int(st.prm[3]), int(st.prm[4])
+    """Projectron, and Projectron++'s margin step when ``prm.plus``."""
+    eta, squared, plus, rule, B = st.prm.eta, st.prm.squared, st.prm.plus, st.prm.margin_rule, st.prm.B
     if kself <= EPS:
         return False
     r, c, m, cD = margin_direction(s, t, y, f)
@@ -169,9 +181,9 @@ def project_unit_diagonal(sv, kself):
 
 @njit_helper
 def projectron_ahp_r_update(sv, st, s, t, kself, y, f, mistake):
-    """``Projectron.R`` (prm[2] = 0: on mistakes ŷ ≠ y, ŷ = −1 iff f < 0) and the AHP simplified
-    ``Projectron++.R`` (prm[2] = 1: on every y f < 1), binary."""
-    eta, plus = st.prm[0], st.prm[2] > 0
+    """``Projectron.R`` (not ``prm.plus``: on mistakes ŷ ≠ y, ŷ = −1 iff f < 0) and the AHP simplified
+    ``Projectron++.R`` (``prm.plus``: on every y f < 1), binary."""
+    eta, plus = st.prm.eta, st.prm.plus
     if sv.meta[N] == 0:  # round 1: x_1 stored with y_1, K⁻¹ = 1 (κ taken as 1; counted a mistake)
         append_direction(sv, s, t, kself, y, 0, -1, 1.0)
         sv.mats[0, 0, 0] = 1.0
@@ -197,8 +209,8 @@ def projectron_ahp_r_update(sv, st, s, t, kself, y, f, mistake):
 
 @njit_helper
 def projectron_dogma_update(sv, st, s, t, kself, y, f, mistake):
-    """DOGMA ``k_projectron_train.m`` (prm[2] = 0) and ``k_projectron2_train.m`` (prm[2] = 1), binary."""
-    eta, plus = st.prm[0], st.prm[2] > 0
+    """DOGMA ``k_projectron_train.m`` (not ``prm.plus``) and ``k_projectron2_train.m`` (``prm.plus``), binary."""
+    eta, plus = st.prm.eta, st.prm.plus
     m = y * f[0]
     n = sv.meta[N]
     if m <= 0.0:
@@ -287,8 +299,8 @@ def _extend_class(sv, q, j, d, delta2, kself, had):
 @njit_helper
 def projectron_dogma_multi_update(sv, st, s, t, kself, y, f, mistake):
     """DOGMA ``k_projectron2_multi_train.m`` (compat="dogma" on multiclass data): per-class dictionaries; the
-    mistake branch (Γ_t ≤ 0, DOGMA's mistake) and, for Projectron++ (prm[2] = 1), the margin branch."""
-    eta, plus = st.prm[0], st.prm[2] > 0
+    mistake branch (Γ_t ≤ 0, DOGMA's mistake) and, for Projectron++ (``prm.plus``), the margin branch."""
+    eta, plus = st.prm.eta, st.prm.plus
     r, c = relevant_pair(s.Y, t, f)
     m = f[r] - f[c]
     if m >= 1.0:
@@ -335,11 +347,11 @@ def projectron_dogma_multi_update(sv, st, s, t, kself, y, f, mistake):
 
 @njit_helper
 def projectron_lsokl_update(sv, st, s, t, kself, y, f, mistake):
-    """LSOKL ``projectron.m`` / ``proplus.m`` (prm[2] = 1), binary and multiclass (``multiclass/*.m``): a
-    fixed budget B (prm[4]); updates on mistakes ŷ ≠ y; K⁻¹ by the block formula with the first SV's
+    """LSOKL ``projectron.m`` / ``proplus.m`` (``prm.plus``), binary and multiclass (``multiclass/*.m``): a
+    fixed budget ``prm.B``; updates on mistakes ŷ ≠ y; K⁻¹ by the block formula with the first SV's
     κ(x, x) (fst[0]) as every κ_t. A first SV with κ(x, x) = 0 (the zero function, where LSOKL divides by
     0 and its model becomes NaN) is not added: it would change no score."""
-    plus, B, U = st.prm[2] > 0, int(st.prm[4]), st.prm[5]
+    plus, B, U = st.prm.plus, st.prm.B, st.prm.U
     r, c, m, cD = margin_direction(s, t, y, f)
     n = sv.meta[N]
     if mistake:
@@ -535,12 +547,12 @@ class _ProjectronBase(BudgetLearner):
 
     def _rule_params(self):
         rule = MARGIN_RULES[getattr(self, "margin_rule", "dogma")]
-        prm = [float(self.eta), float(bool(self.threshold_on_squared)), float(self._plus), float(rule),
-               float(self._budget() or 0)]
+        U = 0.0
         if self.compat == "lsokl":  # proplus.m's U = ¼√((B+1)/ln(B+1))
             B = float(self._budget())
-            prm.append(0.25 * math.sqrt((B + 1.0) / math.log(B + 1.0)))
-        return prm
+            U = 0.25 * math.sqrt((B + 1.0) / math.log(B + 1.0))
+        return rule_params(ProjectronParams, eta=self.eta, squared=bool(self.threshold_on_squared), plus=self._plus,
+                           margin_rule=rule, B=self._budget() or 0, U=U)
 
     def _max_support(self):
         return self._budget()

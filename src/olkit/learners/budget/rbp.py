@@ -10,11 +10,13 @@ Diagnostics: ``removals``. ``compat="dogma"``: DOGMA's ``k_perceptron(_multi)_tr
 from ..._compile import njit_helper
 from ..._rng import next_index
 from ...spec import register
+from ..records import rule_params
 from ..kernel.support_set import N
 from .common import (
     D0,
     DOGMA_MISTAKES,
     BudgetLearner,
+    BudgetParams,
     CompatRule,
     append_direction,
     margin_direction,
@@ -29,7 +31,7 @@ REMOVALS = 0  # diagnostic slot
 def rbp_update(sv, st, s, t, kself, y, f, mistake):
     if not mistake:
         return False
-    B = int(st.prm[0])
+    B = st.prm.B
     r, c, m, cD = margin_direction(s, t, y, f)
     if sv.meta[N] >= B:
         remove_by_age(sv, next_index(st.rng, sv.meta[N]))
@@ -84,7 +86,7 @@ class RBP(BudgetLearner):
         self._set_kernel_params(kernel, sigma, degree, coef0, compat, shuffle, random_state)
 
     def _rule_params(self):
-        return [float(self.B)]
+        return rule_params(BudgetParams, B=self.B)
 
     def diagnostics(self):
         return {"removals": self._counter(REMOVALS)}

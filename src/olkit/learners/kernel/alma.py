@@ -24,7 +24,8 @@ from ..._compile import njit
 from ...params import POSITIVE, Interval, Options
 from ...kernels import kernel_diagonal
 from ...spec import register
-from ..linear.alma import ALMA_PRIMAL
+from ..linear.alma import ALMA_PRIMAL, ALMAParams
+from ..records import rule_params
 from .base import EPS, KernelLearner
 from .support_set import sv_append, sv_scale
 
@@ -32,7 +33,7 @@ from .support_set import sv_append, sv_scale
 @njit
 def alma_update(sv, st, s, t, kself, y, fv, mistake):
     f = fv[0]
-    alpha, C = st.prm[0], st.prm[1]
+    alpha, C = st.prm.alpha, st.prm.C
     k = st.fst[1]
     gamma_k = (1.0 / alpha) / math.sqrt(k)
     eta_k = C / math.sqrt(k)
@@ -102,11 +103,10 @@ class ALMA(KernelLearner):
     }
 
     def _rule_params(self):
-        return [float(self.alpha), float(self.C)]
+        return rule_params(ALMAParams, alpha=self.alpha, C=self.C, libol=self.compat == "libol")
 
     def _linear_spec(self):
-        libol = self.compat == "libol"
-        return dict(rule=ALMA_PRIMAL, prm=[float(self.alpha), float(self.C), float(libol)], aux=1.0, libol=libol)
+        return dict(rule=ALMA_PRIMAL, prm=self._rule_params(), aux=1.0, libol=self.compat == "libol")
 
     def _initial_fst(self):
         return [0.0, 1.0]  # ‖w‖, k

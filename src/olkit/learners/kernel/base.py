@@ -19,10 +19,12 @@ from ...limits import RENUMBER, check_state_bytes, warn_support_growth, width_wo
 from ...params import SIGMA, Interval, Options
 from ..linear.base import LINEAR_BLOCK_SIZE, PrimalHooks
 from ..linear.model import LinearModel
+from ..records import NoParams
 from .support_set import SupportSet, make_stream
 
 RuleState = namedtuple("RuleState", ["prm", "fst", "cnt", "rng"])
-"""State of an update rule as the compiled code sees it: parameters ``prm``, scalar state ``fst``
+"""State of an update rule as the compiled code sees it: its parameter record ``prm``
+(:mod:`olkit.learners.records`), scalar state ``fst``
 (e.g. ROMMA's ‖w‖²), counters ``cnt`` and the random generator state ``rng``."""
 
 # counter slots: examples seen, mistakes, updates, then algorithm diagnostics
@@ -140,7 +142,8 @@ class KernelLearner(PrimalHooks, OnlineClassifier):
         self._kernel_spec()  # σ so small that the Gaussian cannot be represented, ...
 
     def _rule_params(self):
-        return []
+        """The rule's parameter record (:mod:`olkit.learners.records`)."""
+        return NoParams()
 
     def _max_support(self):
         """The most SVs the rule ever holds at once (a budget), or None (no bound): the support set, its
@@ -179,7 +182,7 @@ class KernelLearner(PrimalHooks, OnlineClassifier):
         self.support_ = SupportSet(n_features, sparse, n_outputs=K, gram=cache, gram_limit_bytes=limit,
                                    matrices=self._matrices, members=self._member_lists and K > 1)
         seed = np.uint64(self._seed() & 0xFFFFFFFFFFFFFFFF)
-        self.state_ = RuleState(np.array(self._rule_params() + [0.0], dtype=np.float64),
+        self.state_ = RuleState(self._rule_params(),
                                 np.array(self._initial_fst(), dtype=np.float64),
                                 np.zeros(N_COUNTERS, np.int64), np.array([seed], dtype=np.uint64))
 
@@ -261,7 +264,7 @@ class KernelLearner(PrimalHooks, OnlineClassifier):
     def _model_is_finite(self):
         if self._primal():
             return self.model_.is_finite()
-        return self.support_.is_finite() and all_finite(self.state_[1:])  # state_[0]: the parameters
+        return self.support_.is_finite() and all_finite(self._state_arrays())
 
     def _loop(self):
         from .engine import block_loop, every_round, no_score_hook

@@ -40,11 +40,13 @@ double update the strong ones (w_ab ≤ −ρ, F_b ≤ 0, C ≥ γ̂_b + 1/(1−
 F_b ≤ 1 + tol, C ≥ γ̂_b + ρ), the M_d^s and M_d^w of JMLR Theorem 4 and Figure 4.
 """
 import math
+from typing import NamedTuple
 
 from ..._compile import max2, min2, njit_helper, njit_helper_nonan, njit_inline
 from ..._rng import next_index
 from ...params import NON_NEGATIVE, POSITIVE, POWERS_OF_TWO, SEED, Interval, Options
 from ...spec import register
+from ..records import rule_params
 from .base import DIAG, EPS, KernelLearner
 from .engine import relevant_pair
 from .multiclass import h_dot, set_direction, shares_class
@@ -61,6 +63,16 @@ from .support_set import (
 EXACT, APPR, ITER, RAND = 0, 1, 2, 3
 JMLR, NIPS2009 = 0, 1
 VARIANTS = {"jmlr": JMLR, "nips2009": NIPS2009}
+
+
+class DUOLParams(NamedTuple):
+    """Parameters of DUOL and its variants (binary and M-DUOL)."""
+
+    C: float
+    rho: float  # a double update needs w_min ≤ −ρ
+    tol: float  # losses and margins within tol count as zero (ties)
+    variant: int  # JMLR or NIPS2009
+    solver: int  # EXACT, APPR, ITER or RAND
 # diagnostic counter slots
 D_DOUBLE, D_STRONG, D_WEAK, D_FALLBACK = DIAG, DIAG + 1, DIAG + 2, DIAG + 3
 
@@ -187,22 +199,22 @@ def solve_double(solver, variant, la, lb, qa, qb, w, C, gb_hat, rho, unit, st):
 @njit_inline
 def duol_gate(prm, Y, t, y, f, kself, mistake, coef, hw, n):
     """The rounds :func:`duol_update` and :func:`duol_rand_update` act on (the engine's gate): a loss
-    1 − y f above tol = prm[2] and κ(x_t, x_t) > EPS."""
-    return not (1.0 - y * f[0] <= prm[2] or kself <= EPS)
+    1 − y f above prm.tol and κ(x_t, x_t) > EPS."""
+    return not (1.0 - y * f[0] <= prm.tol or kself <= EPS)
 
 
 @njit_inline
 def mduol_gate(prm, Y, t, y, f, kself, mistake, coef, hw, n):
     """The rounds :func:`mduol_update` acts on: a relevant and an irrelevant class exist, the loss
-    1 − (f_r − f_s) is above tol = prm[2] and κ(x_t, x_t) > EPS."""
+    1 − (f_r − f_s) is above prm.tol and κ(x_t, x_t) > EPS."""
     r, w = relevant_pair(Y, t, f)
-    return r >= 0 and w >= 0 and not (1.0 - (f[r] - f[w]) <= prm[2] or kself <= EPS)
+    return r >= 0 and w >= 0 and not (1.0 - (f[r] - f[w]) <= prm.tol or kself <= EPS)
 
 
 @njit_helper
 def duol_update(sv, st, s, t, kself, y, f, mistake):
     """Binary DUOL (JMLR Algorithm 1, NIPS 2009 Algorithm 1), DUOL_appr, DUOL_iter."""
-    tol, variant = st.prm[2], int(st.prm[3])
+    tol, variant = st.prm.tol, st.prm.variant
     loss = 1.0 - y * f[0]
     if loss <= tol or kself <= EPS:
         return False
@@ -221,7 +233,7 @@ def duol_rand_update(sv, st, s, t, kself, y, f, mistake):
     """DUOL_rand (JMLR §5.3): the auxiliary SV drawn uniformly from the current SVs (a rule of its own, so
     that only DUOL_rand compiles the generator)."""
     loss = 1.0 - y * f[0]
-    if loss <= st.prm[2] or kself <= EPS:
+    if loss <= st.prm.tol or kself <= EPS:
         return False
     n = sv.meta[N]
     b = next_index(st.rng, n) if n > 0 else -1
@@ -232,8 +244,8 @@ def duol_rand_update(sv, st, s, t, kself, y, f, mistake):
 def _binary_step(sv, st, s, t, kself, y, f, mistake, loss, b, w_min):
     """The update of binary DUOL once the auxiliary SV b (−1: none) and its weight w_min are chosen: the
     double update if b ≥ 0 and w_min ≤ −ρ, else the single PA-I step."""
-    C, rho, tol = st.prm[0], st.prm[1], st.prm[2]
-    variant, solver = int(st.prm[3]), int(st.prm[4])
+    C, rho, tol = st.prm.C, st.prm.rho, st.prm.tol
+    variant, solver = st.prm.variant, st.prm.solver
     krow = sv.krow
     double = b >= 0 and w_min <= -rho
     if double:
@@ -278,7 +290,7 @@ def mduol_update(sv, st, s, t, kself, y, f, mistake):
     that is a candidate competes for the first-index tie rule): the choice, and every margin, are those
     of the pass over all SVs, bit for bit.
     """
-    C, rho, tol, solver = st.prm[0], st.prm[1], st.prm[2], int(st.prm[4])
+    C, rho, tol, solver = st.prm.C, st.prm.rho, st.prm.tol, st.prm.solver
     r, w = relevant_pair(s.Y, t, f)
     if r < 0 or w < 0:
         return False
@@ -443,7 +455,8 @@ class _DUOLBase(KernelLearner):
         return {**self._algorithm_params(), "C": self._C(), "rho": self._rho()}
 
     def _rule_params(self):
-        return [float(self._C()), self._rho(), float(self.tol), float(self._variant()), float(self._solver)]
+        return rule_params(DUOLParams, C=self._C(), rho=self._rho(), tol=self.tol, variant=self._variant(),
+                           solver=self._solver)
 
     def diagnostics(self):
         cnt = self.state_.cnt

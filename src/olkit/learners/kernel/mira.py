@@ -33,9 +33,12 @@ multi-prototype model (one score per class; ``decision_function`` returns f_+ �
 """
 import numpy as np
 
+from typing import NamedTuple
+
 from ..._compile import njit
 from ...params import POSITIVE, Options
 from ...spec import register
+from ..records import rule_params
 from .base import EPS, MARGIN_TIE, KernelLearner
 from .support_set import sv_append
 
@@ -75,13 +78,20 @@ def mira_tau(f, y, A, C, tau):
     return True
 
 
+class MIRAParams(NamedTuple):
+    """Parameters of MIRA."""
+
+    C: float
+    mistakes_only: bool  # update="mistake" (not on every margin error)
+
+
 @njit
 def mira_update(sv, st, s, t, kself, y, f, mistake):
-    """prm = [C, mistakes_only]."""
-    if kself <= EPS or (st.prm[1] != 0.0 and not mistake):
+    """prm: :class:`MIRAParams`."""
+    if kself <= EPS or (st.prm.mistakes_only and not mistake):
         return False
     yi = int(y)
-    if not mira_tau(f, yi, kself, st.prm[0], st.fst):  # st.fst: scratch for τ
+    if not mira_tau(f, yi, kself, st.prm.C, st.fst):  # st.fst: scratch for τ
         return False
     j = sv_append(sv, s, t, kself, y)
     for r in range(f.shape[0]):
@@ -135,7 +145,7 @@ class MIRA(KernelLearner):
         self._set_kernel_params(kernel, sigma, degree, coef0, compat, shuffle, random_state)
 
     def _rule_params(self):
-        return [float(self.C), float(self.update == "mistake")]
+        return rule_params(MIRAParams, C=self.C, mistakes_only=self.update == "mistake")
 
     def _initial_fst(self):
         return [0.0] * len(self.classes_)  # scratch for τ

@@ -15,19 +15,31 @@ margin error on arrival; ``"all"`` stores every example, so examples that become
 are also re-optimised — the exact batch SVM on the prefix at every round (O(t²) memory and time).
 #SV counts the examples with γ_s > 0. Slow by design.
 """
+from typing import NamedTuple
+
 from ..._compile import njit
 from ...params import POSITIVE, Interval, Options
 from ...spec import register
+from ..records import rule_params
 from .base import EPS, KernelLearner
 from .support_set import N, sv_append, sync_gram
 
-WORKING_SETS = {"margin": 0, "all": 1}
+WORKING_SETS = {"margin": False, "all": True}  # keep every example as an SV ("all") or the margin errors
+
+
+class OnlineSVMParams(NamedTuple):
+    """Parameters of Online-SVM."""
+
+    C: float
+    tol: float
+    keep_all: bool  # working_set="all"
+    max_sweeps: int
 
 
 @njit
 def online_svm_update(sv, st, s, t, kself, y, fv, mistake):
     f = fv[0]
-    C, tol, keep_all, max_sweeps = st.prm[0], st.prm[1], st.prm[2], int(st.prm[3])
+    C, tol, keep_all, max_sweeps = st.prm.C, st.prm.tol, st.prm.keep_all, st.prm.max_sweeps
     loss = 1.0 - y * f
     if loss <= 0.0 and not keep_all:
         return False
@@ -108,4 +120,5 @@ class OnlineSVM(KernelLearner):
     }
 
     def _rule_params(self):
-        return [float(self.C), float(self.tol), float(WORKING_SETS[self.working_set]), float(self.max_sweeps)]
+        return rule_params(OnlineSVMParams, C=self.C, tol=self.tol, keep_all=WORKING_SETS[self.working_set],
+                           max_sweeps=self.max_sweeps)

@@ -18,14 +18,12 @@ A zero-norm example (κ(x_t, x_t) ≤ 1e-12, possible with the linear kernel) ca
 from ..._compile import min2, njit_helper, njit_inline
 from ...params import POSITIVE, POWERS_OF_TWO
 from ...spec import register
-from ..linear.pa import PA_PRIMAL
+from ..linear.pa import PA_I, PA_II, PA_PLAIN, PA_PRIMAL, PAParams
+from ..records import rule_params
 from .base import EPS, KernelLearner
 from .engine import relevant_pair
 from .multiclass import set_direction
 from .support_set import sv_append
-
-PA_PLAIN, PA_I, PA_II = 0, 1, 2
-
 
 @njit_inline
 def pa_step(variant, C, loss, q):
@@ -39,7 +37,7 @@ def pa_step(variant, C, loss, q):
 
 @njit_helper
 def pa_update(sv, st, s, t, kself, y, f, mistake):
-    variant, C = st.prm[0], st.prm[1]
+    variant, C = st.prm.variant, st.prm.C
     if kself <= EPS:
         return False
     if f.shape[0] == 1:
@@ -91,7 +89,7 @@ class _PABase(KernelLearner):
         return paper_C(self)
 
     def _rule_params(self):
-        return [float(self._variant), float(self._C())]
+        return rule_params(PAParams, variant=self._variant, C=self._C())
 
     def resolved_params(self):
         return {**self._algorithm_params(), "C": self._C()}
@@ -153,7 +151,7 @@ class PA(_PABase):
         self._set_kernel_params(kernel, sigma, degree, coef0, compat, shuffle, random_state)
 
     def _rule_params(self):
-        return [float(PA_PLAIN), 0.0]
+        return rule_params(PAParams, variant=PA_PLAIN, C=0.0)
 
     def resolved_params(self):  # plain PA has no C to resolve
         return self._algorithm_params()

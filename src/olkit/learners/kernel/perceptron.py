@@ -16,15 +16,24 @@ E_t = {r ≠ y_t : f_r(x_t) ≥ f_{y_t}(x_t)} (Crammer–Singer's ≥). If E_t �
 Σ_r τ_r = 0. The update fires on E_t ≠ ∅ (C&S's default), so a round whose tie is resolved in favour
 of y_t (not a mistake under the ties-to-the-smallest-index rule) can still update.
 """
+from typing import NamedTuple
+
 from ..._compile import njit
 from ...params import Options
 from ...spec import register
+from ..records import rule_params
 from ..linear.perceptron import PERCEPTRON_PRIMAL
 from .base import KernelLearner
 from .support_set import sv_append
 
 MAX, UNIFORM, PROP = 0, 1, 2
 MULTICLASS_UPDATES = {"max": MAX, "uniform": UNIFORM, "prop": PROP}
+
+
+class PerceptronParams(NamedTuple):
+    """Parameters of the kernel perceptron."""
+
+    multiclass_update: int  # MAX, UNIFORM or PROP
 
 
 @njit
@@ -35,7 +44,7 @@ def perceptron_update(sv, st, s, t, kself, y, f, mistake):
         j = sv_append(sv, s, t, kself, y)
         sv.coef[j, 0] = y
         return True
-    mode = int(st.prm[0])
+    mode = st.prm.multiclass_update
     yi = int(y)
     fy = f[yi]
     size, worst, total = 0, -1, 0.0
@@ -114,4 +123,4 @@ class KernelPerceptron(KernelLearner):
                              "linear kernel in dual form)")
 
     def _rule_params(self):
-        return [float(MULTICLASS_UPDATES[self.multiclass_update])]
+        return rule_params(PerceptronParams, multiclass_update=MULTICLASS_UPDATES[self.multiclass_update])

@@ -25,7 +25,8 @@ c·w as a lazy global scale, ‖w‖² recomputed after each update as LIBOL doe
 from ..._compile import njit
 from ...params import BOOLEAN
 from ...spec import register
-from ..linear.romma import ROMMA_PRIMAL
+from ..linear.romma import ROMMA_PRIMAL, ROMMAParams
+from ..records import rule_params
 from .base import EPS, KernelLearner
 from .support_set import sv_append, sv_clear, sv_scale
 
@@ -33,7 +34,7 @@ from .support_set import sv_append, sv_clear, sv_scale
 @njit
 def romma_update(sv, st, s, t, kself, y, fv, mistake):
     f = fv[0]
-    aggressive, reset_case, libol_first = st.prm[0], st.prm[1], st.prm[2]
+    aggressive, reset_case, libol_first = st.prm.aggressive, st.prm.reset_case, st.prm.libol_first
     triggered = (y * f < 1.0) if aggressive else mistake
     if not triggered or kself <= EPS:
         return False
@@ -107,7 +108,7 @@ class ROMMA(_ROMMABase):
         self._set_kernel_params(kernel, sigma, degree, coef0, compat, shuffle, random_state)
 
     def _rule_params(self):
-        return [0.0, 0.0, float(self.compat == "libol")]
+        return rule_params(ROMMAParams, aggressive=False, reset_case=False, libol_first=self.compat == "libol")
 
 
 @register("agg-romma", "aggressive ROMMA: the ROMMA update on every margin error y f < 1 (Li & Long 2002)")
@@ -142,4 +143,5 @@ class AggROMMA(_ROMMABase):
     _parameter_constraints = {"romma_reset_case": [BOOLEAN]}
 
     def _rule_params(self):
-        return [1.0, float(bool(self.romma_reset_case)), float(self.compat == "libol")]
+        return rule_params(ROMMAParams, aggressive=True, reset_case=self.romma_reset_case,
+                           libol_first=self.compat == "libol")

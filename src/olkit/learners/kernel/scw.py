@@ -9,21 +9,35 @@ kernel row k: m = y ν·k, c = π k, v = kᵀπk + a κ_ii; α, β as in linear 
 ν ← [ν; 0] + α y g, π ← [[π, 0], [0, 0]] − β g gᵀ. The coefficients ν are the support set's ``coef`` and
 π its SV×SV matrix "pair" (``sv.mats[0]``). O(#SV²) per round.
 """
+from typing import NamedTuple
+
 from ..._compile import njit
 from ...params import CONFIDENCES, POSITIVE, POWERS_OF_TWO
 from ...spec import register
 from ..linear.base import CONFIDENCE, COVARIANCE_CONSTRAINTS, COVARIANCE_DOC, phi_of
-from ..linear.scw import SCW_I, SCW_II, SCW_RULE, scw_step
+from ..linear.scw import SCW_I, SCW_II, SCW_RULE, SCWParams, scw_step
+from ..records import rule_params
 from .base import KernelLearner
 from .support_set import N, sv_append
 
 
+class KernelSCWParams(NamedTuple):
+    """Parameters of kernel SCW: those of the primal step, and the initial variance a."""
+
+    phi: float
+    C: float
+    variant: int  # SCW_I or SCW_II
+    libol_typo: bool
+    a: float
+
+
 @njit
 def kernel_scw_update(sv, st, s, t, kself, y, fv, mistake):
-    """prm = [φ, C, variant, libol_typo, a] (the first four as :func:`.linear.scw.scw_step`)."""
+    """prm: :class:`KernelSCWParams` (the fields of :class:`.linear.scw.SCWParams`, read by
+    :func:`.linear.scw.scw_step`, and the initial variance a)."""
     f = fv[0]
     n = sv.meta[N]
-    a = st.prm[4]
+    a = st.prm.a
     P, krow, g, coef = sv.mats[0], sv.krow, sv.grow, sv.coef
     v = a * kself
     for i in range(n):
@@ -32,7 +46,8 @@ def kernel_scw_update(sv, st, s, t, kself, y, fv, mistake):
             acc += P[i, j] * krow[j]
         g[i] = acc  # c = π k
         v += krow[i] * acc
-    triggered, alpha, gamma, beta, c, kappa = scw_step(st.prm, st.fst, y * f, v, kself, mistake)
+    step = scw_step(st.prm, st.fst, y * f, v, kself, mistake)
+    alpha, beta = step.alpha, step.beta
     if alpha == 0.0:
         return False
     j = sv_append(sv, s, t, kself, y)
@@ -74,13 +89,13 @@ class _SCWBase(KernelLearner):
                              f"covariance in the span of the support vectors (full), use covariance='full'")
 
     def _cw_params(self):
-        return [phi_of(self.eta), float(self.C), float(self._variant), float(self.compat == "libol")]
+        return dict(phi=phi_of(self.eta), C=self.C, variant=self._variant, libol_typo=self.compat == "libol")
 
     def _rule_params(self):
-        return self._cw_params() + [float(self.a)]
+        return rule_params(KernelSCWParams, **self._cw_params(), a=self.a)
 
     def _linear_spec(self):
-        return dict(rule=SCW_RULE, prm=self._cw_params(), covariance=self.covariance, a=float(self.a),
+        return dict(rule=SCW_RULE, prm=rule_params(SCWParams, **self._cw_params()), covariance=self.covariance, a=float(self.a),
                     libol=self.compat == "libol")
 
 

@@ -6,20 +6,29 @@ weight vector and runs this rule on x̂ = x/‖x‖ (``compat="libol"``: on x, a
 projection w ← w'/max(1, ‖w'‖) is a lazy rescaling of the stored weights.
 """
 import math
+from typing import NamedTuple
 
 import numpy as np
 
 from ..._compile import njit
 from ...base import EPS
-from .engine import AUX, N2, NO_STEP, TRIGGERED_NO_STEP, PrimalRule
+from .engine import AUX, N2, NO_STEP, TRIGGERED_NO_STEP, PrimalRule, Step
+
+
+class ALMAParams(NamedTuple):
+    """Parameters of ALMA_2(α) (kernel and linear forms)."""
+
+    alpha: float
+    C: float
+    libol: bool  # compat="libol": strict trigger m < (1 − α)γ_k, counted rounds, and x instead of x/‖x‖
 
 
 @njit
 def alma_step(prm, fst, m, v, dn2, mistake):
-    """prm = [α, C, strict]: update iff m ≤ (1 − α) γ_k (LIBOL: <), w' = w + η_k Δ̂,
+    """prm: :class:`ALMAParams`. Update iff m ≤ (1 − α) γ_k (LIBOL: <), w' = w + η_k Δ̂,
     w ← w'/max(1, ‖w'‖), k ← k + 1, with γ_k = B/√k, η_k = C/√k, B = 1/α (p = 2); fst[AUX] holds k.
     """
-    alpha, C, strict = prm[0], prm[1], prm[2]
+    alpha, C, strict = prm.alpha, prm.C, prm.libol
     k = fst[AUX]
     bound = (1.0 - alpha) * (1.0 / alpha) / math.sqrt(k)
     triggered = (m < bound) if strict else (m <= bound)
@@ -34,13 +43,13 @@ def alma_step(prm, fst, m, v, dn2, mistake):
     eta = C / math.sqrt(k)
     norm2 = fst[N2] + 2.0 * eta * m + eta * eta * dn2
     gamma = 1.0 / max(1.0, math.sqrt(max(norm2, 0.0)))
-    return (True, eta * gamma, gamma, 0.0, 0.0, 1.0)
+    return Step(True, eta * gamma, gamma, 0.0, 0.0, 1.0)
 
 
 @njit
 def alma_input_scale(prm, xn2):
-    """x̂ = x/‖x‖ (Gentile); compat="libol" (prm[2]) works on x itself."""
-    if prm[2] != 0.0:
+    """x̂ = x/‖x‖ (Gentile); compat="libol" works on x itself."""
+    if prm.libol:
         return 1.0
     return 1.0 / math.sqrt(xn2) if xn2 > EPS else 0.0
 
@@ -56,7 +65,7 @@ class _ALMARule(PrimalRule):
     def decision(self, model, X):
         """ALMA scores x̂ = x/‖x‖ (not under compat="libol")."""
         scores = super().decision(model, X)
-        if model.state.prm[2] != 0.0:
+        if model.state.prm.libol:
             return scores
         norms = np.sqrt(np.asarray(X.multiply(X).sum(axis=1)).ravel())
         return scores / np.where(norms > EPS, norms, np.inf)[:, None]

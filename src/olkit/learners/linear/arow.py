@@ -1,10 +1,19 @@
 """AROW: adaptive regularisation of weights (Crammer, Kulesza, Dredze 2009): docs/algorithms/arow.md."""
+from typing import NamedTuple
+
 from ..._compile import njit
 from ...base import EPS
 from ...params import POSITIVE, POWERS_OF_TWO
 from ...spec import register
+from ..records import rule_params
 from .base import COVARIANCE_CONSTRAINTS, COVARIANCE_DOC, LinearLearner
-from .engine import NO_STEP, TRIGGERED_NO_STEP, PrimalRule
+from .engine import NO_STEP, TRIGGERED_NO_STEP, PrimalRule, Step
+
+
+class AROWParams(NamedTuple):
+    """Parameters of AROW."""
+
+    r: float  # regulariser
 
 LIBOL_COMPAT_DOC = """
     compat : {{"none", "libol"}}, default "none"
@@ -14,21 +23,21 @@ LIBOL_COMPAT_DOC = """
 
 @njit
 def arow_step(prm, fst, m, v, dn2, mistake):
-    """docs/algorithms/arow.md#update-rule (SCW §2.4), prm = [r]: update iff ℓ = 1 − m > 0:
+    """docs/algorithms/arow.md#update-rule (SCW §2.4), prm: :class:`AROWParams`: update iff ℓ = 1 − m > 0:
     β = 1/(v + r), α = ℓβ, c = 1/r."""
     loss = 1.0 - m
     if loss <= 0.0:
         return NO_STEP
     if v <= EPS:
         return TRIGGERED_NO_STEP
-    return arow_step_with(prm[0], loss, v)
+    return arow_step_with(prm.r, loss, v)
 
 
 @njit
 def arow_step_with(r, loss, v):
     """The AROW step with regulariser r: β = 1/(v + r), α = ℓβ, c = 1/r (also NAROW's, with r_t)."""
     beta = 1.0 / (v + r)
-    return (True, loss * beta, 1.0, beta, 1.0 / r, 1.0)
+    return Step(True, loss * beta, 1.0, beta, 1.0 / r, 1.0)
 
 
 AROW_RULE = PrimalRule("arow", arow_step)
@@ -66,11 +75,7 @@ class AROW(LinearLearner):
 
     def __init__(self, r=1.0, a=1.0, covariance="full", compat="none", *, shuffle=True, random_state=None):
         self.r = r
-        self.a = a
-        self.covariance = covariance
-        self.compat = compat
-        self.shuffle = shuffle
-        self.random_state = random_state
+        self._set_linear_params(a, covariance, compat, shuffle, random_state)
 
     def _rule_params(self):
-        return [float(self.r)]
+        return rule_params(AROWParams, r=self.r)

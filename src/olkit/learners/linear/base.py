@@ -5,6 +5,7 @@ import numpy as np
 from ...base import OnlineClassifier
 from ...limits import RENUMBER, check_state_bytes, width_words
 from ...params import POSITIVE, Interval, Options
+from ..records import NoParams
 from .model import COVARIANCES, LinearModel, vector_bytes
 
 COVARIANCE_DOC = """    a : float > 0, default 1
@@ -103,8 +104,17 @@ class LinearLearner(PrimalHooks, OnlineClassifier):
     compat_choices = ("none", "libol")
     _parameter_constraints = COVARIANCE_CONSTRAINTS
 
+    def _set_linear_params(self, a, covariance, compat, shuffle, random_state):
+        """Store the parameters every linear learner has (called by each subclass's __init__)."""
+        self.a = a
+        self.covariance = covariance
+        self.compat = compat
+        self.shuffle = shuffle
+        self.random_state = random_state
+
     def _rule_params(self):
-        return []
+        """The rule's parameter record (:mod:`olkit.learners.records`)."""
+        return NoParams()
 
     def _aux(self):
         return 0.0

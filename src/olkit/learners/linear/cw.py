@@ -1,13 +1,21 @@
 """Exact confidence-weighted learning CW (Crammer, Dredze, Pereira 2008; the "CW" of the SCW paper §2.3),
 docs/algorithms/cw.md. The weights are a Gaussian N(μ, Σ); φ = Φ⁻¹(η)."""
 import math
+from typing import NamedTuple
 
 from ..._compile import njit
 from ...base import EPS
 from ...params import CONFIDENCES
 from ...spec import register
+from ..records import rule_params
 from .base import CONFIDENCE, COVARIANCE_CONSTRAINTS, COVARIANCE_DOC, LinearLearner, phi_of
-from .engine import NO_STEP, TRIGGERED_NO_STEP, PrimalRule
+from .engine import NO_STEP, TRIGGERED_NO_STEP, PrimalRule, Step
+
+
+class CWParams(NamedTuple):
+    """Parameters of CW and CW-var."""
+
+    phi: float  # φ = Φ⁻¹(η)
 
 
 CANCELLED = 2.0 ** -20
@@ -80,9 +88,9 @@ def cw_covariance_step(alpha, phi, v):
     if math.isfinite(w) and w >= CANCELLED * (alpha * v * phi):
         sqrt_u = 0.5 * abs(w)  # u = ¼ w², √u = |w|/2
         beta = alpha * phi / (sqrt_u + v * alpha * phi)
-        return (True, alpha, 1.0, beta, alpha * phi / sqrt_u, 1.0)
+        return Step(True, alpha, 1.0, beta, alpha * phi / sqrt_u, 1.0)
     c = cw_inverse_constant_stable(alpha, phi, v)
-    return (True, alpha, 1.0, c / (1.0 + c * v), c, 1.0)
+    return Step(True, alpha, 1.0, c / (1.0 + c * v), c, 1.0)
 
 
 @njit
@@ -98,9 +106,9 @@ def cw_inverse_constant_stable(alpha, phi, v):
 
 @njit
 def cw_step(prm, fst, m, v, dn2, mistake):
-    """Exact CW (docs/algorithms/cw.md#update-rule), prm = [φ]: update iff ℓ^φ = φ√v − m > 0, α from
+    """Exact CW (docs/algorithms/cw.md#update-rule), prm: :class:`CWParams`: update iff ℓ^φ = φ√v − m > 0, α from
     :func:`cw_alpha`."""
-    phi = prm[0]
+    phi = prm.phi
     if phi * math.sqrt(max(v, 0.0)) - m <= 0.0:
         return NO_STEP
     if v <= EPS:
@@ -152,11 +160,7 @@ class CW(LinearLearner):
 
     def __init__(self, eta=0.7, a=1.0, covariance="full", compat="none", *, shuffle=True, random_state=None):
         self.eta = eta
-        self.a = a
-        self.covariance = covariance
-        self.compat = compat
-        self.shuffle = shuffle
-        self.random_state = random_state
+        self._set_linear_params(a, covariance, compat, shuffle, random_state)
 
     def _rule_params(self):
-        return [phi_of(self.eta)]
+        return rule_params(CWParams, phi=phi_of(self.eta))

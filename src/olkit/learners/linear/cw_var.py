@@ -7,12 +7,12 @@ from ...params import CONFIDENCES
 from ...spec import register
 from .base import COVARIANCE_DOC
 from .cw import CW
-from .engine import NO_STEP, TRIGGERED_NO_STEP, PrimalRule
+from .engine import NO_STEP, TRIGGERED_NO_STEP, PrimalRule, Step
 
 
 @njit
 def cw_var_step(prm, fst, m, v, dn2, mistake):
-    """docs/algorithms/cw-var.md#update-rule, prm = [φ]: update iff m < φv:
+    """docs/algorithms/cw-var.md#update-rule, prm: :class:`.cw.CWParams` (φ): update iff m < φv:
     α = [−(1 + 2φm) + sqrt((1 + 2φm)² − 8φ(m − φv))]/(4φv), Σ⁻¹ += 2αφ ΔΔᵀ
     (c = 2αφ, β = 2αφ/(1 + 2αφv)).
 
@@ -21,7 +21,7 @@ def cw_var_step(prm, fst, m, v, dn2, mistake):
     also cancels as m → φv; it is kept there, as CW's α (:func:`.cw.cw_alpha`): after an update the
     constraint is active, so a repeated row sits on the trigger's boundary and the last bits of α decide
     #updates."""
-    phi = prm[0]
+    phi = prm.phi
     if m >= phi * v:
         return NO_STEP
     if v <= EPS:
@@ -35,7 +35,7 @@ def cw_var_step(prm, fst, m, v, dn2, mistake):
     if alpha <= 0.0:
         return TRIGGERED_NO_STEP
     c = 2.0 * alpha * phi
-    return (True, alpha, 1.0, c / (1.0 + c * v), c, 1.0)
+    return Step(True, alpha, 1.0, c / (1.0 + c * v), c, 1.0)
 
 
 @njit

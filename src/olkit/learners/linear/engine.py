@@ -23,14 +23,16 @@ ones, and a first-order or diagonal update touches only the row's non-zeros. Per
 A rule whose round is not of this shape (SOP predicts with the covariance updated by x_t) gives its own
 block function with the same signature (``PrimalRule.block``).
 
-Every step rule has the signature ``step(prm, fst, m, v, dn2, mistake)`` and returns
-``(triggered, alpha, gamma, beta, c, kappa)``; ``triggered`` is LIBOL's "loss l_t > 0" (what
+Every step rule has the signature ``step(prm, fst, m, v, dn2, mistake)`` (``prm``: the rule's parameter
+record, see :mod:`olkit.learners.records`) and returns a :class:`Step` ``(triggered, alpha, gamma, beta, c,
+kappa)``; ``triggered`` is LIBOL's "loss l_t > 0" (what
 ``compat="libol"`` counts as an update). A second-order rule returns β = c/(1 + cv) with c its inverse-form
 constant (Σ⁻¹ ← Σ⁻¹ + c ΔΔᵀ) for both covariance forms: ρ = 1/(1 + cv) bounds the full and "drop" diagonals
 from below (see :func:`_full_cov_step`).
 """
 import math
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -42,8 +44,22 @@ from ...base import MISTAKES, SEEN, UPDATES
 WSCALE, N2, CSCALE, AUX, NORM_HI, NORM_LO = 0, 1, 2, 3, 4, 5
 N_FST = 6
 
-NO_STEP = (False, 0.0, 1.0, 0.0, 0.0, 1.0)
-TRIGGERED_NO_STEP = (True, 0.0, 1.0, 0.0, 0.0, 1.0)  # LIBOL's loss is positive, but the model cannot change
+
+
+class Step(NamedTuple):
+    """What a step rule decides for one round: w ← γw + αΣΔ; Σ⁻¹ ← Σ⁻¹ + cΔΔᵀ (β = c/(1 + cv) in the
+    covariance form), then Σ ← κΣ."""
+
+    triggered: bool  # LIBOL's "loss l_t > 0" (what compat="libol" counts as an update)
+    alpha: float
+    gamma: float
+    beta: float
+    c: float
+    kappa: float
+
+
+NO_STEP = Step(False, 0.0, 1.0, 0.0, 0.0, 1.0)
+TRIGGERED_NO_STEP = Step(True, 0.0, 1.0, 0.0, 0.0, 1.0)  # LIBOL's loss is positive, but the model cannot change
 
 # covariance kinds and diagonal update modes
 NO_COV, FULL, DIAGONAL = 0, 1, 2
@@ -253,6 +269,12 @@ def no_after_update(fst, gamma, alpha, m, dn2):
     """Default: no scalar state follows the mean update."""
 
 
+@njit
+def no_squared_diagonal(prm):
+    """Default: the rule has no "exact" (squared) diagonal form; its C is never read."""
+    return 0.0
+
+
 def linear_block(cfg, prm, fst, cnt, W, S, D, u1, u2, fs, indptr, idx, val, y, order, start, stop,
                  scores, mistakes):
     """Predict-then-update for stream positions start..stop-1 (see the module docstring)."""
@@ -340,8 +362,9 @@ def linear_block(cfg, prm, fst, cnt, W, S, D, u1, u2, fs, indptr, idx, val, y, o
         else:
             v = dn2
 
-        triggered, alpha, gamma, beta, c, kappa = step(prm, fst, m, v, dn2, mistake)  # noqa: F821
-        if not triggered:
+        r = step(prm, fst, m, v, dn2, mistake)  # noqa: F821
+        alpha, gamma, beta, c, kappa = r.alpha, r.gamma, r.beta, r.c, r.kappa
+        if not r.triggered:
             continue
         changed = xn2 > 0.0 and (alpha != 0.0 or gamma != 1.0 or (cov != NO_COV and (beta != 0.0 or kappa != 1.0)))
         if libol or changed:
@@ -362,9 +385,10 @@ def linear_block(cfg, prm, fst, cnt, W, S, D, u1, u2, fs, indptr, idx, val, y, o
         # ρ = 1/(1 + cv) = 1 − βv: the exact lower bound of Σ_jj'/Σ_jj (before κ) of the full and "drop" forms
         rho = 1.0 / (1.0 + c * v) if cov != NO_COV else 1.0
         if cov == DIAGONAL:  # mean and covariance of each class in one pass over the non-zeros
-            _diag_step(W, D, fst, o1, g1, alpha, mode, beta, c, idx, val, xs, lo, hi, prm[0], rho)
+            C_sq = squared_diagonal_C(prm)  # noqa: F821
+            _diag_step(W, D, fst, o1, g1, alpha, mode, beta, c, idx, val, xs, lo, hi, C_sq, rho)
             if o2 >= 0:
-                _diag_step(W, D, fst, o2, -1.0, alpha, mode, beta, c, idx, val, xs, lo, hi, prm[0], rho)
+                _diag_step(W, D, fst, o2, -1.0, alpha, mode, beta, c, idx, val, xs, lo, hi, C_sq, rho)
             if kappa != 1.0:
                 fst[CSCALE] *= kappa  # κ scales every Σ_jj: lazily, through the covariance scale
             continue
@@ -409,7 +433,8 @@ class PrimalRule:
 
     ``step`` is the rule; ``input_scale(prm, xn2)`` the factor applied to x (ALMA: 1/‖x‖);
     ``move_mean`` how the mean moves (ROMMA keeps ‖W‖² exact); ``after_update(fst, γ, α, m, ‖Δ‖²)``
-    scalar state that follows the update; ``block``: a whole block function of the same signature as
+    scalar state that follows the update; ``squared_diagonal_C(prm)`` the C of the diagonal form
+    Σ_jj/(1 + C x_j² Σ_jj)² (NHERD's "exact"); ``block``: a whole block function of the same signature as
     :func:`linear_block`, for a rule whose round has another shape (SOP).
     """
 
@@ -418,6 +443,7 @@ class PrimalRule:
     input_scale: object = unit_input_scale
     move_mean: object = move_mean_plain
     after_update: object = no_after_update
+    squared_diagonal_C: object = no_squared_diagonal
     block: object = None
 
     def __post_init__(self):
@@ -431,7 +457,8 @@ class PrimalRule:
         if self.block is not None:
             return self.block
         return compile_loop(linear_block, step=self.step, input_scale=self.input_scale,
-                            move_mean=self.move_mean, after_update=self.after_update)
+                            move_mean=self.move_mean, after_update=self.after_update,
+                            squared_diagonal_C=self.squared_diagonal_C)
 
     def weights(self, model):
         """(n_outputs, d): the weight vectors (mean μ)."""

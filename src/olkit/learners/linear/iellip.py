@@ -1,28 +1,37 @@
 """Improved ellipsoid method IELLIP (Yang, Jin, Ye ICML 2009) as in LIBOL: docs/algorithms/iellip.md."""
+from typing import NamedTuple
+
 from ..._compile import njit
 from ...base import EPS
 from ...params import DECAYS, PROBABILITY_OPEN
 from ...spec import register
+from ..records import rule_params
 from .base import COVARIANCE_CONSTRAINTS, LinearLearner
-from .engine import AUX, NO_STEP, TRIGGERED_NO_STEP, PrimalRule
+from .engine import AUX, NO_STEP, TRIGGERED_NO_STEP, PrimalRule, Step
+
+
+class IELLIPParams(NamedTuple):
+    """Parameters of IELLIP."""
+
+    b: float  # c_t ← c_t·b after every round
 
 
 @njit
 def iellip_step(prm, fst, m, v, dn2, mistake):
-    """docs/algorithms/iellip.md#update-rule (LIBOL's IELLIP.m), prm = [b], fst[AUX] = c_t.
+    """docs/algorithms/iellip.md#update-rule (LIBOL's IELLIP.m), prm: :class:`IELLIPParams`, fst[AUX] = c_t.
 
     On a mistake with v > 0: μ ← μ + (1 − m)/v · ΣΔ (the new margin is exactly 1) and
     Σ ← (Σ − c_t ΣggᵀΣ)/(1 − c_t), g = Δ/√v, i.e. β = c_t/v, κ = 1/(1 − c_t) and, for the diagonal
     inverse form, c = c_t/((1 − c_t) v). After every round c_t ← c_t·b.
     """
-    b = prm[0]
+    b = prm.b
     ct = fst[AUX]
     fst[AUX] = ct * b
     if not mistake:
         return NO_STEP
     if v <= EPS:
         return TRIGGERED_NO_STEP
-    return (True, (1.0 - m) / v, 1.0, ct / v, ct / ((1.0 - ct) * v), 1.0 / (1.0 - ct))
+    return Step(True, (1.0 - m) / v, 1.0, ct / v, ct / ((1.0 - ct) * v), 1.0 / (1.0 - ct))
 
 
 IELLIP_RULE = PrimalRule("iellip", iellip_step)
@@ -76,16 +85,12 @@ class IELLIP(LinearLearner):
     _parameter_constraints = {**COVARIANCE_CONSTRAINTS, "b": [PROBABILITY_OPEN], "c": [PROBABILITY_OPEN]}
 
     def __init__(self, a=1.0, b=0.3, c=0.1, covariance="full", compat="none", *, shuffle=True, random_state=None):
-        self.a = a
         self.b = b
         self.c = c
-        self.covariance = covariance
-        self.compat = compat
-        self.shuffle = shuffle
-        self.random_state = random_state
+        self._set_linear_params(a, covariance, compat, shuffle, random_state)
 
     def _rule_params(self):
-        return [float(self.b)]
+        return rule_params(IELLIPParams, b=self.b)
 
     def _aux(self):
         return float(self.c)

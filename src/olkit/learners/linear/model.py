@@ -61,7 +61,8 @@ class LinearModel:
     Parameters
     ----------
     rule : the algorithm's :class:`.engine.PrimalRule` (its compiled pieces and decision).
-    prm : list of the rule's parameters; aux : initial rule-specific scalar (ALMA's k, IELLIP's c).
+    prm : the rule's parameter record (:mod:`olkit.learners.records`).
+    aux : initial rule-specific scalar (ALMA's k, IELLIP's c).
     n_features, n_outputs : shape of the model (n_outputs = 1 for binary data).
     covariance : None (first-order), "full" or "diagonal"; a : initial covariance a·I.
     diag_mode : diagonal update form (0 inverse form, 1 NHERD "exact", 2 NHERD "drop").
@@ -91,8 +92,7 @@ class LinearModel:
         fst[WSCALE] = 1.0
         fst[CSCALE] = 1.0
         fst[AUX] = aux
-        self.state = LinearState(np.array(list(prm) + [0.0], dtype=np.float64), fst,
-                                 np.zeros(N_COUNTERS, np.int64))
+        self.state = LinearState(prm, fst, np.zeros(N_COUNTERS, np.int64))
         self.W = np.zeros((n_features, n_outputs))
         self.S = np.zeros((n_outputs, n_features, n_features) if cov == FULL else (0, 0, 0))
         if cov == FULL:
@@ -121,7 +121,7 @@ class LinearModel:
                      X.indptr, X.indices, X.data, y_internal, order, start, stop, scores, mistakes)
 
     def _arrays(self):
-        return (self.W, self.S, self.D, self.fs, *self.state)
+        return (self.W, self.S, self.D, self.fs, self.state.fst, self.state.cnt)  # not the parameter record
 
     def save(self):
         """A copy of the model and the rule state (for undoing a refused round, see olkit.protocol)."""

@@ -1,20 +1,29 @@
 """NAROW: AROW with an adaptive regulariser (Orabona & Crammer 2010), as LIBOL's NAROW.m:
 docs/algorithms/narow.md."""
+from typing import NamedTuple
+
 from ..._compile import njit
 from ...base import EPS
 from ...params import POSITIVE, POWERS_OF_TWO
 from ...spec import register
+from ..records import rule_params
 from .arow import LIBOL_COMPAT_DOC, arow_step_with
 from .base import COVARIANCE_CONSTRAINTS, COVARIANCE_DOC, LinearLearner
 from .engine import NO_STEP, TRIGGERED_NO_STEP, PrimalRule
 
 
+class NAROWParams(NamedTuple):
+    """Parameters of NAROW."""
+
+    b: float  # r_t = v/(bv − 1) where v > 1/b
+
+
 @njit
 def narow_step(prm, fst, m, v, dn2, mistake):
-    """docs/algorithms/narow.md#update-rule (LIBOL's NAROW.m), prm = [b]: update iff 1 − m > 0 and
+    """docs/algorithms/narow.md#update-rule (LIBOL's NAROW.m), prm: :class:`NAROWParams`: update iff 1 − m > 0 and
     v > 1/b: r = v/(bv − 1), then the AROW step with r (β = 1/(v + r), α = (1 − m)β, c = 1/r).
     v ≤ 1/b means r = ∞: no change (LIBOL still counts the round)."""
-    b = prm[0]
+    b = prm.b
     loss = 1.0 - m
     if loss <= 0.0:
         return NO_STEP
@@ -62,11 +71,7 @@ class NAROW(LinearLearner):
 
     def __init__(self, b=1.0, a=1.0, covariance="full", compat="none", *, shuffle=True, random_state=None):
         self.b = b
-        self.a = a
-        self.covariance = covariance
-        self.compat = compat
-        self.shuffle = shuffle
-        self.random_state = random_state
+        self._set_linear_params(a, covariance, compat, shuffle, random_state)
 
     def _rule_params(self):
-        return [float(self.b)]
+        return rule_params(NAROWParams, b=self.b)

@@ -1,25 +1,33 @@
 """NHERD: normal herding (Crammer & Lee 2010): docs/algorithms/nherd.md."""
 import math
+from typing import NamedTuple
 
 from ..._compile import njit
 from ...base import EPS
 from ...params import POSITIVE, POWERS_OF_TWO, Options
 from ...spec import register
+from ..records import rule_params
 from .arow import LIBOL_COMPAT_DOC
 from .base import COVARIANCE_CONSTRAINTS, COVARIANCE_DOC, LinearLearner
-from .engine import DIAG_DROP, DIAG_INVERSE, DIAG_SQUARED, NO_STEP, TRIGGERED_NO_STEP, PrimalRule
+from .engine import DIAG_DROP, DIAG_INVERSE, DIAG_SQUARED, NO_STEP, TRIGGERED_NO_STEP, PrimalRule, Step
+
+
+class NHERDParams(NamedTuple):
+    """Parameters of NHERD."""
+
+    C: float  # aggressiveness (γ = 1/C)
 
 
 @njit
 def nherd_step(prm, fst, m, v, dn2, mistake):
-    """docs/algorithms/nherd.md#update-rule, prm = [C]: update iff 1 − m > 0: α = (1 − m)/(v + 1/C)
+    """docs/algorithms/nherd.md#update-rule, prm: :class:`NHERDParams`: update iff 1 − m > 0: α = (1 − m)/(v + 1/C)
     (with the old Σ);
     full Σ ← Σ − ΣΔΔᵀΣ (C²v + 2C)/(1 + Cv)²  (β);  diagonal "project": c = C²v + 2C.
-    The diagonal "exact" and "drop" variants are applied by the engine from C (prm[0]) and β.
+    The diagonal "exact" and "drop" variants are applied by the engine from C (:func:`nherd_squared_diagonal_C`) and β.
 
     Where (1 + Cv)² overflows (Cv > ~1e154; β became 0 where β ≈ 1/v), β is evaluated as
     (C/(1 + Cv))·((Cv + 2)/(1 + Cv)) — the same value, since C²v + 2C = C(Cv + 2) (issue 9, item 1)."""
-    C = prm[0]
+    C = prm.C
     loss = 1.0 - m
     if loss <= 0.0:
         return NO_STEP
@@ -31,10 +39,16 @@ def nherd_step(prm, fst, m, v, dn2, mistake):
         beta = (C * C * v + 2.0 * C) / den
     else:
         beta = (C / (1.0 + C * v)) * ((C * v + 2.0) / (1.0 + C * v))
-    return (True, alpha, 1.0, beta, C * C * v + 2.0 * C, 1.0)
+    return Step(True, alpha, 1.0, beta, C * C * v + 2.0 * C, 1.0)
 
 
-NHERD_RULE = PrimalRule("nherd", nherd_step)
+@njit
+def nherd_squared_diagonal_C(prm):
+    """The C of NHERD's "exact" diagonal Σ_jj/(1 + C x_j² Σ_jj)² (applied by the engine)."""
+    return prm.C
+
+
+NHERD_RULE = PrimalRule("nherd", nherd_step, squared_diagonal_C=nherd_squared_diagonal_C)
 
 NHERD_DIAGONALS = {"project": DIAG_INVERSE, "exact": DIAG_SQUARED, "drop": DIAG_DROP}
 
@@ -78,15 +92,11 @@ class NHERD(LinearLearner):
     def __init__(self, C=1.0, a=1.0, covariance="full", diagonal="project", compat="none",
                  *, shuffle=True, random_state=None):
         self.C = C
-        self.a = a
-        self.covariance = covariance
         self.diagonal = diagonal
-        self.compat = compat
-        self.shuffle = shuffle
-        self.random_state = random_state
+        self._set_linear_params(a, covariance, compat, shuffle, random_state)
 
     def _rule_params(self):
-        return [float(self.C)]
+        return rule_params(NHERDParams, C=self.C)
 
     def _diag_mode(self):
         return NHERD_DIAGONALS[self.diagonal]

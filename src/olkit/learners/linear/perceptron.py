@@ -7,7 +7,7 @@ an explicit weight vector and runs this rule. Multiclass data use the joint feat
 update).
 """
 from ..._compile import njit
-from .engine import NO_STEP, PrimalRule
+from .engine import NO_STEP, PrimalRule, Step
 
 
 @njit
@@ -15,7 +15,7 @@ def perceptron_step(prm, fst, m, v, dn2, mistake):
     """w ← w + Δ on every mistake."""
     if not mistake:
         return NO_STEP
-    return (True, 1.0, 1.0, 0.0, 0.0, 1.0)
+    return Step(True, 1.0, 1.0, 0.0, 0.0, 1.0)
 
 
 PERCEPTRON_PRIMAL = PrimalRule("perceptron", perceptron_step)

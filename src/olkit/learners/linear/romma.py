@@ -9,20 +9,30 @@ keeps ‖W‖² of the stored weights in double-double precision in O(nnz) per u
 error-free sums of fma-exact squares; equal to the exact rational Σ W_j² to 1e-20 relative on streams whose
 values span 1e-8..1e8, tests/test_numerics_linear.py; a recurrence or a plain running sum drifted).
 """
+from typing import NamedTuple
+
 from ..._compile import njit
 from ...base import EPS
-from .engine import N2, NO_STEP, NORM_HI, NORM_LO, TRIGGERED_NO_STEP, WSCALE, PrimalRule, move_mean_tracking_norm
+from .engine import N2, NO_STEP, NORM_HI, NORM_LO, TRIGGERED_NO_STEP, WSCALE, PrimalRule, Step, move_mean_tracking_norm
+
+
+class ROMMAParams(NamedTuple):
+    """Parameters of ROMMA and aggressive ROMMA (kernel and linear forms)."""
+
+    aggressive: bool  # update on every margin error y f < 1 (agg-ROMMA), not on mistakes only
+    reset_case: bool  # agg-ROMMA restarts from Δ/‖Δ‖² when only the margin constraint is active
+    libol_first: bool  # compat="libol": the first update is w = Δ (not Δ/‖Δ‖²)
 
 
 @njit
 def romma_step(prm, fst, m, v, dn2, mistake):
-    """prm = [aggressive, reset_case, libol_first]: w ← c w + d Δ with c = (A − m)/D,
+    """prm: :class:`ROMMAParams`. w ← c w + d Δ with c = (A − m)/D,
     d = N2 (1 − m)/D, A = ‖Δ‖² N2, D = A − m².
 
     The first update (N2 = 0) is the min-norm w = Δ/‖Δ‖² (LIBOL: w = Δ); D ≤ 1e-12·A skips the round;
     agg-ROMMA's reset case (m ≥ A, only the margin constraint active) restarts from Δ/‖Δ‖² (γ = 0).
     """
-    aggressive, reset_case, libol_first = prm[0], prm[1], prm[2]
+    aggressive, reset_case, libol_first = prm.aggressive, prm.reset_case, prm.libol_first
     triggered = (m < 1.0) if aggressive else mistake
     if not triggered:
         return NO_STEP
@@ -30,14 +40,14 @@ def romma_step(prm, fst, m, v, dn2, mistake):
         return TRIGGERED_NO_STEP
     norm2 = fst[N2]
     if norm2 <= 0.0:
-        return (True, 1.0 if libol_first else 1.0 / dn2, 1.0, 0.0, 0.0, 1.0)
+        return Step(True, 1.0 if libol_first else 1.0 / dn2, 1.0, 0.0, 0.0, 1.0)
     A = dn2 * norm2
     if aggressive and reset_case and m >= A:
-        return (True, 1.0 / dn2, 0.0, 0.0, 0.0, 1.0)
+        return Step(True, 1.0 / dn2, 0.0, 0.0, 0.0, 1.0)
     D = A - m * m
     if D <= EPS * A:
         return TRIGGERED_NO_STEP
-    return (True, norm2 * (1.0 - m) / D, (A - m) / D, 0.0, 0.0, 1.0)
+    return Step(True, norm2 * (1.0 - m) / D, (A - m) / D, 0.0, 0.0, 1.0)
 
 
 @njit

@@ -6,6 +6,7 @@ The learners are ``scw1`` and ``scw2`` (:mod:`olkit.learners.kernel.scw`): with 
 other kernel, kernel SCW (docs/algorithms/scw1.md#kernel-scw), whose compiled rule calls the same :func:`scw_step`.
 """
 import math
+from typing import NamedTuple
 
 from ..._compile import njit
 from ...base import EPS
@@ -13,6 +14,15 @@ from .cw import CANCELLED, cw_alpha, cw_covariance_step
 from .engine import NO_STEP, TRIGGERED_NO_STEP, PrimalRule
 
 SCW_I, SCW_II = 1, 2
+
+
+class SCWParams(NamedTuple):
+    """Parameters of SCW-I and SCW-II (the primal step; kernel SCW adds its a)."""
+
+    phi: float  # φ = Φ⁻¹(η)
+    C: float
+    variant: int  # SCW_I or SCW_II
+    libol_typo: bool  # compat="libol": SCW-II's α with LIBOL's typo
 
 
 @njit
@@ -79,12 +89,12 @@ def scw2_alpha_stable(phi, C, m, v):
 
 @njit
 def scw_step(prm, fst, m, v, dn2, mistake):
-    """SCW-I (eq. (4)) and SCW-II (eq. (5)); prm = [φ, C, variant, libol_typo].
+    """SCW-I (eq. (4)) and SCW-II (eq. (5)); prm: :class:`SCWParams`.
 
     Update iff ℓ^φ = φ√v − m > 0: SCW-I α = min(C, CW's α), SCW-II α from :func:`scw2_alpha`; then u, β
     and c as CW (:func:`.cw.cw_covariance_step`, β from the capped α).
     """
-    phi, C, variant, libol_typo = prm[0], prm[1], prm[2], prm[3]
+    phi, C, variant, libol_typo = prm.phi, prm.C, prm.variant, prm.libol_typo
     if phi * math.sqrt(max(v, 0.0)) - m <= 0.0:
         return NO_STEP
     if v <= EPS:

@@ -147,11 +147,7 @@ class SOP(LinearLearner):
     _parameter_constraints = COVARIANCE_CONSTRAINTS
 
     def __init__(self, a=1.0, covariance="full", compat="none", *, shuffle=True, random_state=None):
-        self.a = a
-        self.covariance = covariance
-        self.compat = compat
-        self.shuffle = shuffle
-        self.random_state = random_state
+        self._set_linear_params(a, covariance, compat, shuffle, random_state)
 
     def _linear_spec(self):
         # A⁻¹ starts at I/a: the model's covariance slot holds A⁻¹
