@@ -34,7 +34,10 @@ from ..._compile import njit_helper
 from ...params import PROBABILITY_OPEN, Interval
 from ...spec import register
 from ..kernel.base import EPS
-from ..kernel.support_set import N, expansion_scores, sv_remove_set, sync_gram
+from ..kernel.gram import sync_gram
+from ..kernel.scores import expansion_scores
+from ..kernel.support_set import N
+from ..kernel.sv_edit import sv_remove_set
 from .common import (
     D0,
     RADIUS,

@@ -33,7 +33,8 @@ from ..._rng import next_index, next_uniform
 from ...params import NON_NEGATIVE, POSITIVE, POWERS_OF_TWO
 from ...spec import register
 from ..kernel.base import EPS
-from ..kernel.support_set import N, scale_rows, sv_remove, sv_scale
+from ..kernel.support_set import N
+from ..kernel.sv_edit import scale_rows, sv_remove, sv_scale
 from .common import (
     D0,
     BudgetLearner,

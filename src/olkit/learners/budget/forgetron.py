@@ -28,8 +28,10 @@ import numpy as np
 from ..._compile import njit_helper
 from ...spec import register
 from ..kernel.base import EPS
+from ..kernel.gram import load_gram_row
 from ..kernel.multiclass import h_dot
-from ..kernel.support_set import N, load_gram_row, scale_flat, sv_remove, sv_scale
+from ..kernel.support_set import N
+from ..kernel.sv_edit import scale_flat, sv_remove, sv_scale
 from .common import (
     D0,
     DOGMA_MISTAKES,

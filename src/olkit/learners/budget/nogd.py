@@ -45,7 +45,8 @@ from ...base import MISTAKES, SEEN
 from ...limits import check_state_bytes
 from ...params import POSITIVE, Interval
 from ...spec import register
-from ..kernel.support_set import N, load_gram_row
+from ..kernel.gram import load_gram_row
+from ..kernel.support_set import N
 from .common import D0, BudgetLearner, CompatRule, append_direction, margin_direction
 from .fogd import add_scaled, dot
 

@@ -43,8 +43,10 @@ from ...kernels import exp_nonpositive, kernel_from_dot
 from ...params import POSITIVE, Interval
 from ...spec import register
 from ..kernel.base import EPS, SEEN
+from ..kernel.gram import sync_gram
 from ..kernel.multiclass import h_dot
-from ..kernel.support_set import N, sv_remove_set, sync_gram
+from ..kernel.support_set import N
+from ..kernel.sv_edit import sv_remove_set
 from ..linear.engine import _two_sum
 from .common import (
     D0,

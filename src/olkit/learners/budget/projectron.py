@@ -39,7 +39,9 @@ from ...params import BOOLEAN, NON_NEGATIVE, POSITIVE, Interval, Options
 from ...spec import register
 from ..kernel.base import EPS, MARGIN_TIE
 from ..kernel.engine import relevant_pair
-from ..kernel.support_set import N, sv_append, sync_gram
+from ..kernel.gram import sync_gram
+from ..kernel.support_set import N
+from ..kernel.sv_edit import sv_append
 from .common import (
     D0,
     DOGMA_MISTAKES,

@@ -26,7 +26,7 @@ from ...kernels import kernel_diagonal
 from ...spec import register
 from ..linear.alma import ALMA_PRIMAL
 from .base import EPS, KernelLearner
-from .support_set import sv_append, sv_scale
+from .sv_edit import sv_append, sv_scale
 
 
 @njit

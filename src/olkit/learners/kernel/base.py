@@ -19,7 +19,8 @@ from ...limits import RENUMBER, check_state_bytes, warn_support_growth, width_wo
 from ...params import SIGMA, Interval, Options
 from ..linear.base import LINEAR_BLOCK_SIZE, PrimalHooks
 from ..linear.model import LinearModel
-from .support_set import SupportSet, make_stream
+from .stream import make_stream
+from .support_set import SupportSet
 
 RuleState = namedtuple("RuleState", ["prm", "fst", "cnt", "rng"])
 """State of an update rule as the compiled code sees it: parameters ``prm``, scalar state ``fst``

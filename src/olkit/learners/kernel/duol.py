@@ -47,16 +47,12 @@ from ...params import NON_NEGATIVE, POSITIVE, POWERS_OF_TWO, SEED, Interval, Opt
 from ...spec import register
 from .base import DIAG, EPS, KernelLearner
 from .engine import relevant_pair
+from .gram import load_gram_row, load_gram_row_related
+from .members import list_members, listed_h_dot
 from .multiclass import h_dot, set_direction, shares_class
 from .pa import paper_C
-from .support_set import (
-    N,
-    list_members,
-    listed_h_dot,
-    load_gram_row,
-    load_gram_row_related,
-    sv_append,
-)
+from .support_set import N
+from .sv_edit import sv_append
 
 EXACT, APPR, ITER, RAND = 0, 1, 2, 3
 JMLR, NIPS2009 = 0, 1

@@ -37,7 +37,7 @@ from ..._compile import njit
 from ...params import POSITIVE, Options
 from ...spec import register
 from .base import EPS, MARGIN_TIE, KernelLearner
-from .support_set import sv_append
+from .sv_edit import sv_append
 
 
 @njit

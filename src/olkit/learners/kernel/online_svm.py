@@ -19,7 +19,9 @@ from ..._compile import njit
 from ...params import POSITIVE, Interval, Options
 from ...spec import register
 from .base import EPS, KernelLearner
-from .support_set import N, sv_append, sync_gram
+from .gram import sync_gram
+from .support_set import N
+from .sv_edit import sv_append
 
 WORKING_SETS = {"margin": 0, "all": 1}
 

@@ -22,7 +22,7 @@ from ..linear.pa import PA_PRIMAL
 from .base import EPS, KernelLearner
 from .engine import relevant_pair
 from .multiclass import set_direction
-from .support_set import sv_append
+from .sv_edit import sv_append
 
 PA_PLAIN, PA_I, PA_II = 0, 1, 2
 

@@ -21,7 +21,7 @@ from ...params import Options
 from ...spec import register
 from ..linear.perceptron import PERCEPTRON_PRIMAL
 from .base import KernelLearner
-from .support_set import sv_append
+from .sv_edit import sv_append
 
 MAX, UNIFORM, PROP = 0, 1, 2
 MULTICLASS_UPDATES = {"max": MAX, "uniform": UNIFORM, "prop": PROP}

@@ -27,7 +27,7 @@ from ...params import BOOLEAN
 from ...spec import register
 from ..linear.romma import ROMMA_PRIMAL
 from .base import EPS, KernelLearner
-from .support_set import sv_append, sv_clear, sv_scale
+from .sv_edit import sv_append, sv_clear, sv_scale
 
 
 @njit

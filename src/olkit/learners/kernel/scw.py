@@ -15,7 +15,8 @@ from ...spec import register
 from ..linear.base import CONFIDENCE, COVARIANCE_CONSTRAINTS, COVARIANCE_DOC, phi_of
 from ..linear.scw import SCW_I, SCW_II, SCW_RULE, scw_step
 from .base import KernelLearner
-from .support_set import N, sv_append
+from .support_set import N
+from .sv_edit import sv_append
 
 
 @njit
