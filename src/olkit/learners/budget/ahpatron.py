@@ -25,6 +25,9 @@ Diagnostics: ``n_T``, the rounds with 0 < m_t < 1 − ε (|N_T| of AHP Table 3),
 
 ``compat="ahp-r"`` reproduces the AHP authors' ``Ahpatron.R`` (binary; docs/algorithms/ahpatron.md#ahp-r; details in
 the class docstring).
+
+Slow reference: tests/reference/budget.py (``run_reference``); the ``compat`` mode: tests/reference/budget_compat.py
+(``run_compat``).
 """
 import math
 

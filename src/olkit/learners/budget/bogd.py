@@ -25,6 +25,9 @@ Diagnostics: ``removals``, ``clipped`` (entries clipped).
 ``compat`` (docs/algorithms/bogd.md#compat-modes, docs/algorithms/bogdpp.md#compat-modes; details in the class
 docstrings): BOGD "lsokl" (LSOKL's
 ``BOGD.m``, binary and multiclass), BOGD++ "ahp-r" (the AHP R script ``BOGD++.R``, binary).
+
+Slow reference: tests/reference/budget.py (``run_reference``); the ``compat`` modes:
+tests/reference/budget_compat.py (``run_compat``).
 """
 import math
 

@@ -20,6 +20,9 @@ Diagnostics: ``removals``, ``Q``, ``M`` and ``phi_min`` (the smallest φ applied
 ``compat`` (docs/algorithms/forgetron.md#compat-modes; details in the class docstring): "dogma" DOGMA's
 ``k_forgetron_st_train.m`` (binary), "lsokl" LSOKL's ``forgetron.m`` with its root choice (binary and
 multiclass).
+
+Slow reference: tests/reference/budget.py (``run_reference``); the ``compat`` modes:
+tests/reference/budget_compat.py (``run_compat``).
 """
 import math
 

@@ -33,6 +33,9 @@ docstring):
 round 1 always a mistake, κ(x, x) taken as 1, the script's projected-step forms, at the first merge the
 phase-1 SVs beyond B/2 dropped instead of merged, and the nearest permanent SVs chosen from the script's own
 kernel values (the first of exact ties, which repeated rows make common).
+
+Slow reference: tests/reference/pomdr.py (``run_pomdr``); the ``compat`` mode: tests/reference/pomdr_compat.py
+(``run_pomdr_ahp_r``).
 """
 import math
 

@@ -29,6 +29,9 @@ the class docstrings): "ahp-r" the AHP R scripts
 ``Projectron.R`` / ``Projectron++.R`` (binary), "dogma" DOGMA's ``k_projectron_train.m`` /
 ``k_projectron2_train.m`` / ``k_projectron2_multi_train.m`` (per-class dictionaries on multiclass data),
 "lsokl" LSOKL's fixed-budget ``projectron.m`` / ``proplus.m`` (binary and multiclass).
+
+Slow reference: tests/reference/budget.py (``run_reference``); the ``compat`` modes:
+tests/reference/budget_compat.py (``run_compat``).
 """
 import math
 

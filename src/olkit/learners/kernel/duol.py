@@ -38,6 +38,9 @@ literal reading. (The NIPS candidate test is F_i ≤ tol.) Ties in the argmin ta
 Diagnostics (docs/algorithms/duol.md#strong-and-weak-double-updates): double updates, and on mistake rounds with a
 double update the strong ones (w_ab ≤ −ρ, F_b ≤ 0, C ≥ γ̂_b + 1/(1−ρ)) and the weak ones (otherwise w_ab ≤ −ρ,
 F_b ≤ 1 + tol, C ≥ γ̂_b + ρ), the M_d^s and M_d^w of JMLR Theorem 4 and Figure 4.
+
+Slow reference: tests/reference/kernel_binary.py (``duol``) and tests/reference/kernel_multiclass.py
+(``run_reference``, multiclass).
 """
 import math
 

@@ -14,6 +14,8 @@ Settled uncertainty (the working set): ``working_set="margin"`` (default) holds 
 margin error on arrival; ``"all"`` stores every example, so examples that become margin violators later
 are also re-optimised — the exact batch SVM on the prefix at every round (O(t²) memory and time).
 #SV counts the examples with γ_s > 0. Slow by design.
+
+Slow reference: tests/reference/kernel_binary.py (``online_svm``).
 """
 from ..._compile import njit
 from ...params import POSITIVE, Interval, Options

@@ -21,6 +21,9 @@ Settled uncertainties:
 With ``kernel="linear"`` the primal form runs (docs/algorithms/romma.md#linear-form: w kept explicitly, the rescaling
 c·w as a lazy global scale, ‖w‖² recomputed after each update as LIBOL does); multiclass data use the joint feature map
 Δ = e_y⊗x − e_s⊗x (docs/algorithms/linear-family.md).
+
+Slow reference: tests/reference/kernel_binary.py (``romma``) and, with the linear kernel, tests/reference/linear.py
+(``first_order``).
 """
 from ..._compile import njit
 from ...params import BOOLEAN
