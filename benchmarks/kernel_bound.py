@@ -151,7 +151,7 @@ def expansion_floor(arrival, T, hr, hs, repeats=3):
     A multiclass kernel learner computes, besides the kernel row of each example, its K scores
     f_c(x_t) = Σ_i coef[i, c] κ(x_i, x_t); with coefficient vectors γ_i (e_{r_i} − e_{s_i}) that is one
     multiply and two scattered additions per SV present (olkit's
-    :func:`~olkit.learners.kernel.support_set.direction_scores`, in slot order, so that the sums are the
+    :func:`~olkit.learners.kernel.scores.direction_scores`, in slot order, so that the sums are the
     sequential ones bit for bit). This times exactly that loop, compiled with numba and nothing else in
     it (fixed kernel values and weights, the run's own directions ``hr``/``hs`` in arrival order), over the
     same entries as :func:`kernel_row_lower_bound`: SV i takes part for the T − 1 − a_i examples after its

@@ -134,3 +134,38 @@ def test_every_algorithm_has_its_specification_page():
         headings = anchors(page)
         missing = [section for section in SKELETON if section not in headings]
         assert not missing, f"{page} lacks the sections {missing}"
+
+
+REFERENCE = re.compile(r"tests/reference/(\w+)\.py \(((?:``\w+``(?:, )?)+)")
+"""A slow reference named in a learner's module docstring: ``tests/reference/<file>.py (``function``, ...)``."""
+
+
+def test_every_learner_module_names_its_slow_reference():
+    """Each registered algorithm's module says, in its docstring, where its slow readable reference is: a file of
+    tests/reference/ and a function or class defined at the top of that file (issue 23 item 2)."""
+    import ast
+    import sys
+
+    from olkit import registry
+
+    defined = {}
+    bad = []
+    for name in registry.names():
+        module = registry.get(name).__module__
+        doc = sys.modules[module].__doc__ or ""
+        named = REFERENCE.findall(" ".join(doc.split()))
+        if not named:
+            bad.append(f"{name}: the docstring of {module} names no tests/reference/<file>.py (``function``)")
+        for stem, functions in named:
+            path = ROOT / "tests" / "reference" / f"{stem}.py"
+            if not path.is_file():
+                bad.append(f"{name}: {module} names tests/reference/{stem}.py, which does not exist")
+                continue
+            if stem not in defined:
+                tree = ast.parse(path.read_text(encoding="utf-8"))
+                defined[stem] = {node.name for node in tree.body
+                                 if isinstance(node, (ast.FunctionDef, ast.ClassDef))}
+            for function in re.findall(r"``(\w+)``", functions):
+                if function not in defined[stem]:
+                    bad.append(f"{name}: {module} names {function} of tests/reference/{stem}.py, not defined there")
+    assert not bad, "\n".join(bad)

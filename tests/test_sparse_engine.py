@@ -67,7 +67,7 @@ def test_sv_remove_keeps_storage_consistent(storage):
     """sv_remove (for budgeted learners) moves SVs between slots but keeps every SV's row, coefficient,
     arrival time and Gram entries; the model keeps predicting from the remaining SVs."""
     from olkit.kernels import kernel_matrix
-    from olkit.learners.kernel.support_set import sv_remove
+    from olkit.learners.kernel.sv_edit import sv_remove
 
     X, y = sparse_stream(seed=3, n=200)
     data = X if storage == "sparse" else X.toarray()

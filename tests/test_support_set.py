@@ -17,9 +17,12 @@ import pytest
 import scipy.sparse as sp
 
 from olkit.kernels import KernelSpec, kernel_matrix
-from olkit.learners.kernel.support_set import (
-    N, SupportSet, begin_block, fill_kernel_row, list_members, load_gram_row, load_gram_row_related, make_stream,
-    sv_append, sv_append_point, sv_remove, sync_gram)
+from olkit.learners.kernel.gram import load_gram_row, load_gram_row_related, sync_gram
+from olkit.learners.kernel.kernel_rows import begin_block, fill_kernel_row
+from olkit.learners.kernel.members import list_members
+from olkit.learners.kernel.stream import make_stream
+from olkit.learners.kernel.support_set import N, SupportSet
+from olkit.learners.kernel.sv_edit import sv_append, sv_append_point, sv_remove
 
 K_OUT = 3
 

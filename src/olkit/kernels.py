@@ -10,7 +10,7 @@ engine compute a whole block of kernel rows with one BLAS matrix product:
   differently), and copies of a row of norm 1e10 with σ = 8 get anything from 0 to 1. A pair whose expanded
   ‖x − z‖² is at most NEAR·(‖x‖² + ‖z‖²) is therefore marked (NEAR_PAIR) by :func:`kernel_row_from_dots` and
   recomputed by the caller from the explicit differences Σ (x_k − z_k)²
-  (:func:`olkit.learners.kernel.support_set.near_pairs`, :func:`fix_near_pairs`): copies of a row get κ = 1 on every path, at any
+  (:func:`olkit.learners.kernel.dots.near_pairs_dense`, :func:`fix_near_pairs`): copies of a row get κ = 1 on every path, at any
   magnitude, and a near pair's value is accurate. Any other pair's expanded distance has a relative
   error below ~d·ε/NEAR (d features).
 * linear    κ(x, z) = x·z

@@ -25,6 +25,9 @@ Diagnostics: ``n_T``, the rounds with 0 < m_t < 1 − ε (|N_T| of AHP Table 3),
 
 ``compat="ahp-r"`` reproduces the AHP authors' ``Ahpatron.R`` (binary; docs/algorithms/ahpatron.md#ahp-r; details in
 the class docstring).
+
+Slow reference: tests/reference/budget.py (``run_reference``); the ``compat`` mode: tests/reference/budget_compat.py
+(``run_compat``).
 """
 import math
 from typing import NamedTuple
@@ -36,7 +39,10 @@ from ...params import PROBABILITY_OPEN, Interval
 from ...spec import register
 from ..records import rule_params
 from ..kernel.base import EPS
-from ..kernel.support_set import N, expansion_scores, sv_remove_set, sync_gram
+from ..kernel.gram import sync_gram
+from ..kernel.scores import expansion_scores
+from ..kernel.support_set import N
+from ..kernel.sv_edit import sv_remove_set
 from .common import (
     D0,
     RADIUS,

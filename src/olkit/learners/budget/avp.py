@@ -12,6 +12,8 @@ unbudgeted learner the Ahpatron analysis starts from (O(|S|) per round; not run 
 Settings (AHP Corollaries 1–2, Theorem 3: λ/2 < ε < 1 and λ < 2 on binary data): Corollary 1 is U = ∞,
 λ = 1, ε ∈ (½, 1). The multiclass direction has ‖H_tκ(x_t,·)‖² = 2κ_t, so Corollary 1 becomes λ = ½ there
 (the K = 2 map of docs/algorithms/multiclass.md#budgeted-learners: multiclass (λ, U) ≡ binary (2λ, √2U)).
+
+Slow reference: tests/reference/budget.py (``run_reference``).
 """
 import math
 from typing import NamedTuple

@@ -25,6 +25,9 @@ Diagnostics: ``removals``, ``clipped`` (entries clipped).
 ``compat`` (docs/algorithms/bogd.md#compat-modes, docs/algorithms/bogdpp.md#compat-modes; details in the class
 docstrings): BOGD "lsokl" (LSOKL's
 ``BOGD.m``, binary and multiclass), BOGD++ "ahp-r" (the AHP R script ``BOGD++.R``, binary).
+
+Slow reference: tests/reference/budget.py (``run_reference``); the ``compat`` modes:
+tests/reference/budget_compat.py (``run_compat``).
 """
 import math
 from typing import NamedTuple
@@ -35,7 +38,8 @@ from ...params import NON_NEGATIVE, POSITIVE, POWERS_OF_TWO
 from ...spec import register
 from ..records import rule_params
 from ..kernel.base import EPS
-from ..kernel.support_set import N, scale_rows, sv_remove, sv_scale
+from ..kernel.support_set import N
+from ..kernel.sv_edit import scale_rows, sv_remove, sv_scale
 from .common import (
     D0,
     BudgetLearner,

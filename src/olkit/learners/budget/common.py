@@ -30,7 +30,9 @@ from ...params import SEED, Interval, Options
 from ..kernel.base import DIAG, EPS, KernelLearner
 from ..kernel.engine import relevant_pair
 from ..kernel.multiclass import set_direction
-from ..kernel.support_set import BINARY, MULTICLASS, N, sv_append, sv_remove, sv_scale
+from ..kernel.stream import BINARY, MULTICLASS
+from ..kernel.support_set import N
+from ..kernel.sv_edit import sv_append, sv_remove, sv_scale
 
 BUDGET = Interval(2, None, integer=True)
 """A budget B ≥ 2 (removal rules need B − 1 ≥ 1 other SVs)."""

@@ -48,6 +48,8 @@ code), which omits the 1/√D (docs/algorithms/fogd.md#lsokl): the scores are th
 ``FOGD.R`` needs no ``compat`` value: it is the default rule (z/√D with cos before sin, w = 0 at the start,
 ŷ = −1 iff f < 0, update iff y f < 1, no forced round-1 mistake) and reports D, as ``n_support_`` does; only its
 directions (R's ``mvrnorm``) cannot be reproduced (docs/algorithms/fogd.md#settled-questions).
+
+Slow reference: tests/reference/feature_maps.py (``fogd``).
 """
 from typing import NamedTuple
 import math

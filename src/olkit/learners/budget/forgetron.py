@@ -20,6 +20,9 @@ Diagnostics: ``removals``, ``Q``, ``M`` and ``phi_min`` (the smallest φ applied
 ``compat`` (docs/algorithms/forgetron.md#compat-modes; details in the class docstring): "dogma" DOGMA's
 ``k_forgetron_st_train.m`` (binary), "lsokl" LSOKL's ``forgetron.m`` with its root choice (binary and
 multiclass).
+
+Slow reference: tests/reference/budget.py (``run_reference``); the ``compat`` modes:
+tests/reference/budget_compat.py (``run_compat``).
 """
 import math
 
@@ -29,8 +32,10 @@ from ..._compile import njit_helper
 from ...spec import register
 from ..records import rule_params
 from ..kernel.base import EPS
+from ..kernel.gram import load_gram_row
 from ..kernel.multiclass import h_dot
-from ..kernel.support_set import N, load_gram_row, scale_flat, sv_remove, sv_scale
+from ..kernel.support_set import N
+from ..kernel.sv_edit import scale_flat, sv_remove, sv_scale
 from .common import (
     D0,
     DOGMA_MISTAKES,

@@ -34,6 +34,9 @@ for φ. Diagnostics: ``transition`` (the 1-based round of the switch, 0 while in
 default rule under another name; "ahp-r" reproduces the AHP authors' ``NOGD.R`` (binary): the switch in the round
 that adds the B-th SV, that x_t scored again by the new linear model, and the initial weights computed with the
 transpose of the eigenvector matrix.
+
+Slow reference: tests/reference/feature_maps.py (``nogd``); the ``compat`` modes: tests/reference/pomdr_compat.py
+(``nogd_ahp_r``, ``nogd_lsokl``).
 """
 import math
 from typing import NamedTuple
@@ -47,7 +50,8 @@ from ...limits import check_state_bytes
 from ...params import POSITIVE, Interval
 from ...spec import register
 from ..records import rule_params
-from ..kernel.support_set import N, load_gram_row
+from ..kernel.gram import load_gram_row
+from ..kernel.support_set import N
 from .common import D0, BudgetLearner, CompatRule, append_direction, margin_direction
 from .fogd import add_scaled, dot
 

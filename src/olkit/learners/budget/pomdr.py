@@ -33,6 +33,9 @@ docstring):
 round 1 always a mistake, κ(x, x) taken as 1, the script's projected-step forms, at the first merge the
 phase-1 SVs beyond B/2 dropped instead of merged, and the nearest permanent SVs chosen from the script's own
 kernel values (the first of exact ties, which repeated rows make common).
+
+Slow reference: tests/reference/pomdr.py (``run_pomdr``); the ``compat`` mode: tests/reference/pomdr_compat.py
+(``run_pomdr_ahp_r``).
 """
 from typing import NamedTuple
 import math
@@ -45,8 +48,10 @@ from ...params import POSITIVE, Interval
 from ...spec import register
 from ..records import rule_params
 from ..kernel.base import EPS, SEEN
+from ..kernel.gram import sync_gram
 from ..kernel.multiclass import h_dot
-from ..kernel.support_set import N, sv_remove_set, sync_gram
+from ..kernel.support_set import N
+from ..kernel.sv_edit import sv_remove_set
 from ..linear.engine import _two_sum
 from .common import (
     D0,

@@ -29,6 +29,9 @@ the class docstrings): "ahp-r" the AHP R scripts
 ``Projectron.R`` / ``Projectron++.R`` (binary), "dogma" DOGMA's ``k_projectron_train.m`` /
 ``k_projectron2_train.m`` / ``k_projectron2_multi_train.m`` (per-class dictionaries on multiclass data),
 "lsokl" LSOKL's fixed-budget ``projectron.m`` / ``proplus.m`` (binary and multiclass).
+
+Slow reference: tests/reference/budget.py (``run_reference``); the ``compat`` modes:
+tests/reference/budget_compat.py (``run_compat``).
 """
 import math
 from typing import NamedTuple
@@ -41,7 +44,9 @@ from ...spec import register
 from ..records import rule_params
 from ..kernel.base import EPS, MARGIN_TIE
 from ..kernel.engine import relevant_pair
-from ..kernel.support_set import N, sv_append, sync_gram
+from ..kernel.gram import sync_gram
+from ..kernel.support_set import N
+from ..kernel.sv_edit import sv_append
 from .common import (
     D0,
     DOGMA_MISTAKES,

@@ -6,6 +6,9 @@ arrival order from olkit's seeded generator (:mod:`olkit._rng`), so results depe
 
 Diagnostics: ``removals``. ``compat="dogma"``: DOGMA's ``k_perceptron(_multi)_train.m`` mistake, sign(0) = 0
 (docs/algorithms/rbp.md#dogma).
+
+Slow reference: tests/reference/budget.py (``run_reference``); the ``compat`` mode: tests/reference/budget_compat.py
+(``run_compat``).
 """
 from ..._compile import njit_helper
 from ..._rng import next_index

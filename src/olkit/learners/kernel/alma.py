@@ -15,6 +15,9 @@ iff y f < (1 − α)γ_k (strict). Multiclass data use the joint feature map of 
 
 Implementation note: SV i is stored with coefficient a_i/sqrt(κ(x_i, x_i)), so the shared expansion
 Σ_i coef_i κ(x_i, x_t) equals sqrt(κ_t) w(x̂_t); the recorded score is w(x̂_t).
+
+Slow reference: tests/reference/kernel_binary.py (``alma``) and, with the linear kernel, tests/reference/linear.py
+(``first_order``).
 """
 import math
 
@@ -27,7 +30,7 @@ from ...spec import register
 from ..linear.alma import ALMA_PRIMAL, ALMAParams
 from ..records import rule_params
 from .base import EPS, KernelLearner
-from .support_set import sv_append, sv_scale
+from .sv_edit import sv_append, sv_scale
 
 
 @njit

@@ -20,7 +20,8 @@ from ...params import SIGMA, Interval, Options
 from ..linear.base import LINEAR_BLOCK_SIZE, PrimalHooks
 from ..linear.model import LinearModel
 from ..records import NoParams
-from .support_set import SupportSet, make_stream
+from .stream import make_stream
+from .support_set import SupportSet
 
 RuleState = namedtuple("RuleState", ["prm", "fst", "cnt", "rng"])
 """State of an update rule as the compiled code sees it: its parameter record ``prm``

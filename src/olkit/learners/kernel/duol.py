@@ -38,6 +38,9 @@ literal reading. (The NIPS candidate test is F_i ≤ tol.) Ties in the argmin ta
 Diagnostics (docs/algorithms/duol.md#strong-and-weak-double-updates): double updates, and on mistake rounds with a
 double update the strong ones (w_ab ≤ −ρ, F_b ≤ 0, C ≥ γ̂_b + 1/(1−ρ)) and the weak ones (otherwise w_ab ≤ −ρ,
 F_b ≤ 1 + tol, C ≥ γ̂_b + ρ), the M_d^s and M_d^w of JMLR Theorem 4 and Figure 4.
+
+Slow reference: tests/reference/kernel_binary.py (``duol``) and tests/reference/kernel_multiclass.py
+(``run_reference``, multiclass).
 """
 import math
 from typing import NamedTuple
@@ -49,16 +52,12 @@ from ...spec import register
 from ..records import rule_params
 from .base import DIAG, EPS, KernelLearner
 from .engine import relevant_pair
+from .gram import load_gram_row, load_gram_row_related
+from .members import list_members, listed_h_dot
 from .multiclass import h_dot, set_direction, shares_class
 from .pa import paper_C
-from .support_set import (
-    N,
-    list_members,
-    listed_h_dot,
-    load_gram_row,
-    load_gram_row_related,
-    sv_append,
-)
+from .support_set import N
+from .sv_edit import sv_append
 
 EXACT, APPR, ITER, RAND = 0, 1, 2, 3
 JMLR, NIPS2009 = 0, 1

@@ -32,19 +32,10 @@ complete cannot be wrong.
 """
 from ..._compile import compile_loop, loop_compile_options, njit_helper, njit_inline
 from ...base import MISTAKES, SEEN, UPDATES
-from .support_set import (
-    BINARY,
-    CLOCK,
-    MULTICLASS,
-    MULTILABEL,
-    SPARSE,
-    N,
-    begin_block,
-    binary_scores,
-    direction_scores,
-    kernel_row_dense,
-    kernel_row_sparse,
-)
+from .kernel_rows import begin_block, kernel_row_dense, kernel_row_sparse
+from .scores import binary_scores, direction_scores
+from .stream import BINARY, MULTICLASS, MULTILABEL
+from .support_set import CLOCK, SPARSE, N
 
 
 @njit_inline

@@ -30,6 +30,8 @@ docs/dev/architecture.md#algorithm-and-parameter-names):
 * ``C`` bounds the true class's step; C = 1 is Crammer & Singer's constraint τ_r ≤ δ_{r,y} and the
   default. The result does not depend on the solver: the slow reference in the tests finds θ by bisection. On binary data MIRA runs as a 2-class
 multi-prototype model (one score per class; ``decision_function`` returns f_+ − f_−).
+
+Slow reference: tests/reference/kernel_multiclass.py (``run_reference``).
 """
 import numpy as np
 
@@ -40,7 +42,7 @@ from ...params import POSITIVE, Options
 from ...spec import register
 from ..records import rule_params
 from .base import EPS, MARGIN_TIE, KernelLearner
-from .support_set import sv_append
+from .sv_edit import sv_append
 
 
 @njit

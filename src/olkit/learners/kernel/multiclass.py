@@ -25,7 +25,7 @@ def set_direction(sv, j, r, s, gamma):
     """Coefficient vector of SV j ← γ H with H = e_r − e_s (and remember (r, s)).
 
     The SV's other coefficients must be 0 (a new SV, or the same (r, s) again): the kernel expansion
-    (``support_set.expansion_scores``) then adds only these two entries."""
+    (``scores.expansion_scores``) then adds only these two entries."""
     sv.hr[j] = r
     sv.hs[j] = s
     sv.hw[j] = gamma

@@ -14,6 +14,8 @@ Settled uncertainty (the working set): ``working_set="margin"`` (default) holds 
 margin error on arrival; ``"all"`` stores every example, so examples that become margin violators later
 are also re-optimised — the exact batch SVM on the prefix at every round (O(t²) memory and time).
 #SV counts the examples with γ_s > 0. Slow by design.
+
+Slow reference: tests/reference/kernel_binary.py (``online_svm``).
 """
 from typing import NamedTuple
 
@@ -22,7 +24,9 @@ from ...params import POSITIVE, Interval, Options
 from ...spec import register
 from ..records import rule_params
 from .base import EPS, KernelLearner
-from .support_set import N, sv_append, sync_gram
+from .gram import sync_gram
+from .support_set import N
+from .sv_edit import sv_append
 
 WORKING_SETS = {"margin": False, "all": True}  # keep every example as an SV ("all") or the margin errors
 

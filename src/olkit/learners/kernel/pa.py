@@ -14,6 +14,9 @@ smallest index), ℓ_t = [1 − (f_{r_t}(x_t) − f_{s_t}(x_t))]_+; on ℓ_t > 0
 −τ for s_t, where κ_t is replaced by 2κ_t = ‖H_t‖²κ_t (PA-II: ℓ/(2κ_t + 1/(2C))).
 
 A zero-norm example (κ(x_t, x_t) ≤ 1e-12, possible with the linear kernel) cannot change f and is skipped.
+
+Slow reference: tests/reference/kernel_binary.py (``pa``), tests/reference/kernel_multiclass.py (``run_reference``,
+multiclass) and, with the linear kernel, tests/reference/linear.py (``first_order``).
 """
 from ..._compile import min2, njit_helper, njit_inline
 from ...params import POSITIVE, POWERS_OF_TWO
@@ -23,7 +26,7 @@ from ..records import rule_params
 from .base import EPS, KernelLearner
 from .engine import relevant_pair
 from .multiclass import set_direction
-from .support_set import sv_append
+from .sv_edit import sv_append
 
 @njit_inline
 def pa_step(variant, C, loss, q):

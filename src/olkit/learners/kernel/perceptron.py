@@ -15,6 +15,9 @@ E_t = {r ≠ y_t : f_r(x_t) ≥ f_{y_t}(x_t)} (Crammer–Singer's ≥). If E_t �
 
 Σ_r τ_r = 0. The update fires on E_t ≠ ∅ (C&S's default), so a round whose tie is resolved in favour
 of y_t (not a mistake under the ties-to-the-smallest-index rule) can still update.
+
+Slow reference: tests/reference/kernel_binary.py (``perceptron``), tests/reference/kernel_multiclass.py
+(``run_reference``, multiclass) and, with the linear kernel, tests/reference/linear.py (``first_order``).
 """
 from typing import NamedTuple
 
@@ -24,7 +27,7 @@ from ...spec import register
 from ..records import rule_params
 from ..linear.perceptron import PERCEPTRON_PRIMAL
 from .base import KernelLearner
-from .support_set import sv_append
+from .sv_edit import sv_append
 
 MAX, UNIFORM, PROP = 0, 1, 2
 MULTICLASS_UPDATES = {"max": MAX, "uniform": UNIFORM, "prop": PROP}

@@ -21,6 +21,9 @@ Settled uncertainties:
 With ``kernel="linear"`` the primal form runs (docs/algorithms/romma.md#linear-form: w kept explicitly, the rescaling
 c·w as a lazy global scale, ‖w‖² recomputed after each update as LIBOL does); multiclass data use the joint feature map
 Δ = e_y⊗x − e_s⊗x (docs/algorithms/linear-family.md).
+
+Slow reference: tests/reference/kernel_binary.py (``romma``) and, with the linear kernel, tests/reference/linear.py
+(``first_order``).
 """
 from ..._compile import njit
 from ...params import BOOLEAN
@@ -28,7 +31,7 @@ from ...spec import register
 from ..linear.romma import ROMMA_PRIMAL, ROMMAParams
 from ..records import rule_params
 from .base import EPS, KernelLearner
-from .support_set import sv_append, sv_clear, sv_scale
+from .sv_edit import sv_append, sv_clear, sv_scale
 
 
 @njit

@@ -8,6 +8,9 @@ kernel row k: m = y ν·k, c = π k, v = kᵀπk + a κ_ii; α, β as in linear 
 (docs/algorithms/scw1.md#kernel-scw); if α > 0, x_i joins the SVs and with g = [c; a]:
 ν ← [ν; 0] + α y g, π ← [[π, 0], [0, 0]] − β g gᵀ. The coefficients ν are the support set's ``coef`` and
 π its SV×SV matrix "pair" (``sv.mats[0]``). O(#SV²) per round.
+
+Slow reference: tests/reference/linear.py (``second_order``): the primal form; kernel SCW with the linear kernel is
+checked against the primal form (tests/test_linear_invariants.py).
 """
 from typing import NamedTuple
 
@@ -18,7 +21,8 @@ from ..linear.base import CONFIDENCE, COVARIANCE_CONSTRAINTS, COVARIANCE_DOC, ph
 from ..linear.scw import SCW_I, SCW_II, SCW_RULE, SCWParams, scw_step
 from ..records import rule_params
 from .base import KernelLearner
-from .support_set import N, sv_append
+from .support_set import N
+from .sv_edit import sv_append
 
 
 class KernelSCWParams(NamedTuple):

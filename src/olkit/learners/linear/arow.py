@@ -1,4 +1,6 @@
-"""AROW: adaptive regularisation of weights (Crammer, Kulesza, Dredze 2009): docs/algorithms/arow.md."""
+"""AROW: adaptive regularisation of weights (Crammer, Kulesza, Dredze 2009): docs/algorithms/arow.md.
+
+Slow reference: tests/reference/linear.py (``second_order``)."""
 from typing import NamedTuple
 
 from ..._compile import njit

@@ -1,5 +1,7 @@
 """Exact confidence-weighted learning CW (Crammer, Dredze, Pereira 2008; the "CW" of the SCW paper §2.3),
-docs/algorithms/cw.md. The weights are a Gaussian N(μ, Σ); φ = Φ⁻¹(η)."""
+docs/algorithms/cw.md. The weights are a Gaussian N(μ, Σ); φ = Φ⁻¹(η).
+
+Slow reference: tests/reference/linear.py (``second_order``)."""
 import math
 from typing import NamedTuple
 

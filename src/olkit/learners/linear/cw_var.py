@@ -1,4 +1,6 @@
-"""Confidence-weighted learning, variance form (Dredze, Crammer, Pereira 2008): docs/algorithms/cw-var.md."""
+"""Confidence-weighted learning, variance form (Dredze, Crammer, Pereira 2008): docs/algorithms/cw-var.md.
+
+Slow reference: tests/reference/linear.py (``second_order``)."""
 import math
 
 from ..._compile import njit

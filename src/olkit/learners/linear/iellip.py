@@ -1,4 +1,6 @@
-"""Improved ellipsoid method IELLIP (Yang, Jin, Ye ICML 2009) as in LIBOL: docs/algorithms/iellip.md."""
+"""Improved ellipsoid method IELLIP (Yang, Jin, Ye ICML 2009) as in LIBOL: docs/algorithms/iellip.md.
+
+Slow reference: tests/reference/linear.py (``second_order``)."""
 from typing import NamedTuple
 
 from ..._compile import njit

@@ -1,5 +1,7 @@
 """NAROW: AROW with an adaptive regulariser (Orabona & Crammer 2010), as LIBOL's NAROW.m:
-docs/algorithms/narow.md."""
+docs/algorithms/narow.md.
+
+Slow reference: tests/reference/linear.py (``second_order``)."""
 from typing import NamedTuple
 
 from ..._compile import njit

@@ -1,4 +1,6 @@
-"""NHERD: normal herding (Crammer & Lee 2010): docs/algorithms/nherd.md."""
+"""NHERD: normal herding (Crammer & Lee 2010): docs/algorithms/nherd.md.
+
+Slow reference: tests/reference/linear.py (``second_order``)."""
 import math
 from typing import NamedTuple
 

@@ -1,4 +1,6 @@
-"""Second-order Perceptron (Cesa-Bianchi, Conconi, Gentile 2005): docs/algorithms/sop.md."""
+"""Second-order Perceptron (Cesa-Bianchi, Conconi, Gentile 2005): docs/algorithms/sop.md.
+
+Slow reference: tests/reference/linear.py (``sop``)."""
 import numpy as np
 
 from ..._compile import njit

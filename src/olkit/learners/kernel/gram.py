@@ -1,0 +1,119 @@
+"""The SV Gram cache ``gram[i, j] = κ(x_i, x_j)`` of a support set, and the SV–SV kernel rows read from it.
+
+The cache is filled for free when an SV is added: its kernel row against the current SVs was just computed
+to predict, and :func:`~olkit.learners.kernel.sv_edit.sv_append` writes it as the new SV's row. The mirrored
+column entries are filled once per block by :func:`sync_gram` (writing a column per added SV touches one
+cache line per entry and was the largest cost of DUOL). Read SV–SV values through :func:`load_gram_row`
+(compiled code) or ``SupportSet.gram_matrix()`` (Python), which handle the not-yet-mirrored part;
+:func:`load_gram_row` computes the row on demand when there is no cache (a learner may cap the cache's
+memory, see ``SupportSet``'s ``gram_limit_bytes``). :func:`load_gram_row_related` reads only the entries of
+the SVs whose direction shares a class with a given one, through the member lists
+(:mod:`~olkit.learners.kernel.members`).
+"""
+from ..._compile import max2, min2, njit_helper
+from ...kernels import NEAR_PAIR, exp_nonpositive, kernel_row_from_dots
+from .dots import (
+    dense_dots,
+    near_pairs_dense,
+    near_pairs_sparse,
+    packed_dense_dots,
+    sparse_dot,
+    sq_dist_dense,
+    sq_dist_sparse,
+)
+from .support_set import GSYNC, HAS_GRAM, SPARSE, N
+
+
+@njit_helper
+def sync_gram(sv):
+    """Mirror the rows of SVs added since the last call into their Gram columns.
+
+    Row-major over the destination (each row j gets a contiguous segment), so the copy streams through
+    memory instead of touching one cache line per entry. Nothing to do without a Gram cache.
+    """
+    if not sv.meta[HAS_GRAM]:
+        return
+    n, done = sv.meta[N], sv.meta[GSYNC]
+    for j in range(n):
+        for i in range(max2(done, j + 1), n):
+            sv.gram[j, i] = sv.gram[i, j]
+    sv.meta[GSYNC] = n
+
+
+@njit_helper
+def load_gram_row(sv, b, s):
+    """Fill ``sv.grow[:n]`` with κ(x_b, x_i) for every SV i.
+
+    From the Gram cache when the support set keeps one; otherwise computed on demand (O(#SV·nnz)).
+    """
+    n = sv.meta[N]
+    if sv.meta[HAS_GRAM]:
+        split = max2(sv.meta[GSYNC], b + 1)
+        for i in range(min2(split, n)):
+            sv.grow[i] = sv.gram[b, i]
+        for i in range(split, n):  # columns not mirrored yet: read the (complete) rows of the new SVs
+            sv.grow[i] = sv.gram[i, b]
+        return
+    start, stop, indices, data, work, grow, norm2 = sv.start, sv.stop, sv.indices, sv.data, s.work, sv.grow, sv.norm2
+    if sv.meta[SPARSE]:
+        for q in range(start[b], stop[b]):
+            work[indices[q]] = data[q]
+        for i in range(n):
+            grow[i] = sparse_dot(start, stop, indices, data, i, work)
+        for q in range(start[b], stop[b]):
+            work[indices[q]] = 0.0
+    else:
+        dense_dots(sv.X, sv.X[b], grow, 0, n)
+    if kernel_row_from_dots(s.kp, grow, norm2[b], norm2, n):
+        if sv.meta[SPARSE]:
+            near_pairs_sparse(grow, n, start, stop, indices, data, start[b], stop[b], indices, data, work, s.kp[1])
+        else:
+            near_pairs_dense(grow, n, sv.X, sv.X, b, s.kp[1])
+
+
+@njit_helper
+def load_gram_row_related(sv, b, s, rb, sb):
+    """κ(x_b, x_i) for the SVs i whose direction shares a class with b's, H_b·H_i ≠ 0 (H = e_r − e_s, ``(rb, sb)``
+    = b's direction; an SV without a direction shares none), packed: returns m, with ``sv.gsel[:m]`` those
+    slots (the member list of rb, then the rest of sb's) and ``sv.grow[:m]`` their kernel values. Needs
+    the member lists (:func:`list_members`) up to date.
+
+    For multiclass rules whose update is a multiple of H_b κ(x_b, ·): the other SVs' terms are 0. With K
+    classes about 4/K of the SVs share a class with b (15 % on letter, K = 26), so this costs about that
+    fraction of :func:`load_gram_row`. The values are those of :func:`load_gram_row` bit for bit (the same dot
+    product code and the same vectorised kernel transform, over the packed dot products and squared norms)."""
+    if rb < 0:
+        return 0
+    sel, grow, members, other, counts = sv.gsel, sv.grow, sv.members, sv.member_other, sv.n_members
+    m = counts[rb]
+    for k in range(m):
+        sel[k] = members[rb, k]
+    for k in range(counts[sb]):  # sb's list without the SVs already in rb's (direction (rb, sb) or (sb, rb))
+        sel[m] = members[sb, k]
+        m += (other[sb, k] >> 1) != rb
+    if sv.meta[HAS_GRAM]:
+        split = max2(sv.meta[GSYNC], b + 1)  # columns from split on are not mirrored yet: read the rows
+        for k in range(m):
+            i = sel[k]
+            grow[k] = sv.gram[b, i] if i < split else sv.gram[i, b]
+        return m
+    start, stop, indices, data, work = sv.start, sv.stop, sv.indices, sv.data, s.work
+    if sv.meta[SPARSE]:
+        for q in range(start[b], stop[b]):
+            work[indices[q]] = data[q]
+        for k in range(m):
+            grow[k] = sparse_dot(start, stop, indices, data, sel[k], work)
+        for q in range(start[b], stop[b]):
+            work[indices[q]] = 0.0
+    else:
+        packed_dense_dots(sv.X, sv.X[b], sel, grow, m)
+    for k in range(m):
+        sv.gnorm2[k] = sv.norm2[sel[k]]
+    if kernel_row_from_dots(s.kp, grow, sv.norm2[b], sv.gnorm2, m):
+        for k in range(m):
+            if grow[k] == NEAR_PAIR:
+                i = sel[k]
+                d2 = (sq_dist_sparse(start, stop, indices, data, i, start[b], stop[b], indices, data, work)
+                      if sv.meta[SPARSE] else sq_dist_dense(sv.X, i, sv.X, b))
+                grow[k] = exp_nonpositive(-d2 * s.kp[1])
+    return m
