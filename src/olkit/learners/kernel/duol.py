@@ -45,7 +45,7 @@ Slow reference: tests/reference/kernel_binary.py (``duol``) and tests/reference/
 import math
 from typing import NamedTuple
 
-from ..._compile import max2, min2, njit_helper, njit_helper_nonan, njit_inline
+from ..._compile import max2, min2, njit_helper, njit_inline
 from ..._rng import next_index
 from ...params import NON_NEGATIVE, POSITIVE, POWERS_OF_TWO, SEED, Interval, Options
 from ...spec import register
@@ -53,9 +53,18 @@ from ..records import rule_params
 from .base import DIAG, EPS, KernelLearner
 from .engine import relevant_pair
 from .gram import load_gram_row, load_gram_row_related
-from .members import list_members, listed_h_dot
-from .multiclass import h_dot, set_direction, shares_class
+from .members import list_members
+from .multiclass import h_dot, set_direction
 from .pa import paper_C
+from .duol_scans import (
+    first_tied,
+    first_unrelated_candidate,
+    label_weights,
+    listed_margins,
+    listed_weight_min,
+    lists,
+    tied_pick,
+)
 from .support_set import N
 from .sv_edit import sv_append
 
@@ -151,29 +160,12 @@ def duol_closed_form(la, lb, qa, qb, w, C, gb_hat):
 
 @njit_inline
 def tie_bound(w_min, tol):
-    """The largest weight tied with the minimum w_min: w_min + tol·|w_min|, or w_min itself when it is
-    infinite (kernel values that overflow: −inf + tol·inf would be NaN, tying nothing)."""
+    """The largest weight tied with the minimum w_min (docs/algorithms/duol.md#ties): w_min + tol·|w_min|, or w_min
+    itself when it is infinite (kernel values that overflow: −inf + tol·inf would be NaN, tying nothing). A
+    *relative* tolerance: the same exact value can differ in its last bit between code paths (block product,
+    single dot, Gram cache), while on data with large raw values distinct w_i of order 1e-12 must stay
+    distinct."""
     return w_min + tol * abs(w_min) if abs(w_min) < math.inf else w_min
-
-
-@njit_inline
-def tied_pick(values, F, F_max, n, w_min, tol, last):
-    """The auxiliary example among the tied minimisers (docs/algorithms/duol.md#ties): every
-    candidate i (F_i ≤ F_max) with values[i] ≤ w_min + tol·|w_min| is tied; pick the last (JMLR binary, Algorithm 1's
-    "≤") or the first (NIPS 2009, M-DUOL's strict "<"). A *relative* tolerance: the same exact value can
-    differ in its last bit between code paths (block product, single dot, Gram cache), while on data with
-    large raw values distinct w_i of order 1e-12 must stay distinct."""
-    bound = tie_bound(w_min, tol)
-    # branch-free index reductions (vectorised; an early exit is slower)
-    if last:
-        b = -1
-        for i in range(n):
-            b = max2(b, i if F[i] <= F_max and values[i] <= bound else -1)
-        return b
-    b = n
-    for i in range(n):
-        b = min2(b, i if F[i] <= F_max and values[i] <= bound else n)
-    return b if b < n else -1
 
 
 @njit_helper
@@ -222,8 +214,8 @@ def duol_update(sv, st, s, t, kself, y, f, mistake):
     # JMLR: candidates F_i ≤ 1; NIPS: F_i ≤ 0 and only w_i < 0 qualify (w_min starts at 0)
     F_max = 1.0 + tol if variant == JMLR else tol
     w_start = math.inf if variant == JMLR else 0.0
-    w_min = _label_weights(y, sv.y, sv.krow, sv.F, F_max, w_start, sv.grow, n)  # w_i in sv.grow (scratch)
-    b = tied_pick(sv.grow, sv.F, F_max, n, w_min, tol, variant == JMLR) if w_min < w_start else -1
+    w_min = label_weights(y, sv.y, sv.krow, sv.F, F_max, w_start, sv.grow, n)  # w_i in sv.grow (scratch)
+    b = tied_pick(sv.grow, sv.F, F_max, n, tie_bound(w_min, tol), variant == JMLR) if w_min < w_start else -1
     return _binary_step(sv, st, s, t, kself, y, f[0], mistake, loss, b, w_min)
 
 
@@ -300,20 +292,20 @@ def mduol_update(sv, st, s, t, kself, y, f, mistake):
     list_members(sv)
     n = sv.meta[N]
     krow, hr, hs, F = sv.krow, sv.hr, sv.hs, sv.F
-    lr, cr, lw, cw = _lists(sv, r, w)
+    lr, cr, lw, cw = lists(sv, r, w)
     F_max = 1.0 + tol
     # -- auxiliary example: argmin (H_t·H_i) κ(x_t, x_i) over the SVs with F_i ≤ 1 (Algorithm 2), ties to the first
-    w_min = min2(_listed_weight_min(lr, cr, 1, w, krow, F, F_max), _listed_weight_min(lw, cw, -1, r, krow, F, F_max))
+    w_min = min2(listed_weight_min(lr, cr, 1, w, krow, F, F_max), listed_weight_min(lw, cw, -1, r, krow, F, F_max))
     other = n  # the first candidate that shares no class with H_t (weight 0), when it can be the pick
     if not w_min + tol * abs(w_min) < 0.0:
-        other = _first_unrelated_candidate(r, w, hr, hs, F, F_max, n)
+        other = first_unrelated_candidate(r, w, hr, hs, F, F_max, n)
         if other < n:
             w_min = min2(w_min, 0.0)
     b = -1
     if w_min < math.inf:
         bound = tie_bound(w_min, tol)
-        b = min2(_first_tied(lr, cr, 1, w, krow, F, F_max, bound, n),
-                 _first_tied(lw, cw, -1, r, krow, F, F_max, bound, n))
+        b = min2(first_tied(lr, cr, 1, w, krow, F, F_max, bound, n),
+                 first_tied(lw, cw, -1, r, krow, F, F_max, bound, n))
         if 0.0 <= bound:
             b = min2(b, other)
     double = 0 <= b < n and w_min <= -2.0 * rho  # b = n: none found tied (NaN kernel values from overflow)
@@ -333,9 +325,9 @@ def mduol_update(sv, st, s, t, kself, y, f, mistake):
         gamma = min2(C, loss / (2.0 * kself))
         set_direction(sv, j, r, w, gamma)
         list_members(sv)
-        lr, cr, lw, cw = _lists(sv, r, w)
-        _listed_margins(F, lr, cr, 1, w, krow, gamma, -1, -1, -1)
-        _listed_margins(F, lw, cw, -1, r, krow, gamma, r, -1, -1)
+        lr, cr, lw, cw = lists(sv, r, w)
+        listed_margins(F, lr, cr, 1, w, krow, gamma, -1, -1, -1)
+        listed_margins(F, lw, cw, -1, r, krow, gamma, r, -1, -1)
         return True
     st.cnt[D_DOUBLE] += 1
     ga, d = solve_double(solver, JMLR, loss, 1.0 - Fb, 2.0 * kself, 2.0 * sv.kself[b], w_ab, C, gb_hat, rho,
@@ -346,82 +338,17 @@ def mduol_update(sv, st, s, t, kself, y, f, mistake):
     m = load_gram_row_related(sv, b, s, rb, sb)  # κ(x_b, x_i) where H_b·H_i ≠ 0, packed
     # F_i += γ_a (H_t·H_i) κ(x_t, x_i) + d (H_b·H_i) κ(x_b, x_i): first the SVs sharing a class with H_t only,
     # then those sharing one with H_b (both terms in one expression)
-    lr, cr, lw, cw = _lists(sv, r, w)
+    lr, cr, lw, cw = lists(sv, r, w)
     if r != rb and r != sb:  # (else every SV of the list shares a class with H_b)
-        _listed_margins(F, lr, cr, 1, w, krow, ga, rb, sb, -1)
+        listed_margins(F, lr, cr, 1, w, krow, ga, rb, sb, -1)
     if w != rb and w != sb:
-        _listed_margins(F, lw, cw, -1, r, krow, ga, r, rb, sb)
+        listed_margins(F, lw, cw, -1, r, krow, ga, r, rb, sb)
     grow, sel = sv.grow, sv.gsel
     for k in range(m):
         i = sel[k]
         ri, si = hr[i], hs[i]
         F[i] += ga * h_dot(r, w, ri, si) * krow[i] + d * h_dot(rb, sb, ri, si) * grow[k]
     return True
-
-
-@njit_helper_nonan
-def _label_weights(y, sv_y, krow, F, F_max, w_start, out, n):
-    """out[i] = y_i y_t κ(x_i, x_t) for every SV; returns min(w_start, their minimum over the candidates
-    F_i ≤ F_max)."""
-    for i in range(n):
-        out[i] = sv_y[i] * y * krow[i]
-    w_min = w_start
-    for i in range(n):
-        w_min = min2(w_min, out[i] if F[i] <= F_max else math.inf)
-    return w_min
-
-
-# The passes of M-DUOL over the member lists of r and w (the SVs sharing a class with H_t = e_r − e_w). A
-# list is given as its slots, its ``member_other`` codes, sign = +1 (r's list) or −1 (w's) and the partner
-# class (w or r): H_t·H_i = listed_h_dot(sign, partner, code), without reading hr/hs at scattered slots.
-
-@njit_helper_nonan
-def _listed_weight_min(slots, codes, sign, partner, krow, F, F_max):
-    """min of (H_t·H_i) κ(x_t, x_i) over the candidates F_i ≤ F_max of one list (+inf if none)."""
-    w_min = math.inf
-    for k in range(slots.shape[0]):
-        i = slots[k]
-        w_min = min2(w_min, listed_h_dot(sign, partner, codes[k]) * krow[i] if F[i] <= F_max else math.inf)
-    return w_min
-
-
-@njit_helper
-def _first_tied(slots, codes, sign, partner, krow, F, F_max, bound, n):
-    """The first slot of one list (increasing) that is a candidate with (H_t·H_i) κ(x_t, x_i) ≤ bound; n if
-    none."""
-    for k in range(slots.shape[0]):
-        i = slots[k]
-        if F[i] <= F_max and listed_h_dot(sign, partner, codes[k]) * krow[i] <= bound:
-            return i
-    return n
-
-
-@njit_helper
-def _first_unrelated_candidate(r, w, hr, hs, F, F_max, n):
-    """The first SV that is a candidate and shares no class with H_t (its weight is 0); n if none."""
-    for i in range(n):
-        if F[i] <= F_max and not shares_class(r, w, hr[i], hs[i]):
-            return i
-    return n
-
-
-@njit_helper
-def _listed_margins(F, slots, codes, sign, partner, krow, gamma, ex1, ex2, ex3):
-    """F_i += γ (H_t·H_i) κ(x_t, x_i) for the SVs of one list whose other class is none of ex1, ex2, ex3
-    (−1: no exclusion). w's list excludes r (the SVs on both lists, updated from r's); in a double update
-    both lists exclude b's classes (those SVs get both terms at once)."""
-    for k in range(slots.shape[0]):
-        o = codes[k] >> 1
-        if o != ex1 and o != ex2 and o != ex3:
-            i = slots[k]
-            F[i] += gamma * listed_h_dot(sign, partner, codes[k]) * krow[i]
-
-
-@njit_inline
-def _lists(sv, r, w):
-    """The member lists of r and w: (slots, codes) of each."""
-    nr, nw = sv.n_members[r], sv.n_members[w]
-    return sv.members[r, :nr], sv.member_other[r, :nr], sv.members[w, :nw], sv.member_other[w, :nw]
 
 
 class _DUOLBase(KernelLearner):
