@@ -40,6 +40,7 @@ double update the strong ones (w_ab ≤ −ρ, F_b ≤ 0, C ≥ γ̂_b + 1/(1−
 F_b ≤ 1 + tol, C ≥ γ̂_b + ρ), the M_d^s and M_d^w of JMLR Theorem 4 and Figure 4.
 """
 import math
+from typing import ClassVar
 
 from ..._compile import max2, min2, njit_helper, njit_helper_nonan, njit_inline
 from ..._rng import next_index
@@ -421,7 +422,7 @@ class _DUOLBase(KernelLearner):
     _gram = "bounded"
     _member_lists = True
     _solver = EXACT
-    _kernel_data = ("binary", "multiclass", "multilabel")
+    _kernel_data: ClassVar[tuple[str, ...]] = ("binary", "multiclass", "multilabel")
     _parameter_constraints = {
         "C": [POSITIVE, None],
         "rho": [Interval(0, 1, closed="left"), None],
