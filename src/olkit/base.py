@@ -696,4 +696,3 @@ class OnlineClassifier:
 
         @property
         def n_support_(self) -> int: ...
-
