@@ -4,9 +4,10 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 DOCS_STAMP := $(VENV)/.docs-installed
+DEV_STAMP := $(VENV)/.dev-installed
 SPHINXOPTS ?=
 
-.PHONY: install demo test reproduce bench fuzz docs docs-check clean
+.PHONY: install demo test lint reproduce bench fuzz docs docs-check clean
 
 install: $(STAMP)
 
@@ -21,6 +22,17 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(PY) -m pytest -n 2 --dist loadgroup
+
+$(DEV_STAMP): $(STAMP) pyproject.toml
+	$(PY) -m pip install --quiet -e ".[dev]"
+	touch $(DEV_STAMP)
+
+# ruff (lint, then the formatting check) and mypy, configured in pyproject.toml; .pre-commit-config.yaml runs the same
+LINT_PATHS := src tests tools benchmarks docs/_ext examples
+lint: $(DEV_STAMP)
+	$(VENV)/bin/ruff check $(LINT_PATHS)
+	$(VENV)/bin/ruff format --check $(LINT_PATHS)
+	$(VENV)/bin/mypy
 
 reproduce: $(STAMP)
 	$(PY) -m olkit.experiment.reproduce experiments/duol_binary.toml

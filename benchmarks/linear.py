@@ -82,6 +82,8 @@ VW_CHUNK = 16384                  # examples parsed (untimed) before each timed 
 
 def _njit():
     import olkit  # noqa: F401  (sets numba's cache directory before numba is imported)
+
+    # isort: split
     from numba import njit
 
     return njit(cache=True)

@@ -20,7 +20,6 @@ the cluster. On a real cluster, pass the scheduler's address instead.
 # ``processes=False`` keeps the workers in this process (threads): quick to start, and olkit's compiled
 # loops release the GIL, so two workers do run in parallel.
 import matplotlib.pyplot as plt
-import numpy as np
 from dask.distributed import Client, LocalCluster
 
 import olkit

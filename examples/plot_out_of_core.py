@@ -46,7 +46,7 @@ w_true = rng.standard_normal(D)
 tmp = tempfile.TemporaryDirectory()
 path = os.path.join(tmp.name, "big.libsvm")
 with open(path, "wb") as fh:
-    for start in range(0, N, CHUNK):
+    for _ in range(0, N, CHUNK):
         cols = np.sort(rng.choice(D, size=(CHUNK, NNZ)), axis=1)  # repeats are summed by CSR
         rows = np.repeat(np.arange(CHUNK), NNZ)
         X_chunk = sp.csr_matrix((rng.random(CHUNK * NNZ), (rows, cols.ravel())), shape=(CHUNK, D))

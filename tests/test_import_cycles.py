@@ -5,7 +5,9 @@ Every module of ``src/olkit`` is parsed with :mod:`ast`; each ``import olkit.x``
 ``from pkg import name`` is an edge to ``pkg.name`` when that is a module, else to ``pkg`` (its
 ``__init__``). Importing a submodule also runs its package's ``__init__``; that is not counted, or a
 package that imports its own submodules would always be "in a cycle". ``olkit/__init__.py`` imports its
-public names with ``importlib`` on first use; those dynamic imports are not seen.
+public names with ``importlib`` on first use; those dynamic imports are not seen. Imports inside an
+``if TYPE_CHECKING:`` block are not edges either: they never run (a type checker reads them, to name in an
+annotation a class of a module that imports this one, e.g. ``evaluate_online``'s learner).
 
 The check runs at every level of the package tree: inside package P, every module of P's subtree is
 replaced by the child of P that holds it (a module of P, or a subpackage with everything below it), and
@@ -47,8 +49,17 @@ def import_edges(name, path, modules):
     tree = ast.parse(path.read_text(), filename=str(path))
     is_package = path.name == "__init__.py"
     package = name if is_package else name.rpartition(".")[0]
+    type_checking_only = {
+        id(inner)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.If) and ast.unparse(node.test) in ("TYPE_CHECKING", "typing.TYPE_CHECKING")
+        for statement in node.body
+        for inner in ast.walk(statement)
+    }
     edges = set()
     for node in ast.walk(tree):
+        if id(node) in type_checking_only:
+            continue
         if isinstance(node, ast.Import):
             for alias in node.names:
                 target = alias.name

@@ -78,7 +78,7 @@ class _Refs(html.parser.HTMLParser):
     handle_startendtag = handle_starttag
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _parse(path):
     parser = _Refs()
     parser.feed(Path(path).read_text(encoding="utf-8", errors="replace"))

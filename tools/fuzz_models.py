@@ -121,8 +121,9 @@ def json_paths(node, path=()):
 def pick_value(rng, a=None):
     v = VALUES[rng.integers(len(VALUES))]
     if a is not None and a.size and rng.random() < 0.3:  # near the array's own values: a count ± 1
-        v = int(np.nan_to_num(np.max(a[np.isfinite(a)]) if a.dtype.kind == "f" and np.isfinite(a).any()
-                              else (np.max(a) if a.dtype.kind != "f" else 0), posinf=0, neginf=0)) + int(rng.integers(-1, 3))
+        top = np.max(a[np.isfinite(a)]) if a.dtype.kind == "f" and np.isfinite(a).any() else (
+            np.max(a) if a.dtype.kind != "f" else 0)
+        v = int(np.nan_to_num(top, posinf=0, neginf=0)) + int(rng.integers(-1, 3))
     return v
 
 

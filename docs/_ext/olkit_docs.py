@@ -20,7 +20,6 @@ from pathlib import Path
 from docutils import nodes
 from docutils.parsers.rst import Directive
 from docutils.statemachine import StringList
-
 from sphinx.util import logging
 
 import olkit_benchmarks

@@ -11,8 +11,11 @@ command line can tune the garbage collector before numba and SciPy are imported.
 compiled code imports :mod:`olkit._compile` first, which chooses the numba cache directory.
 """
 import importlib
+from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
+"""The version of olkit, written here only: the package metadata (pyproject.toml), ``olkit --version`` and the
+header of every saved model read it."""
 
 _EXPORTS = {
     "make": ("registry", "make"),
@@ -31,8 +34,22 @@ _EXPORTS = {
 
 __all__ = [*_EXPORTS, "__version__"]
 
+if TYPE_CHECKING:  # what __getattr__ imports on first use, spelled out for type checkers (tests/test_packaging.py)
+    from .data import dataset_info as dataset_info
+    from .data import fetch_dataset as fetch_dataset
+    from .data import list_datasets as list_datasets
+    from .data import load_dataset as load_dataset
+    from .limits import SupportSetGrowthWarning as SupportSetGrowthWarning
+    from .persist import load as load
+    from .persist import save as save
+    from .protocol import OnlineResult as OnlineResult
+    from .protocol import UnlearnableExample as UnlearnableExample
+    from .protocol import evaluate_online as evaluate_online
+    from .registry import make as make
+    from .registry import names as algorithms  # noqa: F401  (olkit.algorithms)
 
-def __getattr__(name):
+
+def __getattr__(name: str) -> Any:
     if name in _EXPORTS:
         module, attr = _EXPORTS[name]
         value = getattr(importlib.import_module(f".{module}", __name__), attr)
@@ -41,5 +58,5 @@ def __getattr__(name):
     raise AttributeError(f"module 'olkit' has no attribute {name!r}")
 
 
-def __dir__():
+def __dir__() -> list[str]:
     return sorted(set(globals()) | set(_EXPORTS))

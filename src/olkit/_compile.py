@@ -53,9 +53,9 @@ import numba.core.compiler  # noqa: E402
 import numba.core.registry  # noqa: E402
 import numba.extending  # noqa: E402
 
-if numba.config.CACHE_DIR != os.environ["NUMBA_CACHE_DIR"]:
+if numba.config.CACHE_DIR != os.environ["NUMBA_CACHE_DIR"]:  # type: ignore[attr-defined]  # set at run time
     # numba was imported by the user before olkit: point its cache at our directory anyway.
-    numba.config.CACHE_DIR = os.environ["NUMBA_CACHE_DIR"]
+    numba.config.CACHE_DIR = os.environ["NUMBA_CACHE_DIR"]  # type: ignore[attr-defined]  # (numba.config's options)
 
 njit = numba.njit(cache=True, nogil=True)
 """Decorator used for every compiled olkit routine (cached on disk, releases the GIL)."""
@@ -272,8 +272,9 @@ import inspect  # noqa: E402
 import sys  # noqa: E402
 import textwrap  # noqa: E402
 import threading  # noqa: E402
+from typing import Any  # noqa: E402
 
-_LOOPS = {}
+_LOOPS: dict[tuple, Any] = {}
 _LOOPS_LOCK = threading.RLock()
 """Held while a loop's module is built: threads that need the same loop at once (two learners learning in
 two threads, e.g. a Dask cluster of thread workers, on a cold cache) must not meet a module that is

@@ -30,7 +30,7 @@ SWEEP_SECONDS = 60.0
 
 _HOST = hashlib.blake2b(socket.gethostname().encode(), digest_size=3).hexdigest()
 _MAX_NAME = 120  # UTF-8 bytes of the target's name kept in its temporary's name (file names: <= 255 bytes)
-_swept = {}  # directory -> time.monotonic() of its last sweep in this process
+_swept: dict[str, float] = {}  # directory -> time.monotonic() of its last sweep in this process
 
 
 def file_kind(mode):

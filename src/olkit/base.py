@@ -17,12 +17,16 @@ import numbers
 import re
 import textwrap
 import warnings
+from typing import TYPE_CHECKING, Any, ClassVar, Self
 
 import numpy as np
 import scipy.sparse as sp
 
 from .params import BOOLEAN, RANDOM_STATE, Options, nearest_name, validate_params
 from .protocol import serialised
+
+if TYPE_CHECKING:
+    from ._typing import ArrayLike, MatrixLike
 
 COMPAT_CHOICES = ("none",)
 
@@ -248,9 +252,9 @@ class OnlineClassifier:
     ValueError; data without names after names, or the reverse, warn).
     """
 
-    algorithm_name = None
-    description = ""
-    compat_choices = COMPAT_CHOICES
+    algorithm_name: ClassVar[str] = None  # type: ignore[assignment]  # every registered learner's name (olkit.spec)
+    description: ClassVar[str] = ""
+    compat_choices: tuple[str, ...] = COMPAT_CHOICES
 
     @classmethod
     def _complete_docstring(cls, name):
@@ -320,7 +324,7 @@ class OnlineClassifier:
                     input_tags=InputTags(sparse=True, allow_nan=False), requires_fit=True)
 
     _estimator_type = "classifier"
-    _block_size = None  # examples per call of the compiled loop (None: olkit.protocol.BLOCK_SIZE)
+    _block_size: ClassVar[int | None] = None  # examples per call of the compiled loop (None: olkit.protocol.BLOCK_SIZE)
     _multiclass = False
     _multilabel = False
     _score_columns_2d = False  # the compiled loop writes scores as an (n, K) array even when K = 1
@@ -330,8 +334,11 @@ class OnlineClassifier:
         return hasattr(self, "classes_")
 
     # ---- parameter checks (the one validation path, see olkit.params) ------------------------------
-    _parameter_constraints = {"compat": [lambda self: Options(tuple(self.compat_choices))],
-                              "shuffle": [BOOLEAN], "random_state": RANDOM_STATE}
+    _parameter_constraints: ClassVar[dict[str, Any]] = {
+        "compat": [lambda self: Options(tuple(self.compat_choices))],
+        "shuffle": [BOOLEAN],
+        "random_state": RANDOM_STATE,
+    }
     """{parameter: [constraint, ...]}; subclasses add theirs (merged along the class hierarchy)."""
 
     @classmethod
@@ -364,8 +371,9 @@ class OnlineClassifier:
         record = getattr(self, "_state_params", None)
         if record is None:
             self._state_params = self._params_record()
-        elif not (isinstance(record, tuple) and all(isinstance(p, tuple) and len(p) == 2 and
-                                                    isinstance(p[1], (type(None), bool, int, float, str)) for p in record)
+        elif not (isinstance(record, tuple)
+                  and all(isinstance(p, tuple) and len(p) == 2 and isinstance(p[1], (type(None), bool, int, float, str))
+                          for p in record)
                   and [p[0] for p in record] == self._algorithm_param_names()):
             raise ValueError(f"{self.algorithm_name}: the record of the parameters the model was built with "
                              "(_state_params) is damaged")
@@ -518,7 +526,7 @@ class OnlineClassifier:
                                  f"with {name}={_plain(fitted)}; call fit to start afresh or set it back "
                                  f"(set_params({name}={_plain(fitted)}))")
 
-    def _validate_y(self, y, n):
+    def _validate_y(self, y, n) -> np.ndarray:
         if y is None:
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
         if not sp.issparse(y):
@@ -568,7 +576,7 @@ class OnlineClassifier:
 
     # ---- scikit-learn API ------------------------------------------------------------------------
     @serialised
-    def fit(self, X, y):
+    def fit(self, X: "MatrixLike", y: "ArrayLike") -> Self:
         """Reset the model and make one online pass over (X, y): in a random order drawn from
         ``random_state`` when ``shuffle`` is True (the default), else in the given order."""
         from .protocol import run_online
@@ -594,7 +602,7 @@ class OnlineClassifier:
         return check_random_state(seed).permutation(n)
 
     @serialised
-    def partial_fit(self, X, y, classes=None):
+    def partial_fit(self, X: "MatrixLike", y: "ArrayLike", classes: "ArrayLike | None" = None) -> Self:
         """Continue the online pass with (X, y); ``classes`` fixes the label set on the first call."""
         from .protocol import run_online
 
@@ -613,7 +621,7 @@ class OnlineClassifier:
         return self
 
     @serialised
-    def decision_function(self, X):
+    def decision_function(self, X: "MatrixLike") -> np.ndarray:
         """Score of every row under the current model: binary f(x), shape (n,) (positive means
         ``classes_[1]``); multiclass (n, n_classes), one column per class of ``classes_``.
 
@@ -632,7 +640,7 @@ class OnlineClassifier:
         return scores
 
     @serialised
-    def predict(self, X):
+    def predict(self, X: "MatrixLike") -> np.ndarray:
         """Predicted labels. Binary: a score of exactly 0 predicts the positive class; multiclass: the
         class of the largest score, ties to the smallest class (docs/algorithms/conventions.md#ties). Multi-label: the
         0/1 indicator matrix of the label set {c : f_c(x) > 0} — the classes pushed above the zero-sum
@@ -649,7 +657,7 @@ class OnlineClassifier:
         return self.classes_[(scores >= 0).astype(int)]
 
     @serialised
-    def score(self, X, y):
+    def score(self, X: "MatrixLike", y: "ArrayLike") -> float:
         """Accuracy of ``predict`` on (X, y) (multi-label: the fraction of exactly right label sets)."""
         pred = self.predict(X)
         y = self._validate_y(y, pred.shape[0])
@@ -682,3 +690,13 @@ class OnlineClassifier:
         """Algorithm-specific running counts (e.g. DUOL's strong/weak double updates)."""
         return {}
 
+    if TYPE_CHECKING:  # hooks every family's base class provides (kernel/base.py, linear/base.py, budget/fogd.py)
+
+        def _engine_input(self, X: Any) -> Any: ...
+
+        def _decision(self, X: Any) -> np.ndarray: ...
+
+        def _warm_up(self, X: Any, y_internal: np.ndarray) -> None: ...
+
+        @property
+        def n_support_(self) -> int: ...

@@ -26,8 +26,8 @@ import numpy as np
 class Interval:
     """A finite number in [low, high]; ``closed`` says which ends belong: "both", "left", "right", "neither"."""
 
-    low: float = None
-    high: float = None
+    low: float | None = None
+    high: float | None = None
     closed: str = "both"
     integer: bool = False
     even: bool = False

@@ -16,7 +16,7 @@ One ``.npz`` file (``numpy.savez_compressed``, a zip of ``.npy`` arrays), read b
 
 * ``__header__``: a uint8 array, the UTF-8 bytes of a JSON object::
 
-    {"format": "olkit-model", "format_version": 2, "olkit_version": "0.1.0",
+    {"format": "olkit-model", "format_version": 2, "olkit_version": "<olkit.__version__>",
      "algorithm": "duol", "params": {...get_params()...},
      "classes": {"kind": "int" | "float" | "str" | "bool", "dtype": "<i8", "values": [...]},
      "multilabel": false, "n_features_in": 24,
@@ -72,10 +72,14 @@ import math
 import os
 import zipfile
 import zlib
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .protocol import serialised
+
+if TYPE_CHECKING:
+    from .base import OnlineClassifier
 
 FORMAT = "olkit-model"
 FORMAT_VERSION = 2
@@ -158,7 +162,7 @@ def _classes_header(classes):
 
 
 @serialised
-def save(model, path):
+def save(model: "OnlineClassifier", path: str | os.PathLike) -> None:
     """Write a fitted olkit learner to ``path`` (one ``.npz`` file, no pickle; see the module docstring).
 
     The file is written whole or not at all (a temporary file renamed over ``path``)."""
@@ -195,7 +199,8 @@ def save(model, path):
                          "fitted with back") from None
     blob = np.frombuffer(json.dumps(header, allow_nan=False).encode("utf-8"), dtype=np.uint8)
     with atomic_open(path, "wb") as fh:  # a file object: numpy adds no ".npz" to the name
-        np.savez_compressed(fh, **{HEADER_KEY: blob}, **writer.arrays)
+        # the arrays are keyword arguments; numpy's stub checks such a mapping against allow_pickle's type
+        np.savez_compressed(fh, **{HEADER_KEY: blob}, **writer.arrays)  # type: ignore[arg-type]
 
 
 # ---- loading -----------------------------------------------------------------------------------------------
@@ -507,7 +512,8 @@ class _Layout:
         classes = _classes_from_header(header["classes"])
         manifest = header["arrays"]
         for name, entry in manifest.items():
-            if not (isinstance(entry, dict) and isinstance(entry.get("dtype"), str) and isinstance(entry.get("shape"), list)
+            if not (isinstance(entry, dict) and isinstance(entry.get("dtype"), str)
+                    and isinstance(entry.get("shape"), list)
                     and all(isinstance(k, int) and not isinstance(k, bool) and k >= 0 for k in entry["shape"])):
                 raise _Bad(f"array {name!r}: unreadable manifest entry"[:200])
         for name, axis in FEATURE_AXES:  # the width backs the allocations that follow it
@@ -582,7 +588,9 @@ class _Layout:
 
     def _match(self, node, fresh, name, manifest):
         if not isinstance(fresh, dict) or "float" in fresh:  # a scalar: the same kind of value
-            kind = (lambda v: "float" if isinstance(v, (dict, float)) else type(v).__name__)
+            def kind(v):
+                return "float" if isinstance(v, (dict, float)) else type(v).__name__
+
             if kind(node) != kind(fresh):
                 raise _Bad(f"{name} is {str(node)[:40]}, expected a {kind(fresh)}")
             return
@@ -676,7 +684,7 @@ _ARCHIVE_ERRORS = (OSError, EOFError, zipfile.BadZipFile, zlib.error, NotImpleme
 """What reading a damaged or unsupported zip archive raises (zipfile's own errors and the decompressors')."""
 
 
-def load(path):
+def load(path: str | os.PathLike) -> "OnlineClassifier":
     """Read a learner written by :func:`save`: it predicts as the saved one did and continues learning
     (``partial_fit``) exactly as it would have. Only ``numpy``'s .npy reader is used, never pickle, and
     the file is checked before anything is built from it (see the module docstring)."""

@@ -13,7 +13,7 @@ import os
 import sys
 
 _ACTIVE = False
-_NOTICED = set()
+_NOTICED: set[str] = set()
 
 
 def activate(quiet=False):

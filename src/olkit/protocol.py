@@ -19,10 +19,16 @@ import functools
 import threading
 import time
 import weakref
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 import scipy.sparse as sp
+
+if TYPE_CHECKING:
+    from ._typing import ArrayLike, MatrixLike
+    from .base import OnlineClassifier
 
 BLOCK_SIZE = 256
 """Examples per block of the kernel learners: large enough for BLAS-3 efficiency, small enough that the
@@ -30,7 +36,7 @@ entries for SVs added inside a block (computed one by one) stay a small fraction
 may choose its own (``_block_size``; the linear learners use much larger blocks)."""
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _blas_controller():
     """One threadpoolctl controller per process (discovering the BLAS libraries costs milliseconds)."""
     from threadpoolctl import ThreadpoolController
@@ -45,7 +51,7 @@ def one_blas_thread():
     return _blas_controller().limit(limits=1)
 
 
-_LOCKS = weakref.WeakKeyDictionary()
+_LOCKS: weakref.WeakKeyDictionary[object, threading.RLock] = weakref.WeakKeyDictionary()
 """{learner: its lock} (see :func:`learner_lock`): outside the learner, so that nothing that copies or saves a
 learner (pickle, joblib, ``copy.deepcopy``, ``sklearn.clone``, :func:`olkit.save`) ever meets a lock."""
 _LOCKS_GUARD = threading.Lock()
@@ -72,14 +78,17 @@ def learner_lock(learner):
     return lock
 
 
-def serialised(function):
+_Function = TypeVar("_Function", bound=Callable[..., Any])
+
+
+def serialised(function: _Function) -> _Function:
     """Decorator: ``function(learner, ...)`` runs holding :func:`learner_lock` of its first argument."""
     @functools.wraps(function)
     def locked(learner, *args, **kwargs):
         with learner_lock(learner):
             return function(learner, *args, **kwargs)
 
-    return locked
+    return locked  # type: ignore[return-value]  # functools.wraps keeps the signature
 
 
 @serialised
@@ -232,7 +241,8 @@ def checkpoints(n, count=20):
 
 
 @serialised
-def evaluate_online(learner, X, y, order=None, *, reset=True, n_checkpoints=20, order_label=None):
+def evaluate_online(learner: "OnlineClassifier", X: "MatrixLike", y: "ArrayLike", order: "ArrayLike | None" = None, *,
+                    reset: bool = True, n_checkpoints: int = 20, order_label: str | None = None) -> "OnlineResult":
     """Run ``learner`` online over (X, y) and measure it.
 
     Parameters
@@ -278,7 +288,7 @@ def evaluate_online(learner, X, y, order=None, *, reset=True, n_checkpoints=20, 
         diagnostics=learner.diagnostics(), order=order_label or "")
 
 
-def _validate_order(order, n):
+def _validate_order(order, n: int) -> np.ndarray:
     order = np.asarray(order)
     if order.ndim != 1 or order.size == 0:
         raise ValueError(f"order must be a non-empty 1-D sequence of example indices, got shape {order.shape}")

@@ -10,15 +10,20 @@ runner, the tests and the benchmarks read the registry: there is no second list 
 The spec and the ``register`` decorator live in :mod:`olkit.spec` (which the learners import); this
 module is the lookup. Importing it imports no learner; :func:`names` / :func:`get` load them on first use.
 """
+from typing import TYPE_CHECKING, Any
+
 from .params import nearest_name
 from .spec import DATA_KINDS, SPECS, Spec, register  # noqa: F401  (re-exported)
+
+if TYPE_CHECKING:
+    from .base import OnlineClassifier
 
 
 def _load_learners():
     from . import learners  # noqa: F401  (importing the package registers every learner)
 
 
-def names():
+def names() -> list[str]:
     """All registered algorithm names, in registration order."""
     _load_learners()
     return list(SPECS)
@@ -37,12 +42,12 @@ def spec(name):
         raise ValueError(f"unknown algorithm {name!r}; {hint}") from None
 
 
-def get(name):
+def get(name: str) -> "type[OnlineClassifier]":
     """The learner class registered under ``name``."""
     return spec(name).cls
 
 
-def make(name, **params):
+def make(name: str, **params: Any) -> "OnlineClassifier":
     """Create the learner ``name`` with ``params``; unknown or invalid parameters raise ValueError."""
     cls = get(name)
     cls._check_param_names(params)

@@ -154,7 +154,7 @@ class RiverClassifier(base.Classifier):
         self._columns = None  # feature name -> column
         self._row = None  # the (1, d) row buffer, reused by every call
         self._codes = None  # label -> index in classes_
-        self._pending = []  # classes=None, one label seen so far: copies of the rows learned
+        self._pending: list = []  # classes=None, one label seen so far: copies of the rows learned
         self._pending_label = None
         self._warned = False
 
@@ -182,7 +182,7 @@ class RiverClassifier(base.Classifier):
 
     @property
     def _multiclass(self) -> bool:
-        return self.classes is not None and len(self.classes_) > 2
+        return self.classes is not None and len(self.classes_) > 2  # type: ignore[arg-type]  # set with classes
 
     # ---- set-up --------------------------------------------------------------------------------------
     def _set_columns(self, names):

@@ -8,7 +8,7 @@ import inspect
 import re
 from dataclasses import dataclass, field
 
-SPECS = {}
+SPECS: dict[str, "Spec"] = {}
 
 DATA_KINDS = ("binary", "multiclass", "multilabel")
 

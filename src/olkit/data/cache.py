@@ -241,5 +241,6 @@ def describe(limit: int | None = 20) -> str:
         lines.append(f"  ... and {len(rest)} more, {format_bytes(sum(e['bytes'] for e in rest))} "
                      "(olkit cache info --all lists them)")
     if state["temporary"]:
-        lines.append(f"{len(state['temporary'])} temporary file(s) of unfinished writes: {', '.join(state['temporary'])}")
+        temporary = state["temporary"]
+        lines.append(f"{len(temporary)} temporary file(s) of unfinished writes: {', '.join(temporary)}")
     return "\n".join(lines)

@@ -196,7 +196,8 @@ class DatasetSpec:
         if self.classes is not None:
             parts.append(f"rows whose raw label is in {{{_label_list(np.asarray(self.classes, float))}}}")
         if self.positive is not None:
-            parts.append(f"label +1 where the raw label is in {{{_label_list(np.asarray(self.positive, float))}}}, else -1")
+            positive = _label_list(np.asarray(self.positive, float))
+            parts.append(f"label +1 where the raw label is in {{{positive}}}, else -1")
         if self.value_scale is not None:
             numerator, denominator = self.value_scale
             parts.append("every value" + (f" x {numerator:g}" if numerator != 1 else "")
@@ -581,7 +582,7 @@ def fetch_dataset(name: str, *, quiet: bool = False) -> list[tuple[str, Path, st
         return []
     found = [_find_file(spec, file) for file in spec.files]
     missing = [file for file, (path, _) in zip(spec.files, found) if path is None]
-    paths = [path for path, _ in found]
+    paths: list = [path for path, _ in found]  # every one a Path once the missing ones are fetched
     if missing:
         paths = _fetch_missing(name, spec, paths, missing, True, quiet=quiet)
     return [(file, path, "downloaded" if file in missing else where)
@@ -732,6 +733,7 @@ def _known_shape(spec: DatasetSpec, found) -> tuple[dict | None, str | None]:
         width = spec.n_features if spec.n_features is not None else X.shape[1]
         return {"n_examples": X.shape[0], "n_features": width, "n_classes": int(np.unique(y).size)}, "generated"
     facts, sources = [], set()
+    fact: dict | None
     for _, path, where in found:
         if where == "bundled":
             fact, source = _file_facts(path), "bundled files"

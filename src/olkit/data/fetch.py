@@ -203,6 +203,7 @@ def convert(source: FileSource, paths: list[Path]) -> bytes:
     if recipe == "bz2":
         return _final_newline(bz2.decompress(Path(paths[0]).read_bytes()))
     if recipe == "lines":
+        assert source.lines is not None, f"{source.file}: the recipe 'lines' needs the lines to keep"
         first, last = source.lines
         lines = Path(paths[0]).read_bytes().splitlines(keepends=True)
         if len(lines) < last:

@@ -29,7 +29,6 @@ import math
 import os
 import re
 import zlib
-from typing import BinaryIO
 
 import numpy as np
 import scipy.sparse as sp
@@ -163,7 +162,7 @@ def _is_example(line: bytes) -> bool:
     return bool(head) and not head.startswith(b"#")
 
 
-def _raw_chunks(path: str, chunk_size: int, zero_based: bool):
+def _raw_chunks(path: str | os.PathLike, chunk_size: int, zero_based: bool | str):
     """(X, y) of each run of ``chunk_size`` example lines of the file, in file order, X as wide as the
     chunk's largest index. Reads ``chunk_size`` lines at a time, never the whole file."""
     if isinstance(chunk_size, bool) or not isinstance(chunk_size, (int, np.integer)) or chunk_size < 1:
@@ -280,7 +279,7 @@ def pad_features(X: sp.csr_matrix, n_features: int | None, source: str,
     return sp.csr_matrix((X.data, X.indices, X.indptr), shape=(X.shape[0], n_features))
 
 
-def _compression(path: str) -> str | None:
+def _compression(path: str | os.PathLike) -> str | None:
     """"gzip", "bzip2" or None (plain text), from the file's magic bytes. A FIFO, a device or a directory is
     refused before it is opened (reading a FIFO blocks until a writer comes, a device never ends)."""
     from .._files import file_kind
@@ -297,7 +296,7 @@ def _compression(path: str) -> str | None:
     return None
 
 
-def _open_binary(path: str) -> BinaryIO:
+def _open_binary(path: str | os.PathLike) -> io.BufferedIOBase:
     """Open ``path`` for binary reading, decompressing gzip or bzip2 as its magic bytes say."""
     kind = _compression(path)
     if kind == "gzip":

@@ -20,7 +20,7 @@ differently (DOGMA's sign(0) = 0), and whether round 1 always counts as a mistak
 default run (``compat="none"``) compiles exactly the default rule and the default mistake test.
 """
 import math
-from typing import NamedTuple
+from typing import ClassVar, NamedTuple
 
 import numpy as np
 
@@ -244,7 +244,7 @@ class CompatRule(NamedTuple):
     """The compiled rule on binary data."""
     multiclass: object = None
     """The compiled rule on multiclass data; None: the reference code has no multiclass form (ValueError)."""
-    mistakes: dict = None
+    mistakes: dict | None = None
     """{data kind: compiled mistake test} where the reference counts mistakes unlike
     docs/algorithms/conventions.md#ties; None: that page's."""
     first_round_mistake: bool = False
@@ -286,7 +286,7 @@ class BudgetLearner(KernelLearner):
         return int(self.state_.cnt[D0 + slot])
 
     # ---- compat modes (docs/algorithms/budget-family.md#compat-modes) ----------------------------------------------
-    _compat_rules = {}
+    _compat_rules: ClassVar[dict[str, CompatRule]] = {}
     """{compat value: CompatRule} of the values in ``_kernel_compat`` other than "none"."""
 
     def _compat_rule(self):

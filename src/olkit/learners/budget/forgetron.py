@@ -243,7 +243,6 @@ class Forgetron(BudgetLearner):
 
     _update = staticmethod(forgetron_update)
     _update_gate = staticmethod(nonpositive_margin_gate)
-    _gram = "cache"
     _kernel_compat = ("none", "dogma", "lsokl")
     _compat_rules = {
         "dogma": CompatRule(forgetron_dogma_update, mistakes=DOGMA_MISTAKES, source="DOGMA k_forgetron_st_train.m"),

@@ -1,5 +1,7 @@
 """Common machinery of the kernel learners: kernel parameters, support set, compiled block step."""
 from collections import namedtuple
+from collections.abc import Callable
+from typing import Any, ClassVar
 
 import numpy as np
 import scipy.sparse as sp
@@ -70,22 +72,22 @@ class KernelLearner(PrimalHooks, OnlineClassifier):
     appends, and rebuilt, O(#SV), on the first use after a removal).
     """
 
-    _update = None
-    _update_multi = None
+    _update: ClassVar[Callable[..., Any] | None] = None
+    _update_multi: ClassVar[Callable[..., Any] | None] = None
     """The rule on multiclass / multi-label data, where it is a separate function (None: ``_update``)."""
-    _score_hook = None
-    _update_gate = None
+    _score_hook: ClassVar[Callable[..., Any] | None] = None
+    _update_gate: ClassVar[Callable[..., Any] | None] = None
     """The gate of the default rules (``_update``, ``_update_multi``): see
     :mod:`olkit.learners.kernel.engine`; None: every round goes to the rule."""
-    _update_gate_multi = None
+    _update_gate_multi: ClassVar[Callable[..., Any] | None] = None
     """The gate of ``_update_multi``, where it differs from ``_update_gate`` (None: the same gate)."""
-    _kernel_data = ("binary",)
-    _gram = "none"
-    _matrices = ()
-    _member_lists = False
-    _linear_rule = None
+    _kernel_data: ClassVar[tuple[str, ...]] = ("binary",)
+    _gram: ClassVar[str] = "none"
+    _matrices: ClassVar[tuple[str, ...]] = ()
+    _member_lists: ClassVar[bool] = False
+    _linear_rule: ClassVar[Any] = None
     """The primal rule (a :class:`olkit.learners.linear.engine.PrimalRule`) run when kernel="linear"."""
-    _kernel_compat = ("none",)
+    _kernel_compat: ClassVar[tuple[str, ...]] = ("none",)
 
     _parameter_constraints = {
         "kernel": [Options(("gaussian", "linear", "poly"))],

@@ -43,7 +43,7 @@ Slow reference: tests/reference/kernel_binary.py (``duol``) and tests/reference/
 (``run_reference``, multiclass).
 """
 import math
-from typing import NamedTuple
+from typing import ClassVar, NamedTuple
 
 from ..._compile import max2, min2, njit_helper, njit_inline
 from ..._rng import next_index
@@ -359,7 +359,7 @@ class _DUOLBase(KernelLearner):
     _gram = "bounded"
     _member_lists = True
     _solver = EXACT
-    _kernel_data = ("binary", "multiclass", "multilabel")
+    _kernel_data: ClassVar[tuple[str, ...]] = ("binary", "multiclass", "multilabel")
     _parameter_constraints = {
         "C": [POSITIVE, None],
         "rho": [Interval(0, 1, closed="left"), None],

@@ -123,7 +123,7 @@ def kernel_block(sv, st, s, G, order, start, stop, scores, mistakes):
                 cnt[UPDATES] += 1
 
 
-_BLOCK_LOOPS = {}
+_BLOCK_LOOPS: dict[tuple, object] = {}
 
 
 def block_loop(update, score_hook=no_score_hook, mistake_tests=None, gate=every_round):

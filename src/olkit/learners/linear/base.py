@@ -1,5 +1,7 @@
 """Base class of the linear (primal) learners and the protocol hooks they share with the first-order
 kernel learners run with ``kernel="linear"``."""
+from typing import Any, ClassVar
+
 import numpy as np
 
 from ...base import OnlineClassifier
@@ -98,7 +100,8 @@ class LinearLearner(PrimalHooks, OnlineClassifier):
     v, full and diagonal covariance differ on multiclass data even when every row has one non-zero.
     """
 
-    _rule = None
+    _rule: ClassVar[Any] = None
+    """The compiled rule, a :class:`.engine.PrimalRule` (None in this base class)."""
     _multiclass = True
     _block_size = LINEAR_BLOCK_SIZE
     compat_choices = ("none", "libol")

@@ -414,7 +414,7 @@ def linear_block(cfg, prm, fst, cnt, W, S, D, u1, u2, fs, indptr, idx, val, y, o
     cnt[UPDATES] += n_updates
 
 
-_RULES = {}
+_RULES: dict[str, "PrimalRule"] = {}
 """The rules of the algorithm modules loaded so far, by name (for unpickling; not a list of all rules)."""
 
 
