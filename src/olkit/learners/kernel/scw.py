@@ -121,6 +121,21 @@ _SCW_PARAMS = """    eta : float in (0.5, 1), default {eta}
 """
 
 
+_SCW_END = """
+    Examples
+    --------
+    >>> import olkit
+    >>> X, y = olkit.load_dataset("german")
+    >>> res = olkit.evaluate_online(olkit.make("{name}"), X, y)
+    >>> round(res.mistake_rate, 3)  # german in file order: deterministic
+    {rate}
+
+    References
+    ----------
+    Wang, J., Zhao, P., Hoi, S. C. H. (2012). Exact soft confidence-weighted learning. ICML.
+    """
+
+
 @register("scw1", "SCW-I: soft confidence-weighted learning, CW with a hinge-capped step min(C, .) "
                   "(Wang, Zhao, Hoi 2012)", data=("binary", "multiclass"), tuning=_TUNING,
           sources={**_SOURCES, "eta": "LIBOL default 0.75 (the SCW experiments select it)"})
@@ -137,18 +152,7 @@ class SCW1(_SCWBase):
         "libol" counts rounds with positive loss as updates (LIBOL's SCW.m
         follows eq. (4) exactly).
 
-    Examples
-    --------
-    >>> import olkit
-    >>> X, y = olkit.load_dataset("german")
-    >>> res = olkit.evaluate_online(olkit.make("scw1"), X, y)
-    >>> round(res.mistake_rate, 3)  # german in file order: deterministic
-    0.277
-
-    References
-    ----------
-    Wang, J., Zhao, P., Hoi, S. C. H. (2012). Exact soft confidence-weighted learning. ICML.
-    """
+""" + _SCW_END.format(name="scw1", rate="0.277")
 
     _variant = SCW_I
 
@@ -175,18 +179,7 @@ class SCW2(_SCWBase):
         (sqrt(φ⁴m²v·2 + 4nvφ²(n + vφ·2)) for φ·sqrt(φ²m²v² + 4nv(n + vφ²));
         docs/algorithms/scw2.md#compat-modes), and counts rounds with positive loss as updates.
 
-    Examples
-    --------
-    >>> import olkit
-    >>> X, y = olkit.load_dataset("german")
-    >>> res = olkit.evaluate_online(olkit.make("scw2"), X, y)
-    >>> round(res.mistake_rate, 3)  # german in file order: deterministic
-    0.282
-
-    References
-    ----------
-    Wang, J., Zhao, P., Hoi, S. C. H. (2012). Exact soft confidence-weighted learning. ICML.
-    """
+""" + _SCW_END.format(name="scw2", rate="0.282")
 
     _variant = SCW_II
 
