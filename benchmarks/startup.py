@@ -35,13 +35,13 @@ def bench(quick):
     cli = None
     for label, cmd, shown in candidates:
         print(f"  [startup] {shown} ...", flush=True)
-        series = series(cmd, STARTUP_WARM_RUNS)
-        series.update(how=label, command=shown)
-        attempts.append(series)
-        if series["ok"]:
-            cli = series
+        attempt = series(cmd, STARTUP_WARM_RUNS)
+        attempt.update(how=label, command=shown)
+        attempts.append(attempt)
+        if attempt["ok"]:
+            cli = attempt
             break
-        print(f"    failed (status {series['returncode']}): {series['stderr_tail'][-300:]}", flush=True)
+        print(f"    failed (status {attempt['returncode']}): {attempt['stderr_tail'][-300:]}", flush=True)
     duol = _startup_duol(candidates)
     print("  [startup] python -c 'import olkit' ...", flush=True)
     imp = series([sys.executable, "-c", "import olkit"], STARTUP_WARM_RUNS)
