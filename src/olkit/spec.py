@@ -10,14 +10,14 @@ import re
 from dataclasses import dataclass, field
 
 SPECS = {}
-"""{name: Spec} of every registered algorithm, always in listing order (:attr:`Spec.position`), whatever the
+"""{name: Spec} of every registered algorithm, always in listing order (``Spec.position``), whatever the
 order in which the learner modules were imported."""
 
 DATA_KINDS = ("binary", "multiclass", "multilabel")
 
 FAMILIES = ("kernel", "budget", "linear")
-"""The learner families: the subpackages of :mod:`olkit.learners` (a learner's family is the subpackage its
-module is in, :attr:`Spec.family`). Importing :mod:`olkit.learners` imports every module of each."""
+"""The learner families: the subpackages of ``olkit.learners`` (a learner's family is the subpackage its
+module is in, ``Spec.family``). Importing ``olkit.learners`` imports every module of each."""
 
 
 @dataclass(frozen=True)
@@ -30,9 +30,9 @@ class Sweep:
     """The defaults made small for the tests: a budget of a few SVs, a few random features, the defaults
     that depend on the data's length fixed."""
     cases: tuple = ()
-    """Further configurations of the property tests ({parameter: value} each, over :attr:`small`)."""
+    """Further configurations of the property tests ({parameter: value} each, over ``small``)."""
     compat: dict = field(default_factory=dict)
-    """{compat mode: the options the property tests give it} (over :attr:`small`)."""
+    """{compat mode: the options the property tests give it} (over ``small``)."""
     grid: dict = field(default_factory=dict)
     """{parameter: candidate values} the fuzz draws from, in this order (the order of the draws: a fuzz run
     is replayed from its seed, so a new entry goes last)."""
@@ -64,7 +64,7 @@ class Spec:
 
     @property
     def family(self):
-        """"kernel", "budget" or "linear" (:data:`FAMILIES`): the subpackage of :mod:`olkit.learners` its class
+        """"kernel", "budget" or "linear" (:data:`FAMILIES`): the subpackage of ``olkit.learners`` its class
         is defined in; "" for a class defined elsewhere."""
         parts = self.cls.__module__.split(".")
         return parts[2] if len(parts) > 3 and parts[:2] == ["olkit", "learners"] else ""
