@@ -89,23 +89,6 @@ SCW2_1E13_Y = ["ant", "ant", "bee", "bee", "ant", "bee", "ant", "ant", "bee", "b
 covariance='diagonal', C=0.1, eta=0.9 likewise (fixed by the cancellation-free closed forms)."""
 
 
-def load_fuzz():
-    """tools/fuzz.py (the stream builder and the property checks of ``make fuzz``) as module ``fuzz``, loaded
-    once per process."""
-    import importlib.util
-    import sys
-    from pathlib import Path
-
-    if "fuzz" in sys.modules:
-        return sys.modules["fuzz"]
-    path = Path(__file__).resolve().parents[1] / "tools" / "fuzz.py"
-    spec = importlib.util.spec_from_file_location("fuzz", path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["fuzz"] = module
-    spec.loader.exec_module(module)
-    return module
-
-
 def run_child_cases(code, cases, timeout=600):
     """Run ``code`` in a child Python process with the JSON of ``cases`` on its standard input, where a case
     that crashes the process (a segmentation fault, an abort) cannot take pytest with it. The child prints

@@ -19,7 +19,8 @@ from decimal import Decimal, localcontext
 
 import numpy as np
 import pytest
-from helpers import CW_1E6, CW_1E6_Y, SCW2_1E13, SCW2_1E13_Y, load_fuzz
+from fuzzing import checks as fuzz
+from helpers import CW_1E6, CW_1E6_Y, SCW2_1E13, SCW2_1E13_Y
 
 import olkit
 from olkit.learners.linear.base import phi_of
@@ -36,7 +37,6 @@ from olkit.learners.linear.engine import _full_cov_step
 from olkit.learners.linear.nherd import NHERDParams, nherd_step
 from olkit.learners.linear.scw import scw2_alpha, scw2_alpha_stable
 
-fuzz = load_fuzz()
 EPS = np.finfo(float).eps
 ETAS = (0.55, 0.7, 0.75, 0.9, 0.95, 0.99)
 PREC = 800

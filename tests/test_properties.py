@@ -3,8 +3,10 @@
 Streams have 2–40 rows, 1–6 features, duplicate rows, zero rows, sparse rows, dense / CSR storage in
 float64 / float32, 2–5 classes (and multi-label data for the learners that take them) with ±1, integer,
 float or string labels. Every algorithm runs with its main options (``main_options``: the kernels, the
-covariance forms, small budgets, every ``compat`` mode). The checks are those of ``tools/fuzz.py``
-(:func:`fuzz.evaluate_run`: one definition for the suite and ``make fuzz``):
+covariance forms, small budgets, every ``compat`` mode; what is particular to an algorithm is its spec's
+sweep, :class:`olkit.spec.Sweep`, given at ``@register``). The checks are those of ``make fuzz``
+(:func:`fuzzing.checks.evaluate_run`, the test helper package tests/fuzzing: one definition for the suite
+and tools/fuzz.py):
 
 * no exception but ValueError, and here a ValueError only where it is documented (multiclass or
   multi-label data given to a learner or ``compat`` mode without that form);
@@ -33,14 +35,15 @@ import os
 
 import numpy as np
 import pytest
-from helpers import CW_1E6, CW_1E6_Y, SCW2_1E13, SCW2_1E13_Y, load_fuzz
+from fuzzing import checks
+from fuzzing.options import accepts_linear_kernel, sample_run
+from fuzzing.streams import build_stream
+from helpers import CW_1E6, CW_1E6_Y, SCW2_1E13, SCW2_1E13_Y
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import olkit
 from olkit import registry
-
-fuzz = load_fuzz()
 
 HANDLED_EXPONENTS = (-2, 2)
 """Row magnitudes 10^e the learners handle today (measured with tools/fuzz.py --exponents)."""
@@ -52,61 +55,23 @@ OLKIT_PROPERTY_EXAMPLES."""
 
 
 # ---------------------------------------------------------------------------------------------------------
-# Options: the main options of every registered algorithm (small budgets, a few random features)
+# Options: the main options of every registered algorithm (small budgets, a few random features), from its spec
 # ---------------------------------------------------------------------------------------------------------
-EXTRA_OPTIONS = {
-    "perceptron": [{"multiclass_update": "prop"}, {"multiclass_update": "uniform", "kernel": "poly",
-                                                   "degree": 2, "coef0": 1.0}],
-    "pa1": [{"C": 0.5}],
-    "pa2": [{"C": 0.5}],
-    "agg-romma": [{"romma_reset_case": True}],
-    "alma": [{"alpha": 0.5}],
-    "duol": [{"variant": "nips2009"}, {"rho": 0.2, "C": 0.5}],
-    "duol-appr": [{"rho": 0.2}],
-    "duol-iter": [{"C": 0.5}],
-    "duol-rand": [{"seed": 5, "C": 1.0}],
-    "online-svm": [{"working_set": "all", "C": 0.5}],
-    "mira": [{"update": "margin"}],
-    "scw1": [{"C": 0.1}],
-    "scw2": [{"C": 10.0}],
-    "nherd": [{"covariance": "diagonal", "diagonal": "exact"}, {"covariance": "diagonal", "diagonal": "drop"}],
-    "iellip": [{"b": 0.7, "c": 0.5}],
-    "arow": [{"r": 0.1}],
-    "ahpatron": [{"B": 2}, {"B": 6, "U": 0.5, "lam": 0.3}],
-    "avp": [{"U": 2.0}],
-    "bogd": [{"B": 2, "gamma": 0.6, "lam": 0.01}],
-    "bogd++": [{"B": 3, "lam": 0.3}],
-    "fogd": [{"D": 4, "eta": 2.0}],
-    "forgetron": [{"B": 2}],
-    "nogd": [{"B": 4, "k": 2}],
-    "projectron": [{"B": 3}, {"eta": 0.3, "threshold_on_squared": True}],
-    "projectron++": [{"B": 3, "margin_rule": "paper"}],
-    "pomdr": [{"B": 4, "B0": 1, "M": 0}],
-    "rbp": [{"B": 2, "seed": 3}],
-}
-"""Options beyond the defaults, the kernels and the covariance forms (from the learners' docstrings)."""
-
-
 def _base(name):
-    """Defaults made small: budgets of a few SVs, few random features; POMDR's length-dependent defaults fixed
-    (B0 and a default to functions of the first data's length, so chunks could not equal one pass)."""
-    defaults = registry.defaults(name)
-    out = {}
-    if "B" in defaults and name not in ("projectron", "projectron++"):
-        out["B"] = 4
-    if name == "fogd":
-        out["D"] = 16
-    if name == "pomdr":
-        out.update(B0=2, a=0.3)
-    return out
+    """Defaults made small (the spec's ``sweep.small``): budgets of a few SVs, few random features; POMDR's
+    length-dependent defaults fixed (B0 and a default to functions of the first data's length, so chunks
+    could not equal one pass)."""
+    return dict(registry.spec(name).sweep.small)
 
 
 def main_options(name):
-    """[(params), ...]: defaults, the other kernels, the other covariance form, EXTRA_OPTIONS, every compat mode."""
-    defaults = registry.defaults(name)
+    """[(params), ...]: defaults, the other kernels, the other covariance form, the sweep's cases, every compat
+    mode (with the options the sweep gives it)."""
+    spec = registry.spec(name)
+    defaults = spec.defaults
     base = _base(name)
     out = [dict(base)]
-    if "kernel" in defaults and name != "fogd":
+    if "kernel" in defaults and accepts_linear_kernel(spec):
         if defaults["kernel"] == "linear":  # SCW: the kernel form
             out.append({**base, "kernel": "gaussian", "sigma": 2.0})
         else:
@@ -114,14 +79,9 @@ def main_options(name):
             out.append({**base, "kernel": "poly", "degree": 2, "coef0": 1.0})
     if "covariance" in defaults:
         out.append({**base, "covariance": "diagonal"})
-    out += [{**base, **extra} for extra in EXTRA_OPTIONS.get(name, [])]
-    for compat in registry.get(name)(**base).compat_choices[1:]:
-        params = {**base, "compat": compat}
-        if name in ("projectron", "projectron++") and compat == "dogma":
-            params.pop("B", None)  # DOGMA's Projectron has no budget
-        if name == "pomdr" and compat == "ahp-r":
-            params.update(B=6, B0=2)
-        out.append(params)
+    out += [{**base, **extra} for extra in spec.sweep.cases]
+    for compat in spec.cls(**base).compat_choices[1:]:
+        out.append({**base, **spec.sweep.compat.get(compat, {}), "compat": compat})
     return out
 
 
@@ -139,7 +99,7 @@ CONFIG_IDS = [_config_id(*c) for c in CONFIGS]
 @st.composite
 def streams(draw, exponents, kinds=("uniform", "integer", "outlier-rows", "feature-scales"), spread=1,
             multilabel=False, max_n=40):
-    """A stream description for :func:`fuzz.build_stream` and the cuts of its chunked replay."""
+    """A stream description for :func:`build_stream` and the cuts of its chunked replay."""
     n = draw(st.integers(2, max_n))
     desc = {
         "seed": draw(st.integers(0, 2**32 - 1)),
@@ -178,8 +138,8 @@ def _documented_value_error(name, params, desc, message):
 
 
 def check_properties(name, params, desc, cuts):
-    X, y = fuzz.build_stream(desc)
-    outcome, info = fuzz.evaluate_run(name, params, X, y, cuts)
+    X, y = build_stream(desc)
+    outcome, info = checks.evaluate_run(name, params, X, y, cuts)
     message = info.get("message", "")
     if outcome == "value_error":
         assert _documented_value_error(name, params, desc, message), f"undocumented ValueError: {message}"
@@ -247,9 +207,9 @@ def test_all_magnitudes(name):
     ``python tools/fuzz.py --seed 1 --algorithms NAME --replay INDEX``."""
     failures = {}
     for i in range(ALL_MAGNITUDES_RUNS):
-        case = fuzz.sample_run(ALL_MAGNITUDES_SEED, i, [name], exponents=(-150, 150), variants=False)
-        rec = fuzz.run_case(case, time_limit=0)
-        if rec["outcome"] in fuzz.FAILURES:
+        case = sample_run(ALL_MAGNITUDES_SEED, i, [name], exponents=(-150, 150), variants=False)
+        rec = checks.run_case(case, time_limit=0)
+        if rec["outcome"] in checks.FAILURES:
             key = f"{rec['outcome']}: {rec['info'].get('kind')}"
             failures.setdefault(key, []).append(f"run {i} (1e{rec['stream']['exponent']})")
     assert not failures, "; ".join(f"{k} in {len(v)} runs, e.g. {', '.join(v[:3])}" for k, v in failures.items())
@@ -313,5 +273,5 @@ KNOWN_DEFECTS = [
 def test_known_defect(name, params, X, y, cuts):
     """The properties of this file on a stream where the fuzzer found a defect (a strict xfail while it is
     not fixed)."""
-    outcome, info = fuzz.evaluate_run(name, params, np.asarray(X, dtype=float), np.asarray(y), cuts)
+    outcome, info = checks.evaluate_run(name, params, np.asarray(X, dtype=float), np.asarray(y), cuts)
     assert outcome == "ok", f"{outcome}: {info.get('kind')}: {info.get('message')}"

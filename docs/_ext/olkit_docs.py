@@ -62,7 +62,7 @@ def _cell(text):
 
 
 def algorithm_table_lines():
-    """The Markdown table of the registered algorithms (one row each, in registration order)."""
+    """The Markdown table of the registered algorithms (one row each, in listing order, registry.names())."""
     from olkit import registry
 
     lines = ["| Algorithm | Family | Data | Description | Class |", "|---|---|---|---|---|"]

@@ -147,28 +147,17 @@ def widest_line(args):
         raise
 
 
-def _some(indices, limit=5):
-    """"3, 7" or "3, 7, 9, 10, 11, ... (40 in all)"."""
-    shown = ", ".join(map(str, indices[:limit].tolist()))
-    return shown + (f", ... ({len(indices)} in all)" if len(indices) > limit else "")
-
-
 def read_order(path, n):
-    """An ``--order`` file, refused unless it lists each of the ``n`` examples exactly once."""
-    import numpy as np
-
+    """An ``--order`` file, refused unless it is an ordering of the ``n`` examples (the rule and the messages of
+    :func:`olkit.protocol.check_order`, which ``evaluate_online(order=...)`` applies, naming the file)."""
     from .experiment.orders import read_order_file
+    from .protocol import check_order
 
     order = read_order_file(path)
-    inside = (order >= 0) & (order < n)
-    counts = np.bincount(order[inside], minlength=n)
-    problems = [(f"outside 0..{n - 1}", np.unique(order[~inside])), ("duplicated", np.flatnonzero(counts > 1)),
-                ("missing", np.flatnonzero(counts == 0))]
-    found = [f"{what}: {_some(indices)}" for what, indices in problems if indices.size]
-    if found:
-        raise UsageError(f"--order {path} is not an ordering of the {n} examples: indices {'; '.join(found)} "
-                         f"(each 0-based index 0..{n - 1} must appear exactly once)")
-    return order
+    try:
+        return check_order(order, n, what=f"--order {path}")
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
 
 
 DATA_EXTENSIONS = (".libsvm", ".svm", ".svmlight", ".txt", ".dat", ".bz2", ".gz", ".t", ".tr", ".train", ".test",

@@ -249,7 +249,8 @@ def evaluate_online(learner: "OnlineClassifier", X: "MatrixLike", y: "ArrayLike"
     ----------
     learner : an olkit learner (e.g. ``olkit.make("duol")``).
     X : array (n, d) or scipy sparse matrix; y : labels (n,).
-    order : sequence of 0-based example indices (default: file order); the stream is ``X[order]``.
+    order : an ordering of the examples, each 0-based index once (:func:`check_order`; default: file order);
+        the stream is ``X[order]``.
     reset : start from an empty model (default) or continue the learner's current stream.
     n_checkpoints : points of the cumulative mistake-rate curve.
 
@@ -264,7 +265,7 @@ def evaluate_online(learner: "OnlineClassifier", X: "MatrixLike", y: "ArrayLike"
     y = learner._validate_y(y, X.shape[0])
     if order is None:
         order = np.arange(X.shape[0])
-    order = _validate_order(order, X.shape[0])
+    order = check_order(order, X.shape[0])
     if first:
         learner._set_classes(y)
         learner._reset_model(X)
@@ -288,16 +289,33 @@ def evaluate_online(learner: "OnlineClassifier", X: "MatrixLike", y: "ArrayLike"
         diagnostics=learner.diagnostics(), order=order_label or "")
 
 
-def _validate_order(order, n: int) -> np.ndarray:
+def _some_indices(indices, limit=5):
+    """"3, 7" or "3, 7, 9, 10, 11, ... (40 in all)"."""
+    shown = ", ".join(map(str, indices[:limit].tolist()))
+    return shown + (f", ... ({len(indices)} in all)" if len(indices) > limit else "")
+
+
+def check_order(order, n: int, what: str = "order") -> np.ndarray:
+    """``order`` as int64 indices, refused with a ValueError unless it is an ordering of the ``n`` examples:
+    a 1-D sequence of integer (or integral float) 0-based indices in which each of 0..n-1 appears exactly
+    once. The one rule of :func:`evaluate_online` (``order=``) and of ``olkit run/tune --order FILE`` (which
+    names the file in ``what``); an example never repeats, and none is left out (a subset of the examples is
+    taken by slicing ``X`` and ``y``)."""
     order = np.asarray(order)
     if order.ndim != 1 or order.size == 0:
-        raise ValueError(f"order must be a non-empty 1-D sequence of example indices, got shape {order.shape}")
+        raise ValueError(f"{what} must be a non-empty 1-D sequence of example indices, got shape {order.shape}")
     if order.dtype.kind not in "iu":
-        if order.dtype.kind == "f" and np.all(order == np.round(order)):
+        if order.dtype.kind == "f" and np.all(np.isfinite(order)) and np.all(order == np.round(order)):
             order = order.astype(np.int64)
         else:
-            raise ValueError("order must hold integer (0-based) example indices")
-    if order.min() < 0 or order.max() >= n:
-        raise ValueError(f"order holds index {int(order.min() if order.min() < 0 else order.max())} "
-                         f"outside 0..{n - 1} (indices are 0-based)")
-    return order.astype(np.int64)
+            raise ValueError(f"{what} must hold integer (0-based) example indices, got dtype {order.dtype}")
+    order = order.astype(np.int64)
+    inside = (order >= 0) & (order < n)
+    counts = np.bincount(order[inside], minlength=n)
+    problems = [(f"outside 0..{n - 1}", np.unique(order[~inside])), ("duplicated", np.flatnonzero(counts > 1)),
+                ("missing", np.flatnonzero(counts == 0))]
+    found = [f"{kind}: {_some_indices(indices)}" for kind, indices in problems if indices.size]
+    if found:
+        raise ValueError(f"{what} is not an ordering of the {n} examples: indices {'; '.join(found)} "
+                         f"(each 0-based index 0..{n - 1} must appear exactly once)")
+    return order

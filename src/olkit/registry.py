@@ -2,10 +2,12 @@
 (docs/dev/architecture.md#the-registry-entry-is-the-spec).
 
 Every learner registers itself by name with :func:`register`, giving a one-line description, the kinds of
-data it learns from, its tuning grid and the paper source of its defaults. Its parameters, their
-defaults and their constraints are read from the class (``__init__`` and ``_parameter_constraints``), so
-the entry and the code cannot disagree. ``olkit list``, the CLI, validation, tuning, the reproduction
-runner, the tests and the benchmarks read the registry: there is no second list to keep in sync.
+data it learns from, its tuning grid, the paper source of its defaults, its position in the listing and
+its sweep (what the property tests and the fuzz run it with). Its parameters, their defaults and their
+constraints are read from the class (``__init__`` and ``_parameter_constraints``), its family from the
+subpackage of its module, so the entry and the code cannot disagree. ``olkit list``, the CLI, validation,
+tuning, the reproduction runner, the tests, the fuzz and the benchmarks read the registry: there is no
+second list to keep in sync (tests/test_registry_lists.py).
 
 The spec and the ``register`` decorator live in :mod:`olkit.spec` (which the learners import); this
 module is the lookup. Importing it imports no learner; :func:`names` / :func:`get` load them on first use.
@@ -24,7 +26,7 @@ def _load_learners():
 
 
 def names() -> list[str]:
-    """All registered algorithm names, in registration order."""
+    """All registered algorithm names, in listing order (their specs' ``position``)."""
     _load_learners()
     return list(SPECS)
 

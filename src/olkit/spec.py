@@ -5,12 +5,40 @@ olkit, so the learners depend on it and not on the lookup functions of :mod:`olk
 load the learners): the two directions stay apart and there is no import cycle.
 """
 import inspect
+import math
 import re
 from dataclasses import dataclass, field
 
 SPECS: dict[str, "Spec"] = {}
+"""{name: Spec} of every registered algorithm, always in listing order (``Spec.position``), whatever the
+order in which the learner modules were imported."""
 
 DATA_KINDS = ("binary", "multiclass", "multilabel")
+
+FAMILIES = ("kernel", "budget", "linear")
+"""The learner families: the subpackages of ``olkit.learners`` (a learner's family is the subpackage its
+module is in, ``Spec.family``). Importing ``olkit.learners`` imports every module of each."""
+
+
+@dataclass(frozen=True)
+class Sweep:
+    """The options the property tests (tests/test_properties.py) and the fuzz (``make fuzz``, tests/fuzzing)
+    run an algorithm with, beyond what its parameters say themselves (its kernels, covariance forms and
+    compat modes are read from its defaults and constraints)."""
+
+    small: dict = field(default_factory=dict)
+    """The defaults made small for the tests: a budget of a few SVs, a few random features, the defaults
+    that depend on the data's length fixed."""
+    cases: tuple = ()
+    """Further configurations of the property tests ({parameter: value} each, over ``small``)."""
+    compat: dict = field(default_factory=dict)
+    """{compat mode: the options the property tests give it} (over ``small``)."""
+    grid: dict = field(default_factory=dict)
+    """{parameter: candidate values} the fuzz draws from, in this order (the order of the draws: a fuzz run
+    is replayed from its seed, so a new entry goes last)."""
+    length_dependent: tuple = ()
+    """Parameters whose default is a function of the length of the first data given: a stream fed in
+    chunks equals one pass only when they are set."""
 
 
 @dataclass(frozen=True)
@@ -27,6 +55,19 @@ class Spec:
     nothing is tuned."""
     sources: dict = field(default_factory=dict)
     """{parameter: the paper and table its default comes from}."""
+    position: float = math.inf
+    """The algorithm's place in the listing (``olkit list``, :func:`olkit.registry.names`, the order of
+    :data:`SPECS`): ascending, ties by name; the built-in learners are numbered 10, 20, ... so that a new one
+    finds a place between two without renumbering (without a position it comes last)."""
+    sweep: Sweep = field(default_factory=Sweep)
+    """The options the property tests and the fuzz run it with."""
+
+    @property
+    def family(self):
+        """"kernel", "budget" or "linear" (:data:`FAMILIES`): the subpackage of ``olkit.learners`` its class
+        is defined in; "" for a class defined elsewhere."""
+        parts = self.cls.__module__.split(".")
+        return parts[2] if len(parts) > 3 and parts[:2] == ["olkit", "learners"] else ""
 
     @property
     def defaults(self):
@@ -102,17 +143,19 @@ def parameter_meanings(doc):
     return meanings
 
 
-def register(name, description, *, data=("binary",), tuning=(), sources=None):
+def register(name, description, *, data=("binary",), tuning=(), sources=None, position=math.inf, sweep=None):
     """Class decorator: register a learner class under ``name`` (the naming contract:
-    docs/dev/architecture.md#algorithm-and-parameter-names)."""
+    docs/dev/architecture.md#algorithm-and-parameter-names) at ``position`` in the listing; ``sweep``: the
+    fields of a :class:`Sweep` (a dict)."""
     unknown = set(data) - set(DATA_KINDS)
     if unknown:
         raise RuntimeError(f"{name}: unknown data kinds {sorted(unknown)}")
+    sweep = Sweep(**{k: tuple(v) if k in ("cases", "length_dependent") else v for k, v in (sweep or {}).items()})
 
     def decorate(cls):
         if name in SPECS:
             raise RuntimeError(f"algorithm name {name!r} registered twice")
-        spec = Spec(name, description, cls, tuple(data), tuple(tuning), dict(sources or {}))
+        spec = Spec(name, description, cls, tuple(data), tuple(tuning), dict(sources or {}), position, sweep)
         cls.algorithm_name = name
         cls.description = description
         cls.spec = spec
@@ -120,6 +163,9 @@ def register(name, description, *, data=("binary",), tuning=(), sources=None):
         if complete is not None:  # olkit's learners: the shared parameters and the specification page
             complete(name)
         SPECS[name] = spec
+        listed = sorted(SPECS.values(), key=lambda s: (s.position, s.name))
+        SPECS.clear()
+        SPECS.update((s.name, s) for s in listed)
         return cls
 
     return decorate

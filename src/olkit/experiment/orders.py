@@ -65,11 +65,17 @@ def validation_order(n, seed):
 
 
 def read_order_file(path):
-    """An ordering file: one 0-based example index per line."""
+    """An ordering file: one 0-based example index per line (``#`` starts a comment), as written: integers, or
+    floats when an index is written as one. The indices are checked by :func:`olkit.protocol.check_order`
+    (the one rule of ``evaluate_online(order=...)`` and ``--order FILE``), an empty file included."""
+    import warnings
+
     try:
-        order = np.loadtxt(path, dtype=np.int64, ndmin=1, comments="#")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)  # numpy's "input contained no data": refused by the check
+            try:
+                return np.loadtxt(path, dtype=np.int64, ndmin=1, comments="#")
+            except ValueError:  # "3.0", "1e2", "0.5": read as floats, judged by the check like the library's
+                return np.loadtxt(path, dtype=float, ndmin=1, comments="#")
     except (OSError, ValueError) as exc:
         raise ValueError(f"cannot read order file {path}: {exc}") from None
-    if order.size == 0:
-        raise ValueError(f"order file {path} holds no indices")
-    return order  # the indices are checked against the data by evaluate_online

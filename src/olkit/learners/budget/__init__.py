@@ -1,2 +1,1 @@
-"""Budgeted kernel learners (Ahpatron AAAI 2024 and its baselines)."""
-from . import ahpatron, avp, bogd, fogd, forgetron, nogd, pomdr, projectron, rbp  # noqa: F401
+"""Budgeted kernel learners (Ahpatron AAAI 2024 and its baselines); :mod:`olkit.learners` imports every module."""

@@ -277,7 +277,11 @@ _AHP_R = CompatRule(ahpatron_ahp_r_update, first_round_mistake=True, source="the
           tuning=(("epsilon", (0.5, 0.6, 0.7, 0.8, 0.9)),),
           sources={"B": "AHP R script (600); Table 2 per dataset", "U": "AHP Experiments (U = √B/2)",
                    "lam": "AHP Experiments (λ = U/(2√B))", "epsilon": "AHP Experiments (grid {0.5..0.9})",
-                   "eta": "AHP Experiments (η = 0.0005)", "sigma": "AHP Experiments (σ = 1)"})
+                   "eta": "AHP Experiments (η = 0.0005)", "sigma": "AHP Experiments (σ = 1)"},
+          position=170,
+          sweep={"small": {"B": 4}, "cases": [{"B": 2}, {"B": 6, "U": 0.5, "lam": 0.3}],
+                 "grid": {"B": [2, 4, 6, 8], "U": [None, None, 0.5, math.inf], "lam": [None, 0.3],
+                          "epsilon": [0.5, 0.8], "eta": [0.0005, 0.1]}})
 class Ahpatron(BudgetLearner):
     """Ahpatron (AAAI 2024, Algorithm 2): budgeted online kernel learning by halving and projection.
 

@@ -61,7 +61,9 @@ def avp_update(sv, st, s, t, kself, y, f, mistake):
           sources={"U": "AHP Corollary 1 (U = ∞)",
                    "lam": "AHP Corollary 1 (λ = 1; multiclass ½, docs/algorithms/avp.md#multiclass-and-multi-label)",
                    "epsilon": "AHP Corollary 1 (ε ∈ (½, 1)); 0.75 is our choice, the middle of the interval",
-                   "sigma": "AHP Experiments (σ = 1)"})
+                   "sigma": "AHP Experiments (σ = 1)"},
+          position=180,
+          sweep={"cases": [{"U": 2.0}], "grid": {"U": [math.inf, 2.0], "lam": [None, 0.3], "epsilon": [0.75, 0.5]}})
 class AVP(BudgetLearner):
     """AVP (Ahpatron AAAI 2024, Algorithm 1): unbudgeted aggressive Perceptron with a norm ball.
 

@@ -349,7 +349,11 @@ class _BOGDBase(BudgetLearner):
 
 
 @register("bogd", "BOGD: budgeted kernel OGD, uniform removal with unbiased rescaling (Zhao et al. 2012)",
-          data=("binary", "multiclass"), tuning=(("eta", _ETA_GRID), ("lam", POWERS_OF_TWO)), sources=_SOURCES)
+          data=("binary", "multiclass"), tuning=(("eta", _ETA_GRID), ("lam", POWERS_OF_TWO)), sources=_SOURCES,
+          position=190,
+          sweep={"small": {"B": 4}, "cases": [{"B": 2, "gamma": 0.6, "lam": 0.01}],
+                 "grid": {"B": [2, 3, 4, 6, 8], "gamma": [1.0, 0.6], "lam": [1e-5, 0.01], "eta": [0.5, 0.2],
+                          "seed": [0, 5]}})
 class BOGD(_BOGDBase):
     __doc__ = _DOC.format(title="BOGD (Zhao et al. 2012): budgeted OGD with uniform removal.", name="bogd",
                           compat=_COMPAT_BOGD)
@@ -360,7 +364,10 @@ class BOGD(_BOGDBase):
 
 @register("bogd++", "BOGD++: budgeted kernel OGD, removal by coefficient size with unbiased rescaling "
                     "(Zhao et al. 2012)", data=("binary", "multiclass"), tuning=(("eta", _ETA_GRID),),
-          sources=_SOURCES)
+          sources=_SOURCES,
+          position=200,
+          sweep={"small": {"B": 4}, "cases": [{"B": 3, "lam": 0.3}],
+                 "grid": {"B": [2, 3, 4, 6, 8], "gamma": [1.0, 0.6], "lam": [1e-5, 0.01, 1.0], "eta": [0.5, 1.0]}})
 class BOGDPP(_BOGDBase):
     __doc__ = _DOC.format(title="BOGD++ (Zhao et al. 2012): budgeted OGD, small coefficients removed first.",
                           name="bogd++", compat=_COMPAT_BOGDPP)

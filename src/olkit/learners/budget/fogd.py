@@ -307,7 +307,10 @@ def feature_stream(X, y_internal, D):
                   "kernel (Lu et al. JMLR 2016)", data=("binary", "multiclass"),
           sources={"D": "AHP Table 2 (D = 2000 for phishing, SUSY, ijcnn1, cod-rna; 300 for w8a, a9a)",
                    "eta": "olkit default; AHP selects η from {10^-3..10^3}/√T (needs T)",
-                   "sigma": "AHP Experiments (σ = 1; σ = 2 for w8a, a9a)"})
+                   "sigma": "AHP Experiments (σ = 1; σ = 2 for w8a, a9a)"},
+          position=210,
+          sweep={"small": {"D": 16}, "cases": [{"D": 4, "eta": 2.0}],
+                 "grid": {"D": [1, 4, 16], "eta": [0.5, 0.1, 2.0], "seed": [0, 3]}})
 class FOGD(OnlineClassifier):
     """Fourier Online Gradient Descent (FOGD).
 

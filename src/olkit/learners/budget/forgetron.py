@@ -196,7 +196,8 @@ def forgetron_lsokl_update(sv, st, s, t, kself, y, f, mistake):
 
 @register("forgetron", "Forgetron (self-tuned): budgeted Perceptron that shrinks all weights and forgets the "
                        "oldest SV (Dekel et al. 2008)", data=("binary", "multiclass"),
-          sources={"B": "AHP R scripts' budget (600)", "sigma": "AHP Experiments (σ = 1)"})
+          sources={"B": "AHP R scripts' budget (600)", "sigma": "AHP Experiments (σ = 1)"},
+          position=220, sweep={"small": {"B": 4}, "cases": [{"B": 2}], "grid": {"B": [2, 3, 4, 6, 8]}})
 class Forgetron(BudgetLearner):
     """Self-tuned Forgetron (Dekel, Shalev-Shwartz, Singer 2008): a kernel Perceptron on a budget.
 

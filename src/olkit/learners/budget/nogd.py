@@ -228,7 +228,10 @@ _COMPAT_RULES = {
                   "(Lu et al. JMLR 2016)", data=("binary", "multiclass"),
           sources={"B": "AHP R script (600); AHP Table 2 budgets per dataset", "k": "LSOKL / AHP R (k = 0.2·B)",
                    "eta": "olkit default; AHP selects η from {10^-3..10^3}/√T (needs T)",
-                   "sigma": "AHP Experiments (σ = 1)"})
+                   "sigma": "AHP Experiments (σ = 1)"},
+          position=230,
+          sweep={"small": {"B": 4}, "cases": [{"B": 4, "k": 2}],
+                 "grid": {"B": [2, 3, 4, 6, 8], "k": [None, 1, 2], "eta": [0.5, 0.1]}})
 class NOGD(BudgetLearner):
     """Nyström Online Gradient Descent (NOGD).
 

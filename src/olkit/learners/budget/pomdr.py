@@ -463,7 +463,12 @@ _AHP_R = CompatRule(pomdr_ahp_r_update, first_round_mistake=True, source="the AH
                    "newer half of the SVs (Li & Liao 2023; the AHP authors' POMDR.R)", data=("binary", "multiclass"),
           sources={"U": "POMDR.R (25)", "B": "POMDR.R (600)", "B0": "POMDR.R (round(10 ln T))",
                    "M": "POMDR.R (15)", "coe": "POMDR.R (0.1)", "a": "POMDR.R (1/√T)",
-                   "sigma": "AHP Experiments (σ = 1)"})
+                   "sigma": "AHP Experiments (σ = 1)"},
+          position=260,
+          sweep={"small": {"B": 4, "B0": 2, "a": 0.3}, "cases": [{"B": 4, "B0": 1, "M": 0}],
+                 "compat": {"ahp-r": {"B": 6, "B0": 2}}, "length_dependent": ("B0", "a"),
+                 "grid": {"B": [2, 3, 4, 6, 8], "B0": [1, 2, 3, None], "a": [0.1, 0.5, None], "M": [15, 0, 3],
+                          "U": [25.0, 1.0]}})
 class POMDR(BudgetLearner):
     """POMDR (Li & Liao, AAAI 2023), the rule of the Ahpatron authors' ``POMDR.R``.
 

@@ -576,7 +576,10 @@ class _ProjectronBase(BudgetLearner):
 
 @register("projectron", "Projectron: Perceptron that projects x_t onto the span of the SVs when its residual "
                         "is below eta (Orabona et al. 2009)", data=("binary", "multiclass"),
-          tuning=(("eta", (0.1, 0.9)),), sources=_SOURCES)
+          tuning=(("eta", (0.1, 0.9)),), sources=_SOURCES,
+          position=240,
+          sweep={"cases": [{"B": 3}, {"eta": 0.3, "threshold_on_squared": True}],
+                 "grid": {"B": [None, 2, 3, 5, 8], "eta": [0.9, 0.3, 0.0], "threshold_on_squared": [False, True]}})
 class Projectron(_ProjectronBase):
     __doc__ = _DOC.format(title="Projectron (Orabona, Keshet, Caputo 2009): a bounded kernel Perceptron.",
                           extra="", diag="", name="projectron", compat=_compat_doc(False))
@@ -591,7 +594,11 @@ class Projectron(_ProjectronBase):
 
 @register("projectron++", "Projectron++: Projectron that also learns from margin errors by projected steps "
                           "(Orabona et al. 2009)", data=("binary", "multiclass"),
-          tuning=(("eta", (0.1, 0.9)),), sources={**_SOURCES, "margin_rule": "DOGMA k_projectron2_train.m"})
+          tuning=(("eta", (0.1, 0.9)),), sources={**_SOURCES, "margin_rule": "DOGMA k_projectron2_train.m"},
+          position=250,
+          sweep={"cases": [{"B": 3, "margin_rule": "paper"}],
+                 "grid": {"B": [None, 2, 3, 5, 8], "eta": [0.9, 0.3], "threshold_on_squared": [False, True],
+                          "margin_rule": ["dogma", "paper"]}})
 class ProjectronPP(_ProjectronBase):
     __doc__ = _DOC.format(title="Projectron++ (Orabona, Keshet, Caputo 2009): Projectron with margin updates.",
                           extra=_MARGIN_DOC, diag=", ``margin_updates``", name="projectron++",

@@ -45,7 +45,9 @@ def rbp_update(sv, st, s, t, kself, y, f, mistake):
 
 @register("rbp", "Random Budget Perceptron: on a mistake with a full budget remove a random SV, then add x_t "
                  "(Cesa-Bianchi & Gentile 2006)", data=("binary", "multiclass"),
-          sources={"B": "AHP R scripts' budget (600)", "sigma": "AHP Experiments (σ = 1)"})
+          sources={"B": "AHP R scripts' budget (600)", "sigma": "AHP Experiments (σ = 1)"},
+          position=270,
+          sweep={"small": {"B": 4}, "cases": [{"B": 2, "seed": 3}], "grid": {"B": [2, 3, 4, 6, 8], "seed": [0, 3]}})
 class RBP(BudgetLearner):
     """Random Budget Perceptron (Cesa-Bianchi & Gentile 2006).
 

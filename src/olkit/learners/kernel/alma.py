@@ -60,7 +60,8 @@ def alma_score(sv, st, s, t, kself, fv):
     fv[0] = fv[0] / math.sqrt(kself) if kself > EPS else 0.0
 
 
-@register("alma", "ALMA_2(alpha): approximate large-margin updates with projection (Gentile 2001)")
+@register("alma", "ALMA_2(alpha): approximate large-margin updates with projection (Gentile 2001)",
+          position=70, sweep={"cases": [{"alpha": 0.5}], "grid": {"alpha": [0.9, 1.0, 0.5], "C": [math.sqrt(2), 1.0]}})
 class ALMA(KernelLearner):
     """ALMA_p(α), kernelised (p = 2).
 

@@ -447,7 +447,10 @@ _C_GRID = (("C", POWERS_OF_TWO),)
 
 
 @register("duol", "DUOL: double updating online learning, exact double update (Zhao, Hoi, Jin 2011); "
-                  "multiclass/multi-label: M-DUOL", data=_DATA, tuning=_C_GRID, sources=_SOURCES)
+                  "multiclass/multi-label: M-DUOL", data=_DATA, tuning=_C_GRID, sources=_SOURCES,
+          position=80,
+          sweep={"cases": [{"variant": "nips2009"}, {"rho": 0.2, "C": 0.5}],
+                 "grid": {"variant": ["jmlr", "nips2009"], "rho": [None, 0.2], "C": [None, 0.5]}})
 class DUOL(_DUOLBase):
     __doc__ = ("DUOL with the exact double update (JMLR Proposition 2; M-DUOL: Proposition 5); "
                "``variant='nips2009'`` gives the NIPS 2009 algorithm (binary).\n" + _PARAMS_DOC.format(
@@ -484,7 +487,8 @@ class _DUOLVariant(_DUOLBase):
 
 
 @register("duol-appr", "DUOL_appr: double update with the approximate steps 1/(1-rho), clipped to C (JMLR 2011)",
-          data=_DATA, tuning=_C_GRID, sources=_SOURCES)
+          data=_DATA, tuning=_C_GRID, sources=_SOURCES,
+          position=90, sweep={"cases": [{"rho": 0.2}], "grid": {"rho": [None, 0.2], "C": [None, 1.0]}})
 class DUOLAppr(_DUOLVariant):
     __doc__ = ("DUOL_appr (JMLR §5.1 (i)): γ_t = min(C, 1/(1−ρ)), γ_b = min(C, γ̂_b + 1/(1−ρ)) "
                "(M-DUOL_appr: 1/(2(1−ρ))).\n"
@@ -493,7 +497,8 @@ class DUOLAppr(_DUOLVariant):
 
 
 @register("duol-iter", "DUOL_iter: double update by one pass of coordinate ascent (JMLR 2011)",
-          data=_DATA, tuning=_C_GRID, sources=_SOURCES)
+          data=_DATA, tuning=_C_GRID, sources=_SOURCES,
+          position=100, sweep={"cases": [{"C": 0.5}], "grid": {"rho": [None, 0.2], "C": [None, 0.5]}})
 class DUOLIter(_DUOLVariant):
     __doc__ = ("DUOL_iter (JMLR §5.1 (iii)): step for x_t first, then for the auxiliary example.\n"
                + _PARAMS_DOC.format(name="duol-iter", rate="0.36", nips_rho="", extra=""))
@@ -504,7 +509,10 @@ class DUOLIter(_DUOLVariant):
 
 
 @register("duol-rand", "DUOL_rand: exact double update with a uniformly random auxiliary SV (JMLR 2011 §5.3)",
-          tuning=_C_GRID, sources=_SOURCES)
+          tuning=_C_GRID, sources=_SOURCES,
+          position=110,
+          sweep={"cases": [{"seed": 5, "C": 1.0}],
+                 "grid": {"rho": [None, 0.2], "C": [None, 1.0], "seed": [0, 5]}})
 class DUOLRand(_DUOLBase):
     __doc__ = ("DUOL_rand (JMLR §5.3, binary): the auxiliary SV is drawn uniformly from the current SVs.\n"
                + _PARAMS_DOC.format(name="duol-rand", rate="0.323", nips_rho="",

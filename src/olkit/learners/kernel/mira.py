@@ -104,7 +104,9 @@ def mira_update(sv, st, s, t, kself, y, f, mistake):
 @register("mira", "MIRA: the smallest change that puts the true class ahead by a margin (Crammer & Singer 2003)",
           data=("binary", "multiclass"),
           sources={"C": "Crammer & Singer 2003 (τ_r ≤ δ_{r,y}: C = 1)", "sigma": "DUOL JMLR §5.1 (σ = 8)",
-                   "update": "DUOL JMLR Table 4 (#SV = #mistakes on every dataset)"})
+                   "update": "DUOL JMLR Table 4 (#SV = #mistakes on every dataset)"},
+          position=130,
+          sweep={"cases": [{"update": "margin"}], "grid": {"update": ["mistake", "margin"], "C": [1.0, 0.1]}})
 class MIRA(KernelLearner):
     """MIRA (Crammer & Singer 2003), kernelised multi-prototype learner.
 

@@ -75,7 +75,10 @@ def online_svm_update(sv, st, s, t, kself, y, fv, mistake):
     return changed
 
 
-@register("online-svm", "Online-SVM: re-solve the SVM dual over the working set after every margin error (yardstick)")
+@register("online-svm", "Online-SVM: re-solve the SVM dual over the working set after every margin error (yardstick)",
+          position=120,
+          sweep={"cases": [{"working_set": "all", "C": 0.5}],
+                 "grid": {"working_set": ["margin", "all"], "C": [5.0, 0.5]}})
 class OnlineSVM(KernelLearner):
     """Online-SVM by dual coordinate ascent (the "updates all weights" yardstick of DUOL NIPS 2009).
 

@@ -138,7 +138,8 @@ _C_SOURCE = {"C": "DUOL JMLR §5.1 (binary 5), §5.5 (multiclass 10); LIBOL 1 un
 
 
 @register("pa", "Passive-Aggressive: on hinge loss add x_t with step loss/k(x_t,x_t) (Crammer et al. 2006)",
-          data=_DATA, sources={"sigma": _C_SOURCE["sigma"]})
+          data=_DATA, sources={"sigma": _C_SOURCE["sigma"]},
+          position=20)
 class PA(_PABase):
     __doc__ = _PA_DOC.format(title="PA: τ = ℓ/κ(x_t, x_t) (multiclass: ℓ/(2κ_t)).", C="").replace(
         """    >>> olkit.make("pa1").fit(X, y).resolved_params()["C"]
@@ -161,14 +162,16 @@ class PA(_PABase):
 
 
 @register("pa1", "PA-I: hinge-loss step min(C, loss/k(x_t,x_t)) (Crammer et al. 2006)", data=_DATA,
-          tuning=(("C", POWERS_OF_TWO),), sources=_C_SOURCE)
+          tuning=(("C", POWERS_OF_TWO),), sources=_C_SOURCE,
+          position=30, sweep={"cases": [{"C": 0.5}], "grid": {"C": [None, 0.1, 10.0]}})
 class PA1(_PABase):
     __doc__ = _PA_DOC.format(title="PA-I: τ = min(C, ℓ/κ(x_t, x_t)) (multiclass: min(C, ℓ/(2κ_t))).", C=_C_DOC)
     _variant = PA_I
 
 
 @register("pa2", "PA-II: hinge-loss step loss/(k(x_t,x_t) + 1/(2C)) (Crammer et al. 2006)", data=_DATA,
-          tuning=(("C", POWERS_OF_TWO),), sources=_C_SOURCE)
+          tuning=(("C", POWERS_OF_TWO),), sources=_C_SOURCE,
+          position=40, sweep={"cases": [{"C": 0.5}], "grid": {"C": [None, 0.1, 10.0]}})
 class PA2(_PABase):
     __doc__ = _PA_DOC.format(title="PA-II: τ = ℓ/(κ(x_t, x_t) + 1/(2C)) (multiclass: ℓ/(2κ_t + 1/(2C))).",
                              C=_C_DOC)

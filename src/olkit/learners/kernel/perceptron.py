@@ -75,7 +75,12 @@ def perceptron_update(sv, st, s, t, kself, y, f, mistake):
 
 @register("perceptron", "Kernel Perceptron: add x_t with weight y_t on every mistake (Rosenblatt 1958); "
                         "multiclass: Crammer-Singer max/uniform/prop", data=("binary", "multiclass"),
-          sources={"sigma": "DUOL JMLR §5.1 (σ = 8)", "multiclass_update": "Crammer & Singer 2003; DUOL JMLR Table 4"})
+          sources={"sigma": "DUOL JMLR §5.1 (σ = 8)",
+                   "multiclass_update": "Crammer & Singer 2003; DUOL JMLR Table 4"},
+          position=10,
+          sweep={"cases": [{"multiclass_update": "prop"},
+                           {"multiclass_update": "uniform", "kernel": "poly", "degree": 2, "coef0": 1.0}],
+                 "grid": {"multiclass_update": ["max", "uniform", "prop"]}})
 class KernelPerceptron(KernelLearner):
     """Kernel Perceptron; on multiclass data Crammer & Singer's ultraconservative perceptrons.
 

@@ -80,7 +80,8 @@ class _ROMMABase(KernelLearner):
         return [0.0]
 
 
-@register("romma", "ROMMA: relaxed online maximum-margin update on mistakes (Li & Long 2002)")
+@register("romma", "ROMMA: relaxed online maximum-margin update on mistakes (Li & Long 2002)",
+          position=50)
 class ROMMA(_ROMMABase):
     """ROMMA (Relaxed Online Maximum Margin Algorithm), kernelised; updates on mistakes.
 
@@ -114,7 +115,8 @@ class ROMMA(_ROMMABase):
         return rule_params(ROMMAParams, aggressive=False, reset_case=False, libol_first=self.compat == "libol")
 
 
-@register("agg-romma", "aggressive ROMMA: the ROMMA update on every margin error y f < 1 (Li & Long 2002)")
+@register("agg-romma", "aggressive ROMMA: the ROMMA update on every margin error y f < 1 (Li & Long 2002)",
+          position=60, sweep={"cases": [{"romma_reset_case": True}], "grid": {"romma_reset_case": [False, True]}})
 class AggROMMA(_ROMMABase):
     """Aggressive ROMMA, kernelised; updates whenever y_t f(x_t) < 1.
 

@@ -138,7 +138,8 @@ _SCW_END = """
 
 @register("scw1", "SCW-I: soft confidence-weighted learning, CW with a hinge-capped step min(C, .) "
                   "(Wang, Zhao, Hoi 2012)", data=("binary", "multiclass"), tuning=_TUNING,
-          sources={**_SOURCES, "eta": "LIBOL default 0.75 (the SCW experiments select it)"})
+          sources={**_SOURCES, "eta": "LIBOL default 0.75 (the SCW experiments select it)"},
+          position=150, sweep={"cases": [{"C": 0.1}], "grid": {"C": [1.0, 0.1, 10.0], "eta": [0.75, 0.9, 0.6]}})
 class SCW1(_SCWBase):
     __doc__ = """SCW-I (SCW Proposition 1, eq. (4)).
 
@@ -164,7 +165,8 @@ class SCW1(_SCWBase):
 
 @register("scw2", "SCW-II: soft confidence-weighted learning with a squared-hinge slack "
                   "(Wang, Zhao, Hoi 2012)", data=("binary", "multiclass"), tuning=_TUNING,
-          sources={**_SOURCES, "eta": "LIBOL default 0.9 (the SCW experiments select it)"})
+          sources={**_SOURCES, "eta": "LIBOL default 0.9 (the SCW experiments select it)"},
+          position=160, sweep={"cases": [{"C": 10.0}], "grid": {"C": [1.0, 0.1, 10.0], "eta": [0.75, 0.9, 0.6]}})
 class SCW2(_SCWBase):
     __doc__ = """SCW-II (SCW Proposition 2, eq. (5)).
 

@@ -47,7 +47,8 @@ AROW_RULE = PrimalRule("arow", arow_step)
 
 @register("arow", "AROW: adaptive regularisation of weights, hinge-loss second-order update "
                   "(Crammer et al. 2009)", data=("binary", "multiclass"), tuning=(("r", POWERS_OF_TWO),),
-          sources={"r": "LIBOL default 1 (the SCW experiments select it)", "a": "LIBOL default"})
+          sources={"r": "LIBOL default 1 (the SCW experiments select it)", "a": "LIBOL default"},
+          position=310, sweep={"cases": [{"r": 0.1}], "grid": {"r": [1.0, 0.1, 10.0]}})
 class AROW(LinearLearner):
     __doc__ = """AROW.
 

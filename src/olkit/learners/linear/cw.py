@@ -127,7 +127,8 @@ CW_RULE = PrimalRule("cw", cw_step)
 @register("cw", "CW (exact): confidence-weighted learning, Pr[correct] >= eta under N(mu, Sigma) "
                 "(Crammer, Dredze, Pereira 2008)", data=("binary", "multiclass"),
           tuning=(("eta", CONFIDENCES),),
-          sources={"eta": "LIBOL default 0.7 (the SCW experiments select it)", "a": "LIBOL default"})
+          sources={"eta": "LIBOL default 0.7 (the SCW experiments select it)", "a": "LIBOL default"},
+          position=140, sweep={"grid": {"eta": [0.7, 0.9]}})
 class CW(LinearLearner):
     __doc__ = """Exact confidence-weighted learning (the "CW" of the SCW paper, §2.3).
 

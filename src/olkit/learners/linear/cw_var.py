@@ -59,7 +59,8 @@ CW_VAR_RULE = PrimalRule("cw-var", cw_var_step)
 
 @register("cw-var", "CW (variance form): the original confidence-weighted update (Dredze, Crammer, "
                     "Pereira 2008)", data=("binary", "multiclass"), tuning=(("eta", CONFIDENCES),),
-          sources={"eta": "LIBOL's CW default 0.7 (the SCW experiments select it)", "a": "LIBOL default"})
+          sources={"eta": "LIBOL's CW default 0.7 (the SCW experiments select it)", "a": "LIBOL default"},
+          position=290, sweep={"grid": {"eta": [0.7, 0.9]}})
 class CWVar(CW):
     __doc__ = """Confidence-weighted learning, variance form (ICML 2008).
 

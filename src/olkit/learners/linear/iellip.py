@@ -42,7 +42,8 @@ IELLIP_RULE = PrimalRule("iellip", iellip_step)
 @register("iellip", "IELLIP: improved ellipsoid method, margin-1 step in the ellipsoid metric with decaying "
                     "shrinkage (Yang et al. 2009)", data=("binary", "multiclass"), tuning=(("b", DECAYS),),
           sources={"b": "LIBOL default 0.3 (the SCW experiments select it)", "c": "LIBOL default 0.1",
-                   "a": "LIBOL default"})
+                   "a": "LIBOL default"},
+          position=300, sweep={"cases": [{"b": 0.7, "c": 0.5}], "grid": {"b": [0.3, 0.7], "c": [0.1, 0.5]}})
 class IELLIP(LinearLearner):
     """Improved Ellipsoid method.
 

@@ -39,7 +39,8 @@ NAROW_RULE = PrimalRule("narow", narow_step)
 
 @register("narow", "NAROW: AROW with an adaptive, data-dependent regulariser r_t (Orabona & Crammer 2010)",
           data=("binary", "multiclass"), tuning=(("b", POWERS_OF_TWO),),
-          sources={"b": "LIBOL default 1 (the SCW experiments select it)", "a": "LIBOL default"})
+          sources={"b": "LIBOL default 1 (the SCW experiments select it)", "a": "LIBOL default"},
+          position=330, sweep={"grid": {"b": [1.0, 0.1]}})
 class NAROW(LinearLearner):
     __doc__ = """NAROW, as LIBOL's NAROW.m.
 

@@ -57,7 +57,11 @@ NHERD_DIAGONALS = {"project": DIAG_INVERSE, "exact": DIAG_SQUARED, "drop": DIAG_
 
 @register("nherd", "NHERD: normal herding, a Gaussian over weights moved to the loss-minimising "
                    "position (Crammer & Lee 2010)", data=("binary", "multiclass"), tuning=(("C", POWERS_OF_TWO),),
-          sources={"C": "LIBOL default 1 (the SCW experiments select it)", "a": "LIBOL default"})
+          sources={"C": "LIBOL default 1 (the SCW experiments select it)", "a": "LIBOL default"},
+          position=320,
+          sweep={"cases": [{"covariance": "diagonal", "diagonal": "exact"},
+                           {"covariance": "diagonal", "diagonal": "drop"}],
+                 "grid": {"diagonal": ["project", "exact", "drop"], "C": [1.0, 0.1]}})
 class NHERD(LinearLearner):
     __doc__ = """Normal Herding (NHERD).
 

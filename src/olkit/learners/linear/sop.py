@@ -108,7 +108,8 @@ SOP_RULE = _SOPRule("sop", block=sop_block)
 
 
 @register("sop", "Second-order Perceptron: perceptron in the metric of the data correlation matrix "
-                 "(Cesa-Bianchi et al. 2005)", sources={"a": "LIBOL default (a = 1); the SCW experiments fix it"})
+                 "(Cesa-Bianchi et al. 2005)", sources={"a": "LIBOL default (a = 1); the SCW experiments fix it"},
+          position=280)
 class SOP(LinearLearner):
     """Second-order Perceptron (binary).
 
