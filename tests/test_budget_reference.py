@@ -271,7 +271,7 @@ def test_streams_exercise_the_cases():
 
 
 # ---------------------------------------------------------------------------------------------------------
-# Parameter validation beyond tests/test_params_all.py, which derives bad values from every declared range
+# Parameter validation beyond tests/test_param_validation.py, which derives bad values from every declared range
 # (B < 2, ε ∉ (0, 1), η < 0, U ≤ 0, λ ≤ 0, γ ≤ 0, … are covered there for every learner of this file)
 # ---------------------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("B", [3, 5, 7, 601])
