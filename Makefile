@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 DOCS_STAMP := $(VENV)/.docs-installed
 SPHINXOPTS ?=
 
-.PHONY: install demo test reproduce bench fuzz docs docs-check clean
+.PHONY: install demo test test-fast reproduce bench fuzz docs docs-check clean
 
 install: $(STAMP)
 
@@ -19,8 +19,13 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	$(PY) -m olkit.demo
 
+# The whole suite (tests/README.md: what is where, how long it takes); it prints its 20 slowest tests.
 test: $(STAMP)
-	$(PY) -m pytest -n 2 --dist loadgroup
+	$(PY) -m pytest -n 2 --dist loadgroup --durations=20
+
+# The fast tier: the suite without the tests marked slow (tests/conftest.py), the first stream of every reference test.
+test-fast: $(STAMP)
+	$(PY) -m pytest -n 2 --dist loadgroup -m "not slow"
 
 reproduce: $(STAMP)
 	$(PY) -m olkit.experiment.reproduce experiments/duol_binary.toml
