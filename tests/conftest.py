@@ -14,10 +14,11 @@ slow"``), derived at collection, never written by hand:
 
 The slug is the registered name with ``-`` as ``_`` and ``+`` as ``p`` (``bogd++`` -> ``algo_bogdpp``).
 
-The ``slow`` marker (``make test-fast`` runs ``-m "not slow"``) is also given here, by two rules rather than on each
-test: every test of the modules in :data:`SLOW_MODULES` (subprocesses, clusters, real datasets, paper tables),
-and, in a test parametrized by a random stream (its ``i``, or its ``seed`` when it has no ``i``), every stream but
-the first: the fast tier checks each configuration of every reference test on one stream, the full suite on all.
+The ``slow`` marker (``make test-fast`` runs ``-m "not slow"``) is also given here, in one place rather than on each
+test: every test of the modules in :data:`SLOW_MODULES` (subprocesses, clusters, real datasets, paper tables), the
+tests in :data:`SLOW_TESTS`, and, in a test parametrized by a random stream (its ``i``, or its ``seed`` when it has
+no ``i``), every stream but the first: the fast tier checks each configuration of every reference test on one
+stream, the full suite on all.
 """
 import json
 import os
@@ -28,13 +29,35 @@ os.environ.setdefault("OLKIT_DATA_OFFLINE", "1")
 
 
 SLOW_MODULES = {
+    "test_cli_boundaries.py": "real subprocesses of the command, real signals, real FIFOs",
     "test_dask.py": "a Dask LocalCluster of two worker processes",
+    "test_docs_snippets.py": "every page's snippets, some learning on the bundled datasets",
+    "test_extreme_magnitudes.py": "every learner in child processes",
+    "test_files_atomic.py": "processes SIGKILLed mid-write, two runs at once",
     "test_fuzz_boundscheck.py": "the fuzz with numba's bounds checks (its first run compiles every loop again)",
     "test_kernel_reference_real_data.py": "real datasets (needs OLKIT_DATA)",
+    "test_persist_hostile.py": "crafted files loaded in a subprocess, a mutation fuzz",
+    "test_progress.py": "the commands in subprocesses, on a pseudo-terminal",
+    "test_properties.py": "Hypothesis streams for every algorithm and option (the fuzz's checks)",
     "test_reproduction.py": "rows of DUOL's Table 2, 20 orderings each",
     "test_resume.py": "reproductions SIGKILLed and rerun in subprocesses",
+    "test_river.py": "River's check_estimator, binary and multiclass",
+    "test_threads.py": "threaded runs in a subprocess",
 }
 """Modules whose every test is ``slow``, and why."""
+
+SLOW_TESTS = {
+    "test_budget_reference.py::test_streams_exercise_the_cases": "runs the reference on every stream",
+    "test_budget_compat_pomdr_nogd.py::test_pomdr_ahp_r_repeated_rows_exercise_the_ties": "runs many streams",
+    "test_kernel_multiclass_reference.py::test_mira_kkt": "many random QPs",
+    "test_linear_invariants.py::test_tuning_in_parallel_processes_equals_sequential": "worker processes",
+    "test_numerics.py::test_cli_refusal_is_one_line": "a subprocess of the command",
+    "test_numerics.py::test_cli_tiny_sigma_is_one_line": "a subprocess of the command",
+    "test_persist.py::test_python_dash_m_is_the_same_program": "subprocesses of the command",
+    "test_pomdr.py::test_streams_exercise_the_cases": "runs the reference on every stream",
+    "test_stream.py::test_streamed_peak_memory_bounded_by_chunk": "a large file streamed, its peak memory measured",
+}
+"""Single tests (file::function, every parametrization) that are ``slow``, and why (durations of make test)."""
 
 GROUPS = {
     "test_persist_hostile.py": "persist_hostile",  # one subprocess (a module fixture) loads the files of 31 tests
@@ -49,6 +72,8 @@ STREAM_PARAMS = ("i", "seed")
 def is_slow(item):
     """Whether a collected test is in the full suite only (see the module docstring)."""
     if item.path.name in SLOW_MODULES or item.get_closest_marker("slow"):
+        return True
+    if f"{item.path.name}::{getattr(item, 'originalname', item.name)}" in SLOW_TESTS:
         return True
     params = getattr(getattr(item, "callspec", None), "params", {})
     for key in STREAM_PARAMS:

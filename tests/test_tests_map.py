@@ -9,8 +9,8 @@
   the map says it.
 * Every algorithm has a reference test: one of its files is a ``*reference*`` module or the module named after it.
 
-The markers come from the current session when it collected the whole suite (``make test``); otherwise (one file,
-``make test-fast``'s ``-m "not slow"``) from a ``--collect-only`` run of the suite in a subprocess.
+The markers come from the current session when it collected the whole suite (``make test``); otherwise (this file
+alone) from a ``--collect-only`` run of the suite in a subprocess, which is why that test is not in the fast tier.
 ``python tests/test_tests_map.py`` prints the two derived tables, to paste into tests/README.md.
 """
 import json
@@ -111,6 +111,7 @@ def test_every_algorithm_has_a_row_with_its_marker():
         assert row[1] == f"`{algo_marker(row[0].strip('`'))}`", f"tests/README.md: the marker of {row[0]}"
 
 
+@pytest.mark.slow  # make test-fast collects part of the suite: the whole is collected again (~16 s of CPU)
 def test_the_algorithm_map_is_what_the_markers_say(request):
     from olkit import registry
 
