@@ -59,12 +59,6 @@ SLOW_TESTS = {
 }
 """Single tests (file::function, every parametrization) that are ``slow``, and why (durations of make test)."""
 
-GROUPS = {
-    "test_persist_hostile.py": "persist_hostile",  # one subprocess (a module fixture) loads the files of 31 tests
-}
-"""Modules whose tests run on one xdist worker one after the other (``--dist loadgroup``), so that what they share
-is built once; tests/test_dask.py names its group itself."""
-
 STREAM_PARAMS = ("i", "seed")
 """The parameter that numbers a test's random stream: the first one present (``i``, else ``seed``)."""
 
@@ -154,8 +148,6 @@ def pytest_collection_modifyitems(session, config, items):
             item.add_marker(getattr(pytest.mark, algo_marker(name)))
         if is_slow(item) and not item.get_closest_marker("slow"):
             item.add_marker(pytest.mark.slow)
-        if item.path.name in GROUPS:
-            item.add_marker(pytest.mark.xdist_group(GROUPS[item.path.name]))
     dump = os.environ.get("OLKIT_TESTS_MAP_DUMP")  # tests/test_tests_map.py: {node id: [marker names]}
     if dump:
         with open(dump, "w") as f:
