@@ -7,7 +7,7 @@ DOCS_STAMP := $(VENV)/.docs-installed
 DEV_STAMP := $(VENV)/.dev-installed
 SPHINXOPTS ?=
 
-.PHONY: install demo test lint reproduce bench fuzz docs docs-check clean
+.PHONY: install demo test test-fast lint reproduce bench fuzz docs docs-check clean
 
 install: $(STAMP)
 
@@ -20,8 +20,13 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	$(PY) -m olkit.demo
 
+# The whole suite (tests/README.md: what is where, how long it takes); it prints its 20 slowest tests.
 test: $(STAMP)
-	$(PY) -m pytest -n 2 --dist loadgroup
+	$(PY) -m pytest -n 2 --dist loadgroup --durations=20
+
+# The fast tier: the suite without the tests marked slow (tests/conftest.py), the first stream of every reference test.
+test-fast: $(STAMP)
+	$(PY) -m pytest -n 2 --dist loadgroup -m "not slow"
 
 $(DEV_STAMP): $(STAMP) pyproject.toml
 	$(PY) -m pip install --quiet -e ".[dev]"

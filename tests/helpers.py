@@ -106,3 +106,13 @@ def run_child_cases(code, cases, timeout=600):
         pytest.fail(f"the child process died (exit {proc.returncode}) during {running[-1] if running else '?'}: "
                     f"{proc.stderr[-2000:]}")
     return results
+
+
+def model_norm2(clf, sigma):
+    """tr(AᵀK_S A) of a budgeted Gaussian learner's stored model, from its SV inputs (explicit differences)."""
+    S = clf.support_vectors_
+    S = S.toarray() if hasattr(S, "toarray") else np.asarray(S, float)
+    n = clf.support_.n
+    A = np.asarray(clf.support_.coef[:n], float).reshape(n, -1)
+    d2 = ((S[:, None, :] - S[None, :, :]) ** 2).sum(axis=2)
+    return float(np.trace(A.T @ np.exp(-d2 / (2 * sigma ** 2)) @ A))

@@ -21,7 +21,7 @@ import pickle
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from helpers import check_diagnostics, check_final_model
+from helpers import check_diagnostics, check_final_model, model_norm2
 from reference.budget import stream
 from reference.pomdr import resolve, run_pomdr
 
@@ -125,16 +125,6 @@ def test_defaults_resolve_from_the_stream_length():
 ROUND_CONFIGS = MAIN + ["B8-B0_3-M0-a0.6-U2", "B8-B0_1-M3-U2", "B8-B0_6-M4-a0.8-U3", "B10-B0_4-a2"]
 
 
-def model_norm2(clf):
-    """tr(AᵀK_S A) of olkit's stored model, from its SV inputs (explicit differences)."""
-    S = clf.support_vectors_
-    S = S.toarray() if sp.issparse(S) else np.asarray(S, float)
-    n = clf.support_.n
-    A = np.asarray(clf.support_.coef[:n], float).reshape(n, -1)
-    d2 = ((S[:, None, :] - S[None, :, :]) ** 2).sum(axis=2)
-    return float(np.trace(A.T @ np.exp(-d2 / (2 * SIGMA ** 2)) @ A))
-
-
 @pytest.mark.parametrize("kind", ["bin", "mc"])
 @pytest.mark.parametrize("cid", ROUND_CONFIGS)
 def test_one_example_at_a_time(cid, kind):
@@ -166,7 +156,7 @@ def test_one_example_at_a_time(cid, kind):
         if K is not None:
             assert np.all(np.abs(coef.sum(axis=1)) <= 1e-9 * np.maximum(1.0, np.abs(coef).max(axis=1))), f"round {t}"
         tracked = diag["norm"] ** 2
-        exact = model_norm2(clf)
+        exact = model_norm2(clf, SIGMA)
         assert abs(tracked - exact) <= 1e-9 * max(1.0, exact), f"round {t}: tracked {tracked}, tr(AᵀKA) {exact}"
         assert diag["norm"] <= U * (1 + 1e-12)
     check_final_model(clf, ref)

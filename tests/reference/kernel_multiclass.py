@@ -32,7 +32,7 @@ import numpy as np
 from .kernel_binary import box_qp_enumerate
 
 SIGMA = 1.5
-"""σ of the random test streams (tests/test_kernel_multiclass_quick.py)."""
+"""σ of the random test streams (tests/test_kernel_multiclass_reference.py)."""
 
 
 def gram(X, sigma=SIGMA):

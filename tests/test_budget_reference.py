@@ -20,7 +20,7 @@ import math
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from helpers import check_diagnostics, check_final_model
+from helpers import check_diagnostics, check_final_model, model_norm2
 from reference.budget import run_reference, stream
 
 import olkit
@@ -138,16 +138,6 @@ ROUND_CONFIGS = ["avp-U2", "ahpatron-B4", "ahpatron-B10-eta0.1-eps0.8", "project
                  "bogd-B4", "bogd++-B4-eta1-lam0.2"]
 
 
-def model_norm2(clf):
-    """tr(AᵀK_S A) of olkit's stored model, from its SV inputs (explicit differences)."""
-    S = clf.support_vectors_
-    S = S.toarray() if sp.issparse(S) else np.asarray(S, float)
-    n = clf.support_.n
-    A = np.asarray(clf.support_.coef[:n], float).reshape(n, -1)
-    d2 = ((S[:, None, :] - S[None, :, :]) ** 2).sum(axis=2)
-    return float(np.trace(A.T @ np.exp(-d2 / (2 * SIGMA ** 2)) @ A))
-
-
 @pytest.mark.parametrize("kind", ["bin", "mc"])
 @pytest.mark.parametrize("cid", ROUND_CONFIGS)
 def test_one_example_at_a_time(cid, kind):
@@ -190,7 +180,7 @@ def test_one_example_at_a_time(cid, kind):
         prev = diag
         if name in ("avp", "ahpatron"):
             tracked = diag["norm"] ** 2
-            exact = model_norm2(clf)
+            exact = model_norm2(clf, SIGMA)
             assert abs(tracked - exact) <= 1e-9 * max(1.0, exact), f"round {t}: tracked {tracked}, tr(AᵀKA) {exact}"
             U = clf.resolved_params()["U"]
             assert math.sqrt(tracked) <= U * (1 + 1e-12)
@@ -271,7 +261,7 @@ def test_streams_exercise_the_cases():
 
 
 # ---------------------------------------------------------------------------------------------------------
-# Parameter validation beyond tests/test_params_all.py, which derives bad values from every declared range
+# Parameter validation beyond tests/test_param_validation.py, which derives bad values from every declared range
 # (B < 2, ε ∉ (0, 1), η < 0, U ≤ 0, λ ≤ 0, γ ≤ 0, … are covered there for every learner of this file)
 # ---------------------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("B", [3, 5, 7, 601])
