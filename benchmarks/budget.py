@@ -15,11 +15,13 @@ KOL (the C++ toolbox) figures for scale, one pass including loading on this mach
 Forgetron 1.8 s, BOGD 2.0 s, FOGD (D = 2000) 3.0 s, NOGD 5.9 s, Projectron++ 11.4 s; the AHP authors' R
 Ahpatron 8.5 s. olkit's loading time is reported beside them.
 """
+
 import json
 import sys
 import time
 
 import numpy as np
+
 from harness import peak_rss_mb
 
 KOL_SECONDS = {"forgetron": 1.8, "bogd": 2.0, "fogd": 3.0, "nogd": 5.9, "projectron++": 11.4}
@@ -72,8 +74,9 @@ def jobs(quick):
         names = [a for a in names if a in ("ahpatron", "bogd")]
     out = [{"name": f"ijcnn1/{a}", "dataset": "ijcnn1", "algorithm": a, "repeat": 1} for a in names]
     if not quick:
-        out += [{"name": f"ijcnn1x10/{a}", "dataset": "ijcnn1", "algorithm": a, "repeat": 10}
-                for a in names if a in LONG]
+        out += [
+            {"name": f"ijcnn1x10/{a}", "dataset": "ijcnn1", "algorithm": a, "repeat": 10} for a in names if a in LONG
+        ]
     return out
 
 
@@ -122,11 +125,22 @@ def worker_budget(spec):
     learn = min(sum(p) for p in passes)
     per_example_us = [1e6 * s / (b - a) for s, a, b in zip(seg_seconds, bounds[:-1], bounds[1:])]
     after_fill = per_example_us[1:]
-    result = {**spec, "params": params, "n": T, "load_seconds": load_seconds, "learn_seconds": learn,
-              "examples_per_second": T / learn, "segment_us_per_example": per_example_us,
-              "flatness_after_fill": max(after_fill) / min(after_fill), "mistakes": int(clf.n_mistakes_),
-              "mistake_rate": clf.n_mistakes_ / T, "n_sv": int(clf.n_support_),
-              "rss_growth_mb": rss_growth, "peak_rss_mb": peak_rss_mb(), "diagnostics": clf.diagnostics()}
+    result = {
+        **spec,
+        "params": params,
+        "n": T,
+        "load_seconds": load_seconds,
+        "learn_seconds": learn,
+        "examples_per_second": T / learn,
+        "segment_us_per_example": per_example_us,
+        "flatness_after_fill": max(after_fill) / min(after_fill),
+        "mistakes": int(clf.n_mistakes_),
+        "mistake_rate": clf.n_mistakes_ / T,
+        "n_sv": int(clf.n_support_),
+        "rss_growth_mb": rss_growth,
+        "peak_rss_mb": peak_rss_mb(),
+        "diagnostics": clf.diagnostics(),
+    }
     result["all_learn_seconds"] = [sum(p) for p in passes]
     if spec["algorithm"] in KOL_SECONDS and spec["repeat"] == 1:
         result["kol_seconds_incl_loading"] = KOL_SECONDS[spec["algorithm"]]
@@ -157,18 +171,24 @@ def line(r):
         extra += f"  bound {r['bound']['seconds']:.2f}s ratio {r['ratio_to_bound']:.2f}"
     if "ratio_to_kol" in r:
         extra += f"  KOL {r['kol_seconds_incl_loading']}s (olkit/KOL {r['ratio_to_kol']:.2f})"
-    return (f"{r['name']}: {r['learn_seconds']:.2f}s ({r['examples_per_second']:.0f}/s), AMR "
-            f"{100 * r['mistake_rate']:.2f}%, #SV {r['n_sv']}, flat {r['flatness_after_fill']:.2f}, "
-            f"RSS +{r['rss_growth_mb']:.1f} MB, load {r['load_seconds']:.2f}s{extra}")
+    return (
+        f"{r['name']}: {r['learn_seconds']:.2f}s ({r['examples_per_second']:.0f}/s), AMR "
+        f"{100 * r['mistake_rate']:.2f}%, #SV {r['n_sv']}, flat {r['flatness_after_fill']:.2f}, "
+        f"RSS +{r['rss_growth_mb']:.1f} MB, load {r['load_seconds']:.2f}s{extra}"
+    )
 
 
 def summary(results):
     ok = [r for r in results if "error" not in r]
-    out = {"flat_max_budgeted": max((r["flatness_after_fill"] for r in ok if r["algorithm"] not in UNBUDGETED),
-                                    default=None),
-           "bound_targets": {r["algorithm"]: r["ratio_to_bound"] for r in ok
-                             if r["algorithm"] in BOUND_TARGET and "ratio_to_bound" in r},
-           "kol_ratios": {r["algorithm"]: r["ratio_to_kol"] for r in ok if "ratio_to_kol" in r and r["repeat"] == 1}}
+    out = {
+        "flat_max_budgeted": max(
+            (r["flatness_after_fill"] for r in ok if r["algorithm"] not in UNBUDGETED), default=None
+        ),
+        "bound_targets": {
+            r["algorithm"]: r["ratio_to_bound"] for r in ok if r["algorithm"] in BOUND_TARGET and "ratio_to_bound" in r
+        },
+        "kol_ratios": {r["algorithm"]: r["ratio_to_kol"] for r in ok if "ratio_to_kol" in r and r["repeat"] == 1},
+    }
     growth = {}
     for r in ok:
         growth.setdefault(r["algorithm"], {})[r["repeat"]] = r["rss_growth_mb"]
@@ -189,12 +209,21 @@ def bench(quick):
         results.append(r)
         print("    " + budget.line(r), flush=True)
     payload = {
-        "settings": {"dataset": "ijcnn1 (141,691 x 22), one ordering (seed 0); ijcnn1x10: 10 copies, shuffled",
-                     "B": budget.B, "D_fogd": budget.D, "sigma": budget.SIGMA, "segments": budget.SEGMENTS,
-                     "bound": "T x B Gaussian kernel entries by blocked BLAS against B fixed rows, exp included "
-                              "(benchmarks/kernel_bound.py), same process",
-                     "targets": {"flatness_after_fill": 1.3, "ratio_to_bound": 2.0, "ratio_to_kol": 1 / 3,
-                                 "rss_growth_difference_mb": 50}},
+        "settings": {
+            "dataset": "ijcnn1 (141,691 x 22), one ordering (seed 0); ijcnn1x10: 10 copies, shuffled",
+            "B": budget.B,
+            "D_fogd": budget.D,
+            "sigma": budget.SIGMA,
+            "segments": budget.SEGMENTS,
+            "bound": "T x B Gaussian kernel entries by blocked BLAS against B fixed rows, exp included "
+            "(benchmarks/kernel_bound.py), same process",
+            "targets": {
+                "flatness_after_fill": 1.3,
+                "ratio_to_bound": 2.0,
+                "ratio_to_kol": 1 / 3,
+                "rss_growth_difference_mb": 50,
+            },
+        },
         "summary": budget.summary(results),
         "results": results,
     }

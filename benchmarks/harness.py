@@ -6,6 +6,7 @@ each in a fresh interpreter (:func:`run_worker`: ``benchmarks/run.py --worker KI
 comes back on one stdout line after :data:`MARKER`), writes ``benchmarks/results/<name>.json`` with
 :func:`write_json` and prints a table.
 """
+
 import datetime
 import json
 import os
@@ -20,8 +21,8 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 RESULTS = HERE / "results"
 MARKER = "@@OLKIT-BENCH-RESULT@@ "
-REPEATS = 3                     # best of 3 for every timing (learner runs and lower bounds)
-WORKER_TIMEOUT = 1800           # seconds per subprocess
+REPEATS = 3  # best of 3 for every timing (learner runs and lower bounds)
+WORKER_TIMEOUT = 1800  # seconds per subprocess
 
 MACHINE = None
 """The machine's description (:func:`machine_info`, measured in a worker), set by :func:`start`."""
@@ -96,18 +97,23 @@ def run_worker(spec, kind="kernel"):
     cmd = [sys.executable, str(HERE / "run.py"), "--worker", kind, json.dumps(spec)]
     t0 = time.perf_counter()
     try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=WORKER_TIMEOUT, env=child_env(),
-                              cwd=str(REPO))
+        proc = subprocess.run(
+            cmd, capture_output=True, text=True, timeout=WORKER_TIMEOUT, env=child_env(), cwd=str(REPO)
+        )
     except subprocess.TimeoutExpired:
         return {**spec, "error": f"timed out after {WORKER_TIMEOUT} s"}
     wall = time.perf_counter() - t0
     for line in proc.stdout.splitlines():
         if line.startswith(MARKER):
-            result = json.loads(line[len(MARKER):])
+            result = json.loads(line[len(MARKER) :])
             result["process_wall_seconds"] = wall
             return result
-    return {**spec, "error": f"worker exited with status {proc.returncode}",
-            "stderr_tail": sanitize(proc.stderr[-3000:]), "stdout_tail": sanitize(proc.stdout[-1000:])}
+    return {
+        **spec,
+        "error": f"worker exited with status {proc.returncode}",
+        "stderr_tail": sanitize(proc.stderr[-3000:]),
+        "stdout_tail": sanitize(proc.stdout[-1000:]),
+    }
 
 
 def machine_info():
@@ -155,8 +161,11 @@ def machine_info():
         "python": platform.python_version(),
         "versions": versions,
         "blas": blas,
-        "env": {k: os.environ.get(k) for k in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
-                                               "NUMBA_NUM_THREADS") if os.environ.get(k)},
+        "env": {
+            k: os.environ.get(k)
+            for k in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS")
+            if os.environ.get(k)
+        },
         "olkit_data_set": bool(child_env().get("OLKIT_DATA")),
     }
 
@@ -164,8 +173,9 @@ def machine_info():
 def git_info():
     def git(*args):
         try:
-            return subprocess.run(["git", *args], cwd=str(REPO), capture_output=True, text=True,
-                                  timeout=20).stdout.strip()
+            return subprocess.run(
+                ["git", *args], cwd=str(REPO), capture_output=True, text=True, timeout=20
+            ).stdout.strip()
         except (OSError, subprocess.SubprocessError):
             return None
 
@@ -208,10 +218,10 @@ def fmt(x, spec=".3g"):
 
 
 def text_table(header, rows):
-    widths = [max(len(str(h)), *(len(str(row[i])) for row in rows)) if rows else len(str(h))
-              for i, h in enumerate(header)]
-    lines = ["  ".join(str(h).rjust(w) for h, w in zip(header, widths)),
-             "  ".join("-" * w for w in widths)]
+    widths = [
+        max(len(str(h)), *(len(str(row[i])) for row in rows)) if rows else len(str(h)) for i, h in enumerate(header)
+    ]
+    lines = ["  ".join(str(h).rjust(w) for h, w in zip(header, widths)), "  ".join("-" * w for w in widths)]
     for row in rows:
         lines.append("  ".join(str(c).rjust(w) for c, w in zip(row, widths)))
     return "\n".join(lines)
@@ -221,8 +231,9 @@ def time_process(cmd, timeout=900, env=None):
     """(wall seconds, return code or None, stdout, stderr) of one process run to completion."""
     t0 = time.perf_counter()
     try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env or child_env(),
-                              cwd=str(REPO))
+        proc = subprocess.run(
+            cmd, capture_output=True, text=True, timeout=timeout, env=env or child_env(), cwd=str(REPO)
+        )
     except subprocess.TimeoutExpired:
         return time.perf_counter() - t0, None, "", f"timed out after {timeout} s"
     except OSError as exc:
@@ -234,8 +245,13 @@ def series(cmd, warm_runs):
     """A first run of ``cmd`` and ``warm_runs`` more: their wall times (start-up benchmarks)."""
     first, rc, out, err = time_process(cmd)
     if rc != 0:
-        return {"ok": False, "returncode": rc, "first_seconds": first, "stderr_tail": sanitize(err[-2000:]),
-                "stdout_tail": sanitize(out[-500:])}
+        return {
+            "ok": False,
+            "returncode": rc,
+            "first_seconds": first,
+            "stderr_tail": sanitize(err[-2000:]),
+            "stdout_tail": sanitize(out[-500:]),
+        }
     warm = []
     failures = 0
     for _ in range(warm_runs):
@@ -244,7 +260,12 @@ def series(cmd, warm_runs):
             failures += 1
             continue
         warm.append(t)
-    return {"ok": True, "first_seconds": first, "warm_seconds": warm,
-            "warm_median_seconds": statistics.median(warm) if warm else None,
-            "warm_min_seconds": min(warm) if warm else None, "warm_failures": failures,
-            "stdout_head": sanitize("\n".join(out.splitlines()[:12]))}
+    return {
+        "ok": True,
+        "first_seconds": first,
+        "warm_seconds": warm,
+        "warm_median_seconds": statistics.median(warm) if warm else None,
+        "warm_min_seconds": min(warm) if warm else None,
+        "warm_failures": failures,
+        "stdout_head": sanitize("\n".join(out.splitlines()[:12])),
+    }

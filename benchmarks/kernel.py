@@ -5,19 +5,20 @@ peak RSS and, in the same process, the kernel-row lower bound (benchmarks/kernel
 loaded (CSR) and densified, the learner again on the densified data, and the ratios time / lower bound.
 The multiclass and dorothea benchmarks (``multiclass_kernel.py``, ``dorothea.py``) use the same worker.
 """
+
 import time
 
 from harness import REPEATS, fmt, now_iso, peak_rss_mb, run_worker, text_table, worker_record, write_json
 
-DENSE_LIMIT_MB = 500            # densify only below this size
-DUOL_A9A_PREFIX = 10000         # prefix measured to project DUOL's time on a9a
-DUOL_A9A_LIMIT = 180.0          # skip when one projected run exceeds this (seconds)
-SINGLE_REPEAT_ABOVE = 60.0      # a projected run longer than this is timed once, not 3 times
-GRAM_LIMIT_GB = 8.0             # skip a run whose projected SV Gram cache exceeds this
+DENSE_LIMIT_MB = 500  # densify only below this size
+DUOL_A9A_PREFIX = 10000  # prefix measured to project DUOL's time on a9a
+DUOL_A9A_LIMIT = 180.0  # skip when one projected run exceeds this (seconds)
+SINGLE_REPEAT_ABOVE = 60.0  # a projected run longer than this is timed once, not 3 times
+GRAM_LIMIT_GB = 8.0  # skip a run whose projected SV Gram cache exceeds this
 
 KOL_REFERENCE = {
     "text": "a compiled C++ toolbox (KOL) runs the kernel Perceptron on a9a (σ = 8, file order, 6,901 SV) "
-            "in 5.8 s of CPU on this machine, lower bound 0.78 s",
+    "in 5.8 s of CPU on this machine, lower bound 0.78 s",
     "toolbox": "KOL (compiled C++)",
     "algorithm": "perceptron",
     "dataset": "a9a",
@@ -27,8 +28,8 @@ KOL_REFERENCE = {
     "cpu_seconds": 5.8,
     "lower_bound_seconds": 0.78,
     "note": "6,901 SV is what olkit's perceptron makes on a9a's train file alone (32,561 rows, file order); "
-            "olkit's catalog a9a is train + test (48,842 rows, 10,244 SV), so the like-for-like comparison "
-            "is the row 'a9a-train' (the first 32,561 rows of the catalog a9a = the a9a.train file).",
+    "olkit's catalog a9a is train + test (48,842 rows, 10,244 SV), so the like-for-like comparison "
+    "is the row 'a9a-train' (the first 32,561 rows of the catalog a9a = the a9a.train file).",
 }
 A9A_TRAIN_ROWS = 32561
 
@@ -88,6 +89,7 @@ class PhaseTimer:
                     timer.loop += _time.perf_counter() - t0
                     timer.blocks += 1
                 return out
+
             return kernel_block
 
         support_set.SupportSet.dots = dots
@@ -99,11 +101,21 @@ class PhaseTimer:
         if not self.available or self.blocks == 0:
             return None
         other = seconds - self.dots - self.reserve - self.loop
-        share = (lambda x: x / seconds if seconds > 0 else None)
-        return {"block_products_seconds": self.dots, "reserve_seconds": self.reserve,
-                "compiled_loop_seconds": self.loop, "other_seconds": other, "blocks": self.blocks,
-                "block_products_share": share(self.dots), "reserve_share": share(self.reserve),
-                "compiled_loop_share": share(self.loop), "other_share": share(other)}
+
+        def share(x):
+            return x / seconds if seconds > 0 else None
+
+        return {
+            "block_products_seconds": self.dots,
+            "reserve_seconds": self.reserve,
+            "compiled_loop_seconds": self.loop,
+            "other_seconds": other,
+            "blocks": self.blocks,
+            "block_products_share": share(self.dots),
+            "reserve_share": share(self.reserve),
+            "compiled_loop_share": share(self.loop),
+            "other_share": share(other),
+        }
 
 
 def _one_run(olkit, algo, X, y, order, timer):
@@ -115,13 +127,21 @@ def _one_run(olkit, algo, X, y, order, timer):
     res = olkit.evaluate_online(clf, X, y, order=order)
     call_wall = time.perf_counter() - w0
     call_cpu = time.process_time() - c0
-    record = {"seconds": res.seconds, "call_wall_seconds": call_wall, "call_cpu_seconds": call_cpu,
-              "mistakes": res.mistakes, "mistake_rate": res.mistake_rate, "n_sv": res.n_sv,
-              "n_updates": res.n_updates, "n_stored": int(clf.support_.n),
-              "phases": timer.snapshot(res.seconds), "diagnostics": res.diagnostics,
-              "input": "csr" if _issparse(X) else "dense",
-              "engine_storage": "csr" if getattr(clf.support_, "sparse", None) else "dense",
-              "gram_cache": bool(getattr(clf.support_, "use_gram", False))}
+    record = {
+        "seconds": res.seconds,
+        "call_wall_seconds": call_wall,
+        "call_cpu_seconds": call_cpu,
+        "mistakes": res.mistakes,
+        "mistake_rate": res.mistake_rate,
+        "n_sv": res.n_sv,
+        "n_updates": res.n_updates,
+        "n_stored": int(clf.support_.n),
+        "phases": timer.snapshot(res.seconds),
+        "diagnostics": res.diagnostics,
+        "input": "csr" if _issparse(X) else "dense",
+        "engine_storage": "csr" if getattr(clf.support_, "sparse", None) else "dense",
+        "gram_cache": bool(getattr(clf.support_, "use_gram", False)),
+    }
     return record, clf
 
 
@@ -161,8 +181,16 @@ def _summarise_runs(runs, n):
 def _bound_summary(details):
     """Best of several single-repetition bound measurements (taken in different rounds)."""
     best = min(details, key=lambda d: d["seconds"])
-    keep = ("seconds", "dot_seconds", "kernel_seconds", "entries", "computed_entries", "sparse", "transform",
-            "seconds_by_transform")
+    keep = (
+        "seconds",
+        "dot_seconds",
+        "kernel_seconds",
+        "entries",
+        "computed_entries",
+        "sparse",
+        "transform",
+        "seconds_by_transform",
+    )
     out = {k: best[k] for k in keep if k in best}
     out["repeats"] = len(details)
     out["all_seconds"] = [d["seconds"] for d in details]
@@ -196,8 +224,14 @@ def worker_kernel(spec):
         raise RuntimeError(f"load_dataset({spec['dataset']!r}) returned {type(X).__name__}, expected CSR")
     X = sp.csr_matrix(X)
     n, d = X.shape
-    out.update(n=n, d=d, nnz=int(X.nnz), density=X.nnz / (n * d),
-               csr_mb=(X.data.nbytes + X.indices.nbytes + X.indptr.nbytes) / 2**20, dense_mb=n * d * 8 / 2**20)
+    out.update(
+        n=n,
+        d=d,
+        nnz=int(X.nnz),
+        density=X.nnz / (n * d),
+        csr_mb=(X.data.nbytes + X.indices.nbytes + X.indptr.nbytes) / 2**20,
+        dense_mb=n * d * 8 / 2**20,
+    )
     if spec["order"] == "file":
         order = np.arange(n)
         out["order"] = "file"
@@ -217,25 +251,33 @@ def worker_kernel(spec):
         res = olkit.evaluate_online(clf, X, y, order=order[:prefix])
         scale = n / prefix
         proj_sv = clf.support_.n * scale
-        proj = {"prefix": prefix, "prefix_seconds": res.seconds, "prefix_n_sv": res.n_sv,
-                "prefix_n_stored": int(clf.support_.n), "projected_n_sv": proj_sv,
-                "projected_seconds": res.seconds * scale ** 2,
-                "model": "time ∝ T·#SV with #SV ∝ T (quadratic in T); #SV linear in T",
-                "limit_seconds": spec["project"]["limit"]}
+        proj = {
+            "prefix": prefix,
+            "prefix_seconds": res.seconds,
+            "prefix_n_sv": res.n_sv,
+            "prefix_n_stored": int(clf.support_.n),
+            "projected_n_sv": proj_sv,
+            "projected_seconds": res.seconds * scale**2,
+            "model": "time ∝ T·#SV with #SV ∝ T (quadratic in T); #SV linear in T",
+            "limit_seconds": spec["project"]["limit"],
+        }
         uses_gram = bool(getattr(clf.support_, "use_gram", False))
         proj["gram_cache_in_prefix_run"] = uses_gram
-        proj["projected_gram_gb_if_cached"] = proj_sv ** 2 * 8 / 1e9
+        proj["projected_gram_gb_if_cached"] = proj_sv**2 * 8 / 1e9
         del clf
         out["projection"] = proj
         if proj["projected_seconds"] > spec["project"]["limit"]:
             out["skipped"] = True
-            out["reason"] = (f"projected learning time {proj['projected_seconds']:.0f} s (from {prefix} examples in "
-                             f"{res.seconds:.2f} s, quadratic scaling) exceeds {spec['project']['limit']:.0f} s")
+            out["reason"] = (
+                f"projected learning time {proj['projected_seconds']:.0f} s (from {prefix} examples in "
+                f"{res.seconds:.2f} s, quadratic scaling) exceeds {spec['project']['limit']:.0f} s"
+            )
             return out
         if uses_gram and proj["projected_gram_gb_if_cached"] > GRAM_LIMIT_GB:
             out["skipped"] = True
-            out["reason"] = (f"projected SV Gram cache {proj['projected_gram_gb_if_cached']:.1f} GB exceeds "
-                             f"{GRAM_LIMIT_GB} GB")
+            out["reason"] = (
+                f"projected SV Gram cache {proj['projected_gram_gb_if_cached']:.1f} GB exceeds {GRAM_LIMIT_GB} GB"
+            )
             return out
         if proj["projected_seconds"] > SINGLE_REPEAT_ABOVE:
             repeats = 1
@@ -286,7 +328,8 @@ def worker_kernel(spec):
             bounds["bound_dense"].append(kernel_row_lower_bound_detail(Xd_ord, arrival, kp, repeats=1))
         # the bound with olkit's own (scalar) kernel transform, for the storage the learner used
         bounds["bound_olkit_transform"].append(
-            kernel_row_lower_bound_detail(X_match, arrival, kp, repeats=1, transform="olkit"))
+            kernel_row_lower_bound_detail(X_match, arrival, kp, repeats=1, transform="olkit")
+        )
         if directions is not None:
             floors.append(expansion_floor(arrival, n, *directions, repeats=1))
         if dense_run:
@@ -308,9 +351,11 @@ def worker_kernel(spec):
     out["ratio_matching"] = learner["seconds"] / out[matching]["seconds"]
     if floors:
         bound = out[matching]["seconds"]
-        out["expansion_floor"] = {"seconds": min(floors), "all_seconds": floors,
-                                  "what": "the K scores' scatter loop alone over the run's entries (kernel_bound."
-                                          "expansion_floor)"}
+        out["expansion_floor"] = {
+            "seconds": min(floors),
+            "all_seconds": floors,
+            "what": "the K scores' scatter loop alone over the run's entries (kernel_bound.expansion_floor)",
+        }
         out["ratio_bound_plus_expansion_floor"] = (bound + min(floors)) / bound
         out["ratio_to_bound_plus_expansion_floor"] = learner["seconds"] / (bound + min(floors))
     if dense_run:
@@ -321,8 +366,11 @@ def worker_kernel(spec):
     elif densify:
         out["learner_dense_input_skipped"] = "projected SV Gram cache too large for a dense run"
     else:
-        out["learner_dense_input_skipped"] = ("never densified (dorothea)" if spec.get("never_densify")
-                                              else f"dense matrix {out['dense_mb']:.0f} MB ≥ {DENSE_LIMIT_MB} MB")
+        out["learner_dense_input_skipped"] = (
+            "never densified (dorothea)"
+            if spec.get("never_densify")
+            else f"dense matrix {out['dense_mb']:.0f} MB ≥ {DENSE_LIMIT_MB} MB"
+        )
     del Xd
     out["peak_rss_mb_final"] = peak_rss_mb()
     out["wall_seconds"] = time.perf_counter() - t_start
@@ -341,30 +389,45 @@ def kernel_jobs(quick):
             jobs.append(spec)
         if ds == "a9a":
             jobs.append({"name": "a9a/perceptron/file", "dataset": "a9a", "algorithm": "perceptron", "order": "file"})
-            jobs.append({"name": "a9a-train/perceptron/file", "dataset": "a9a", "rows": A9A_TRAIN_ROWS,
-                         "algorithm": "perceptron", "order": "file"})
+            jobs.append(
+                {
+                    "name": "a9a-train/perceptron/file",
+                    "dataset": "a9a",
+                    "rows": A9A_TRAIN_ROWS,
+                    "algorithm": "perceptron",
+                    "order": "file",
+                }
+            )
     return jobs
 
 
 def kol_comparison(results):
     out = {}
-    for key, name in (("a9a_full_file_order", "a9a/perceptron/file"),
-                      ("a9a_train_file_order", "a9a-train/perceptron/file")):
+    for key, name in (
+        ("a9a_full_file_order", "a9a/perceptron/file"),
+        ("a9a_train_file_order", "a9a-train/perceptron/file"),
+    ):
         r = next((r for r in results if r.get("name") == name and "learner" in r), None)
         if r is None:
             continue
         L = r["learner"]
         out[key] = {
-            "n": r["n"], "n_sv": L["n_sv"], "same_n_sv_as_kol": L["n_sv"] == KOL_REFERENCE["n_sv"],
-            "seconds": L["seconds"], "call_cpu_seconds": L["call_cpu_seconds"],
+            "n": r["n"],
+            "n_sv": L["n_sv"],
+            "same_n_sv_as_kol": L["n_sv"] == KOL_REFERENCE["n_sv"],
+            "seconds": L["seconds"],
+            "call_cpu_seconds": L["call_cpu_seconds"],
             "ratio_to_kol_5.8s": L["seconds"] / KOL_REFERENCE["cpu_seconds"],
             "cpu_ratio_to_kol_5.8s": L["call_cpu_seconds"] / KOL_REFERENCE["cpu_seconds"],
             "bound_dense_seconds": r.get("bound_dense", {}).get("seconds"),
-            "bound_dense_over_kol_bound_0.78s": (r["bound_dense"]["seconds"] / KOL_REFERENCE["lower_bound_seconds"]
-                                                 if "bound_dense" in r else None),
+            "bound_dense_over_kol_bound_0.78s": (
+                r["bound_dense"]["seconds"] / KOL_REFERENCE["lower_bound_seconds"] if "bound_dense" in r else None
+            ),
         }
-    out["note"] = ("ratio_to_kol_5.8s = our learning seconds (wall, one BLAS thread) / KOL's 5.8 s of CPU; < 1 means "
-                   "faster. Only a9a_train_file_order is like-for-like (same rows, same 6,901 SV).")
+    out["note"] = (
+        "ratio_to_kol_5.8s = our learning seconds (wall, one BLAS thread) / KOL's 5.8 s of CPU; < 1 means "
+        "faster. Only a9a_train_file_order is like-for-like (same rows, same 6,901 SV)."
+    )
     return out
 
 
@@ -379,10 +442,19 @@ def bench(quick):
         print("    " + one_line(r), flush=True)
     hashes = {r.get("olkit_source_hash") for r in results if r.get("olkit_source_hash")}
     payload = {
-        "settings": {"repeats": REPEATS, "dense_limit_mb": DENSE_LIMIT_MB, "kernel": "gaussian sigma=8",
-                     "C": 5, "block": 256, "blas_threads": 1,
-                     "duol_a9a": {"prefix": DUOL_A9A_PREFIX, "limit_seconds": DUOL_A9A_LIMIT,
-                                  "single_repeat_above_seconds": SINGLE_REPEAT_ABOVE}},
+        "settings": {
+            "repeats": REPEATS,
+            "dense_limit_mb": DENSE_LIMIT_MB,
+            "kernel": "gaussian sigma=8",
+            "C": 5,
+            "block": 256,
+            "blas_threads": 1,
+            "duol_a9a": {
+                "prefix": DUOL_A9A_PREFIX,
+                "limit_seconds": DUOL_A9A_LIMIT,
+                "single_repeat_above_seconds": SINGLE_REPEAT_ABOVE,
+            },
+        },
         "reference": KOL_REFERENCE,
         "kol_comparison": kol_comparison(results),
         "source_changed_during_run": len(hashes) > 1,
@@ -399,21 +471,40 @@ def one_line(r):
     if r.get("skipped"):
         return f"skipped: {r['reason']}"
     L = r["learner"]
-    s = (f"{L['seconds']:.3f} s, {L['n_sv']} SV, {L['mistakes']} mistakes, rss {r['peak_rss_mb']:.0f} MB, "
-         f"bound csr {r['bound_csr']['seconds']:.3f} s")
+    s = (
+        f"{L['seconds']:.3f} s, {L['n_sv']} SV, {L['mistakes']} mistakes, rss {r['peak_rss_mb']:.0f} MB, "
+        f"bound csr {r['bound_csr']['seconds']:.3f} s"
+    )
     if "bound_dense" in r:
         s += f", bound dense {r['bound_dense']['seconds']:.3f} s"
     if "learner_dense_input" in r:
         s += f", dense learner {r['learner_dense_input']['seconds']:.3f} s"
     if "expansion_floor" in r:
-        s += (f", ratio {r['ratio_matching']:.2f}; scores' scatter alone {r['expansion_floor']['seconds']:.3f} s: "
-              f"bound + scatter = {r['ratio_bound_plus_expansion_floor']:.2f} x bound")
+        s += (
+            f", ratio {r['ratio_matching']:.2f}; scores' scatter alone {r['expansion_floor']['seconds']:.3f} s: "
+            f"bound + scatter = {r['ratio_bound_plus_expansion_floor']:.2f} x bound"
+        )
     return s
 
 
 def kernel_table(results):
-    header = ["config", "store", "SV", "err%", "sec", "cpu/wall", "ex/s", "RSS MB", "LB csr", "ratio", "LB dense",
-              "ratio", "dense sec", "ratio", "prod/grow/loop/other %"]
+    header = [
+        "config",
+        "store",
+        "SV",
+        "err%",
+        "sec",
+        "cpu/wall",
+        "ex/s",
+        "RSS MB",
+        "LB csr",
+        "ratio",
+        "LB dense",
+        "ratio",
+        "dense sec",
+        "ratio",
+        "prod/grow/loop/other %",
+    ]
     rows = []
     notes = []
     for r in results:
@@ -424,16 +515,31 @@ def kernel_table(results):
         D = r.get("learner_dense_input")
         ph = L.get("phases") or {}
         if ph:
-            split = "/".join(f"{100 * (ph.get(k) or 0):.0f}" for k in
-                             ("block_products_share", "reserve_share", "compiled_loop_share", "other_share"))
+            split = "/".join(
+                f"{100 * (ph.get(k) or 0):.0f}"
+                for k in ("block_products_share", "reserve_share", "compiled_loop_share", "other_share")
+            )
         else:
             split = "-"
-        rows.append([r["name"], L["engine_storage"], L["n_sv"], fmt(100 * L["mistake_rate"], ".2f"),
-                     fmt(L["seconds"]), fmt(L.get("cpu_over_wall"), ".2f"), fmt(L["examples_per_second"], ".0f"),
-                     fmt(r["peak_rss_mb"], ".0f"),
-                     fmt(r["bound_csr"]["seconds"]), fmt(r["ratio_csr"], ".2f"),
-                     fmt(r.get("bound_dense", {}).get("seconds")), fmt(r.get("ratio_dense"), ".2f"),
-                     fmt(D["seconds"]) if D else "-", fmt(r.get("ratio_dense_input"), ".2f"), split])
+        rows.append(
+            [
+                r["name"],
+                L["engine_storage"],
+                L["n_sv"],
+                fmt(100 * L["mistake_rate"], ".2f"),
+                fmt(L["seconds"]),
+                fmt(L.get("cpu_over_wall"), ".2f"),
+                fmt(L["examples_per_second"], ".0f"),
+                fmt(r["peak_rss_mb"], ".0f"),
+                fmt(r["bound_csr"]["seconds"]),
+                fmt(r["ratio_csr"], ".2f"),
+                fmt(r.get("bound_dense", {}).get("seconds")),
+                fmt(r.get("ratio_dense"), ".2f"),
+                fmt(D["seconds"]) if D else "-",
+                fmt(r.get("ratio_dense_input"), ".2f"),
+                split,
+            ]
+        )
     text = text_table(header, rows)
     if notes:
         text += "\n" + "\n".join(notes)

@@ -23,6 +23,7 @@ Details that keep it a *lower* bound and nothing else:
 With CSR input the products are scipy's sparse products (the ones the learners use for CSR data), with
 dense input they are BLAS (one thread, as the learners).
 """
+
 import time
 
 import numba
@@ -67,8 +68,9 @@ def kernel_row_lower_bound_detail(X_ordered, arrival, kp, repeats=3, transform="
     ``seconds_by_transform``.
     """
     if transform == "best":
-        runs = {kind: kernel_row_lower_bound_detail(X_ordered, arrival, kp, repeats, kind)
-                for kind in ("simd", "olkit")}
+        runs = {
+            kind: kernel_row_lower_bound_detail(X_ordered, arrival, kp, repeats, kind) for kind in ("simd", "olkit")
+        }
         best = dict(min(runs.values(), key=lambda d: d["seconds"]))
         best["seconds_by_transform"] = {kind: d["seconds"] for kind, d in runs.items()}
         return best
@@ -91,7 +93,7 @@ def kernel_row_lower_bound_detail(X_ordered, arrival, kp, repeats=3, transform="
             start = time.perf_counter()
             for s in range(0, T, BLOCK):
                 e = min(T, s + BLOCK)
-                before = int(np.searchsorted(arrival, s))      # SVs present for the whole block
+                before = int(np.searchsorted(arrival, s))  # SVs present for the whole block
                 inside = int(np.searchsorted(arrival, e - 1))  # plus those added inside it (needed by later rows)
                 if before:
                     t0 = time.perf_counter()
@@ -102,7 +104,7 @@ def kernel_row_lower_bound_detail(X_ordered, arrival, kp, repeats=3, transform="
                     t_ker += time.perf_counter() - t1
                     computed += G.size
                 if inside > before:
-                    r0 = int(arrival[before]) + 1                  # first row that needs any of them
+                    r0 = int(arrival[before]) + 1  # first row that needs any of them
                     t0 = time.perf_counter()
                     G = np.ascontiguousarray(dot_block(X_ordered[r0:e], SV[before:inside]))
                     t1 = time.perf_counter()
@@ -113,10 +115,14 @@ def kernel_row_lower_bound_detail(X_ordered, arrival, kp, repeats=3, transform="
             elapsed = time.perf_counter() - start
             all_seconds.append(elapsed)
             if best is None or elapsed < best["seconds"]:
-                best = {"seconds": elapsed, "dot_seconds": t_dot, "kernel_seconds": t_ker,
-                        "computed_entries": computed}
-    best.update(entries=count_entries(arrival, T), sparse=bool(sp.issparse(X_ordered)), transform=transform,
-                repeats=len(all_seconds), all_seconds=all_seconds)
+                best = {"seconds": elapsed, "dot_seconds": t_dot, "kernel_seconds": t_ker, "computed_entries": computed}
+    best.update(
+        entries=count_entries(arrival, T),
+        sparse=bool(sp.issparse(X_ordered)),
+        transform=transform,
+        repeats=len(all_seconds),
+        all_seconds=all_seconds,
+    )
     return best
 
 

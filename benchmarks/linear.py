@@ -17,6 +17,7 @@ runs it side by side with the learner it measures (same process, same CSR arrays
 rounds interleaved: floor, learner, floor, learner, ...) and reports
 ``ratio_to_floor = examples_per_second / floor_examples_per_second``, each the best of 3.
 """
+
 import gc
 import os
 import sys
@@ -24,13 +25,13 @@ import tempfile
 import time
 
 import numpy as np
+
 from harness import peak_rss_mb
 
-SEED = 1                          # np.random.default_rng(1).permutation(n): one ordering per dataset
-C = 1.0                           # PA-I / PA-II aggressiveness (and the floor's)
-REPEATS = 3                       # best of 3 for every timing
-TARGETS = {"first_order": 0.5, "diagonal": 0.25}   # minimum examples/s ratio to the floor
-
+SEED = 1  # np.random.default_rng(1).permutation(n): one ordering per dataset
+C = 1.0  # PA-I / PA-II aggressiveness (and the floor's)
+REPEATS = 3  # best of 3 for every timing
+TARGETS = {"first_order": 0.5, "diagonal": 0.25}  # minimum examples/s ratio to the floor
 
 
 def has_primal_form(cls):
@@ -73,12 +74,13 @@ VW_DATASETS = ("a9a", "w8a", "ijcnn1", "dorothea")
 QUICK_VW_DATASETS = ("a9a",)
 
 VW_ARGS = "--loss_function hinge --binary --noconstant -b 18 --quiet"
-VW_CHUNK = 16384                  # examples parsed (untimed) before each timed learn loop
+VW_CHUNK = 16384  # examples parsed (untimed) before each timed learn loop
 
 
 # ---------------------------------------------------------------------------------------------------
 # the floor
 # ---------------------------------------------------------------------------------------------------
+
 
 def _njit():
     import olkit  # noqa: F401  (sets numba's cache directory before numba is imported)
@@ -177,19 +179,25 @@ class Floor:
     def summary(self):
         best = min(r["seconds"] for r in self.runs)
         best_cpu = min(r["cpu_seconds"] for r in self.runs)
-        return {"seconds": best, "seconds_all": [r["seconds"] for r in self.runs],
-                "examples_per_second": self.n / best,
-                "cpu_seconds": best_cpu, "cpu_seconds_all": [r["cpu_seconds"] for r in self.runs],
-                "cpu_examples_per_second": self.n / best_cpu if best_cpu > 0 else None,
-                "mistakes": self.runs[0]["mistakes"],
-                "updates": self.runs[0]["updates"], "C": C,
-                "deterministic": len({(r["mistakes"], r["updates"]) for r in self.runs}) == 1,
-                "warm_up_seconds": self.warm_up_seconds}
+        return {
+            "seconds": best,
+            "seconds_all": [r["seconds"] for r in self.runs],
+            "examples_per_second": self.n / best,
+            "cpu_seconds": best_cpu,
+            "cpu_seconds_all": [r["cpu_seconds"] for r in self.runs],
+            "cpu_examples_per_second": self.n / best_cpu if best_cpu > 0 else None,
+            "mistakes": self.runs[0]["mistakes"],
+            "updates": self.runs[0]["updates"],
+            "C": C,
+            "deterministic": len({(r["mistakes"], r["updates"]) for r in self.runs}) == 1,
+            "warm_up_seconds": self.warm_up_seconds,
+        }
 
 
 # ---------------------------------------------------------------------------------------------------
 # worker: one olkit learner configuration
 # ---------------------------------------------------------------------------------------------------
+
 
 class ProtocolCpuTimer:
     """Thread CPU time of ``olkit.protocol.run_online`` (the span ``res.seconds`` measures in wall time),
@@ -203,6 +211,7 @@ class ProtocolCpuTimer:
     def install(self):
         try:
             from olkit import protocol
+
             orig = protocol.run_online
         except (ImportError, AttributeError):
             return
@@ -235,6 +244,7 @@ class LoopTimer:
     def install(self):
         try:
             from olkit.learners.linear import model
+
             orig = model.LinearModel.learn_block
         except (ImportError, AttributeError):
             return
@@ -266,7 +276,6 @@ def worker_linear(spec):
     """One (dataset, learner, covariance) configuration, floor and learner interleaved, best of 3."""
     t_start = time.perf_counter()
     import olkit
-
     from harness import worker_record
 
     out = worker_record(spec, ("name", "group", "dataset", "algorithm", "covariance", "kind"))
@@ -274,9 +283,14 @@ def worker_linear(spec):
     X, y, y_pm, order = load(spec["dataset"])
     out["load_seconds"] = time.perf_counter() - t0
     n, d = X.shape
-    out.update(n=n, d=d, nnz=int(X.nnz), nnz_per_row=X.nnz / n,
-               csr_mb=(X.data.nbytes + X.indices.nbytes + X.indptr.nbytes) / 2**20,
-               order=f"random (np.random.default_rng({SEED}).permutation(n))")
+    out.update(
+        n=n,
+        d=d,
+        nnz=int(X.nnz),
+        nnz_per_row=X.nnz / n,
+        csr_mb=(X.data.nbytes + X.indices.nbytes + X.indptr.nbytes) / 2**20,
+        order=f"random (np.random.default_rng({SEED}).permutation(n))",
+    )
     floor = Floor(X, y_pm, order)
     out["peak_rss_mb_before_learner"] = peak_rss_mb()  # interpreter + numba + data (+ compiled floor)
 
@@ -295,10 +309,18 @@ def worker_linear(spec):
         res = olkit.evaluate_online(clf, X, y, order=order)
         call_wall = time.perf_counter() - w0
         call_cpu = time.process_time() - c0
-        runs.append({"seconds": res.seconds, "mistakes": res.mistakes, "n_updates": res.n_updates,
-                     "call_wall_seconds": call_wall, "call_cpu_seconds": call_cpu,
-                     "loop_seconds": timer.loop if timer.available else None, "loop_calls": timer.calls,
-                     "cpu_seconds": cpu_timer.cpu})
+        runs.append(
+            {
+                "seconds": res.seconds,
+                "mistakes": res.mistakes,
+                "n_updates": res.n_updates,
+                "call_wall_seconds": call_wall,
+                "call_cpu_seconds": call_cpu,
+                "loop_seconds": timer.loop if timer.available else None,
+                "loop_calls": timer.calls,
+                "cpu_seconds": cpu_timer.cpu,
+            }
+        )
         if r == 0:  # before the floor's input copies can raise the high-water mark
             out["peak_rss_mb"] = peak_rss_mb()
             out["learner_rss_increase_mb"] = out["peak_rss_mb"] - out["peak_rss_mb_before_learner"]
@@ -314,11 +336,16 @@ def worker_linear(spec):
 
     best = min(runs, key=lambda r: r["seconds"])
     learner = {
-        "repeats": len(runs), "seconds": best["seconds"], "seconds_all": [r["seconds"] for r in runs],
-        "examples_per_second": n / best["seconds"], "mistakes": best["mistakes"],
-        "mistake_rate": best["mistakes"] / n, "n_updates": best["n_updates"],
+        "repeats": len(runs),
+        "seconds": best["seconds"],
+        "seconds_all": [r["seconds"] for r in runs],
+        "examples_per_second": n / best["seconds"],
+        "mistakes": best["mistakes"],
+        "mistake_rate": best["mistakes"] / n,
+        "n_updates": best["n_updates"],
         "deterministic": len({(r["mistakes"], r["n_updates"]) for r in runs}) == 1,
-        "call_wall_seconds": best["call_wall_seconds"], "call_cpu_seconds": best["call_cpu_seconds"],
+        "call_wall_seconds": best["call_wall_seconds"],
+        "call_cpu_seconds": best["call_cpu_seconds"],
         "cpu_over_wall": best["call_cpu_seconds"] / best["call_wall_seconds"],
     }
     if best["loop_seconds"] is not None:
@@ -341,11 +368,16 @@ def worker_linear(spec):
         out["cpu_ratio_to_floor"] = learner["cpu_examples_per_second"] / fl["cpu_examples_per_second"]
     out["target"] = TARGETS.get(spec["kind"])
     out["meets_target"] = None if out["target"] is None else bool(out["ratio_to_floor"] >= out["target"])
-    out["meets_target_cpu"] = (None if out["target"] is None or "cpu_ratio_to_floor" not in out
-                               else bool(out["cpu_ratio_to_floor"] >= out["target"]))
+    out["meets_target_cpu"] = (
+        None
+        if out["target"] is None or "cpu_ratio_to_floor" not in out
+        else bool(out["cpu_ratio_to_floor"] >= out["target"])
+    )
     if spec["algorithm"] == "pa1":
-        out["floor_equals_pa1"] = {"mistakes": fl["mistakes"] == learner["mistakes"],
-                                   "updates": fl["updates"] == learner["n_updates"]}
+        out["floor_equals_pa1"] = {
+            "mistakes": fl["mistakes"] == learner["mistakes"],
+            "updates": fl["updates"] == learner["n_updates"],
+        }
         # what the BLAS thread limit that run_online enters once per run costs (part of outside_loop)
         from olkit.protocol import one_blas_thread
 
@@ -363,6 +395,7 @@ def worker_linear(spec):
 # ---------------------------------------------------------------------------------------------------
 # worker: Vowpal Wabbit on one dataset
 # ---------------------------------------------------------------------------------------------------
+
 
 def _vw_lines(X, y_pm, order):
     """The stream X[order] in VW's text format, one line per example: ``±1 |f j:value ...``."""
@@ -390,7 +423,7 @@ def _vw_learn_only(vowpalwabbit, lines, raw):
     parse_seconds = 0.0
     mistakes = 0
     for start in range(0, len(lines), VW_CHUNK):
-        chunk = lines[start:start + VW_CHUNK]
+        chunk = lines[start : start + VW_CHUNK]
         t0 = time.perf_counter()
         gc.disable()
         try:
@@ -453,20 +486,31 @@ def _vw_driver(vowpalwabbit, path):
         t0 = time.perf_counter()
         ws.run_parser()
         total += time.perf_counter() - t0
-    out = {"seconds": max(total - init, 1e-9), "with_init_seconds": total, "init_seconds": init,
-           "cpu_seconds_with_init": cpu, "mistakes": int(round(ws.get_sum_loss())),
-           "examples": int(round(ws.get_weighted_examples()))}
+    out = {
+        "seconds": max(total - init, 1e-9),
+        "with_init_seconds": total,
+        "init_seconds": init,
+        "cpu_seconds_with_init": cpu,
+        "mistakes": int(round(ws.get_sum_loss())),
+        "examples": int(round(ws.get_weighted_examples())),
+    }
     ws.finish()
     return out
 
 
 def worker_vw(spec):
     t_start = time.perf_counter()
-    out = {"name": spec["name"], "group": "vowpalwabbit", "dataset": spec["dataset"], "algorithm": "vowpalwabbit",
-           "kind": "vowpalwabbit"}
+    out = {
+        "name": spec["name"],
+        "group": "vowpalwabbit",
+        "dataset": spec["dataset"],
+        "algorithm": "vowpalwabbit",
+        "kind": "vowpalwabbit",
+    }
     try:
-        import vowpalwabbit
         from importlib import metadata
+
+        import vowpalwabbit
 
         out["vowpalwabbit_version"] = metadata.version("vowpalwabbit")
     except Exception as exc:  # noqa: BLE001
@@ -474,8 +518,7 @@ def worker_vw(spec):
         return out
     X, y, y_pm, order = load(spec["dataset"])
     n, d = X.shape
-    out.update(n=n, d=d, nnz=int(X.nnz), order=f"random (np.random.default_rng({SEED}).permutation(n))",
-               args=VW_ARGS)
+    out.update(n=n, d=d, nnz=int(X.nnz), order=f"random (np.random.default_rng({SEED}).permutation(n))", args=VW_ARGS)
     floor = Floor(X, y_pm, order)
     t0 = time.perf_counter()
     lines = _vw_lines(X, y_pm, order)
@@ -507,15 +550,24 @@ def worker_vw(spec):
         s["deterministic"] = len({r["mistakes"] for r in runs}) == 1
         return s
 
-    out["learn_only"] = summarise(learn_runs, "Workspace.learn(ex) in a Python loop over examples parsed before "
-                                              "the clock (pyvw type checks + pybind call + VW learn)")
-    out["learn_only_raw"] = summarise(raw_runs, "pylibvw.vw.learn(ws, ex) in a Python loop over examples parsed "
-                                                "before the clock (pybind call + VW learn)")
-    out["driver"] = summarise(driver_runs, "VW's C++ driver reading the text file (parse + learn): "
-                                           "Workspace(args + ' -d file') minus Workspace(args) (set-up only)")
+    out["learn_only"] = summarise(
+        learn_runs,
+        "Workspace.learn(ex) in a Python loop over examples parsed before "
+        "the clock (pyvw type checks + pybind call + VW learn)",
+    )
+    out["learn_only_raw"] = summarise(
+        raw_runs,
+        "pylibvw.vw.learn(ws, ex) in a Python loop over examples parsed before the clock (pybind call + VW learn)",
+    )
+    out["driver"] = summarise(
+        driver_runs,
+        "VW's C++ driver reading the text file (parse + learn): "
+        "Workspace(args + ' -d file') minus Workspace(args) (set-up only)",
+    )
     out["python_call_overhead_seconds_per_example"] = overhead
-    out["learn_only_raw_minus_call_overhead_examples_per_second"] = (
-        n / max(out["learn_only_raw"]["seconds"] - overhead * n, 1e-12))
+    out["learn_only_raw_minus_call_overhead_examples_per_second"] = n / max(
+        out["learn_only_raw"]["seconds"] - overhead * n, 1e-12
+    )
     out["wall_seconds"] = time.perf_counter() - t_start
     return out
 
@@ -524,6 +576,7 @@ def worker_vw(spec):
 # parent side: jobs, summary, table
 # ---------------------------------------------------------------------------------------------------
 
+
 def jobs(quick):
     """(worker kind, spec) for every configuration."""
     out = []
@@ -531,10 +584,21 @@ def jobs(quick):
     def add(group, dataset, algorithm, covariance=None):
         kind = "first_order" if algorithm in FIRST_ORDER else covariance
         name = f"{dataset}/{algorithm}" + (f"/{covariance}" if covariance else "")
-        out.append(("linear", {"name": name, "group": group, "dataset": dataset, "algorithm": algorithm,
-                               "covariance": covariance, "kind": kind}))
+        out.append(
+            (
+                "linear",
+                {
+                    "name": name,
+                    "group": group,
+                    "dataset": dataset,
+                    "algorithm": algorithm,
+                    "covariance": covariance,
+                    "kind": kind,
+                },
+            )
+        )
 
-    for ds in (QUICK_CSR_DATASETS if quick else CSR_DATASETS):
+    for ds in QUICK_CSR_DATASETS if quick else CSR_DATASETS:
         for algo in FIRST_ORDER:
             add("csr", ds, algo)
         for algo in SECOND_ORDER:
@@ -551,7 +615,7 @@ def jobs(quick):
             add("memory", MEMORY_DATASET, algo)
         for algo in SECOND_ORDER:
             add("memory", MEMORY_DATASET, algo, "diagonal")
-    for ds in (QUICK_VW_DATASETS if quick else VW_DATASETS):
+    for ds in QUICK_VW_DATASETS if quick else VW_DATASETS:
         out.append(("vw", {"name": f"{ds}/vowpalwabbit", "dataset": ds, "algorithm": "vowpalwabbit"}))
     return out
 
@@ -559,6 +623,7 @@ def jobs(quick):
 def vw_available():
     try:
         import vowpalwabbit  # noqa: F401
+
         return None
     except Exception as exc:  # noqa: BLE001
         return f"not installed: {type(exc).__name__}: {exc}"
@@ -568,26 +633,36 @@ def summary(results):
     """Targets, the floor check and the worst ratios, from the worker results."""
     rows = [r for r in results if "learner" in r]
     checks = {r["dataset"]: r["floor_equals_pa1"] for r in rows if "floor_equals_pa1" in r}
-    out = {"floor_equals_pa1": checks,
-           "floor_equals_pa1_everywhere": bool(checks) and all(c["mistakes"] and c["updates"] for c in checks.values())}
+    out = {
+        "floor_equals_pa1": checks,
+        "floor_equals_pa1_everywhere": bool(checks) and all(c["mistakes"] and c["updates"] for c in checks.values()),
+    }
     for kind, target in TARGETS.items():
         sel = [r for r in rows if r["kind"] == kind]
         if not sel:
             continue
         worst = min(sel, key=lambda r: r["ratio_to_floor"])
-        out[kind] = {"target": target, "rows": len(sel), "passed": sum(bool(r["meets_target"]) for r in sel),
-                     "failed": [r["name"] for r in sel if not r["meets_target"]],
-                     "passed_cpu": sum(bool(r.get("meets_target_cpu")) for r in sel),
-                     "failed_cpu": [r["name"] for r in sel if not r.get("meets_target_cpu")],
-                     "worst": {"name": worst["name"], "ratio_to_floor": worst["ratio_to_floor"]},
-                     "median_ratio": float(np.median([r["ratio_to_floor"] for r in sel]))}
+        out[kind] = {
+            "target": target,
+            "rows": len(sel),
+            "passed": sum(bool(r["meets_target"]) for r in sel),
+            "failed": [r["name"] for r in sel if not r["meets_target"]],
+            "passed_cpu": sum(bool(r.get("meets_target_cpu")) for r in sel),
+            "failed_cpu": [r["name"] for r in sel if not r.get("meets_target_cpu")],
+            "worst": {"name": worst["name"], "ratio_to_floor": worst["ratio_to_floor"]},
+            "median_ratio": float(np.median([r["ratio_to_floor"] for r in sel])),
+        }
     mem = [r for r in rows if r["dataset"] in (MEMORY_DATASET, "ijcnn1") and r["kind"] == "diagonal"]
-    out["diagonal_memory"] = {r["name"]: {"peak_rss_mb": r["peak_rss_mb"],
-                                          "peak_rss_mb_before_learner": r["peak_rss_mb_before_learner"],
-                                          "learner_rss_increase_mb": r["learner_rss_increase_mb"],
-                                          "model_mb": r.get("model_mb"),
-                                          "examples_per_second": r["learner"]["examples_per_second"]}
-                              for r in mem}
+    out["diagonal_memory"] = {
+        r["name"]: {
+            "peak_rss_mb": r["peak_rss_mb"],
+            "peak_rss_mb_before_learner": r["peak_rss_mb_before_learner"],
+            "learner_rss_increase_mb": r["learner_rss_increase_mb"],
+            "model_mb": r.get("model_mb"),
+            "examples_per_second": r["learner"]["examples_per_second"],
+        }
+        for r in mem
+    }
     return out
 
 
@@ -596,8 +671,22 @@ def _f(x, spec):
 
 
 def table(results, text_table):
-    header = ["config", "err%", "updates", "ex/s", "floor ex/s", "ratio", "target", "pass", "cpu ratio", "pass",
-              "outside %", "cpu/wall", "RSS MB", "+MB"]
+    header = [
+        "config",
+        "err%",
+        "updates",
+        "ex/s",
+        "floor ex/s",
+        "ratio",
+        "target",
+        "pass",
+        "cpu ratio",
+        "pass",
+        "outside %",
+        "cpu/wall",
+        "RSS MB",
+        "+MB",
+    ]
     rows = []
     notes = []
     for r in results:
@@ -609,18 +698,31 @@ def table(results, text_table):
         L, F = r["learner"], r["floor"]
         ok = "-" if r["meets_target"] is None else ("PASS" if r["meets_target"] else "FAIL")
         ok_cpu = "-" if r.get("meets_target_cpu") is None else ("PASS" if r["meets_target_cpu"] else "FAIL")
-        rows.append([r["name"], _f(100 * L["mistake_rate"], ".2f"), L["n_updates"],
-                     _f(L["examples_per_second"], ".3g"), _f(F["examples_per_second"], ".3g"),
-                     _f(r["ratio_to_floor"], ".2f"), _f(r["target"], ".2f"), ok,
-                     _f(r.get("cpu_ratio_to_floor"), ".2f"), ok_cpu,
-                     _f(100 * L["outside_loop_share"], ".0f") if "outside_loop_share" in L else "-",
-                     _f(L["cpu_over_wall"], ".2f"), _f(r["peak_rss_mb"], ".0f"),
-                     _f(r["learner_rss_increase_mb"], ".1f")])
+        rows.append(
+            [
+                r["name"],
+                _f(100 * L["mistake_rate"], ".2f"),
+                L["n_updates"],
+                _f(L["examples_per_second"], ".3g"),
+                _f(F["examples_per_second"], ".3g"),
+                _f(r["ratio_to_floor"], ".2f"),
+                _f(r["target"], ".2f"),
+                ok,
+                _f(r.get("cpu_ratio_to_floor"), ".2f"),
+                ok_cpu,
+                _f(100 * L["outside_loop_share"], ".0f") if "outside_loop_share" in L else "-",
+                _f(L["cpu_over_wall"], ".2f"),
+                _f(r["peak_rss_mb"], ".0f"),
+                _f(r["learner_rss_increase_mb"], ".1f"),
+            ]
+        )
         if "floor_equals_pa1" in r:
             eq = r["floor_equals_pa1"]
-            notes.append(f"{r['dataset']}: floor mistakes {F['mistakes']} / updates {F['updates']} vs olkit pa1 "
-                         f"{L['mistakes']} / {L['n_updates']}: "
-                         f"{'EQUAL' if eq['mistakes'] and eq['updates'] else 'DIFFERENT'}")
+            notes.append(
+                f"{r['dataset']}: floor mistakes {F['mistakes']} / updates {F['updates']} vs olkit pa1 "
+                f"{L['mistakes']} / {L['n_updates']}: "
+                f"{'EQUAL' if eq['mistakes'] and eq['updates'] else 'DIFFERENT'}"
+            )
     text = text_table(header, rows)
     vw_rows = []
     for r in results:
@@ -631,9 +733,15 @@ def table(results, text_table):
             continue
         for key in ("learn_only", "learn_only_raw", "driver"):
             s = r[key]
-            vw_rows.append([f"{r['dataset']}/vw/{key}", _f(100 * s["mistake_rate"], ".2f"),
-                            _f(s["examples_per_second"], ".3g"), _f(r["floor"]["examples_per_second"], ".3g"),
-                            _f(s["ratio_to_floor"], ".2f")])
+            vw_rows.append(
+                [
+                    f"{r['dataset']}/vw/{key}",
+                    _f(100 * s["mistake_rate"], ".2f"),
+                    _f(s["examples_per_second"], ".3g"),
+                    _f(r["floor"]["examples_per_second"], ".3g"),
+                    _f(s["ratio_to_floor"], ".2f"),
+                ]
+            )
     if vw_rows:
         text += "\n\nVowpal Wabbit (" + VW_ARGS + "), progressive mistakes, same order:\n"
         text += text_table(["config", "err%", "ex/s", "floor ex/s", "ratio"], vw_rows)
@@ -656,14 +764,21 @@ if __name__ == "__main__":  # a single configuration by hand: python benchmarks/
     ds, algo = sys.argv[1], sys.argv[2]
     cov = sys.argv[3] if len(sys.argv) > 3 else None
     kind = "first_order" if algo in FIRST_ORDER else cov
-    spec = {"name": f"{ds}/{algo}", "group": "manual", "dataset": ds, "algorithm": algo, "covariance": cov,
-            "kind": kind}
+    spec = {
+        "name": f"{ds}/{algo}",
+        "group": "manual",
+        "dataset": ds,
+        "algorithm": algo,
+        "covariance": cov,
+        "kind": kind,
+    }
     print(json.dumps(worker_vw(spec) if algo == "vowpalwabbit" else worker_linear(spec), indent=1))
 
 
 # ---------------------------------------------------------------------------------------------------
 # the benchmark (run.py --only linear_learners)
 # ---------------------------------------------------------------------------------------------------
+
 
 def bench(quick):
     """Every linear configuration (a9a only with --quick) and VW; writes linear_learners.json."""
@@ -686,19 +801,25 @@ def bench(quick):
     hashes = {r.get("olkit_source_hash") for r in results if r.get("olkit_source_hash")}
     payload = {
         "settings": {
-            "repeats": REPEATS, "timing": "best of 3; floor and learner interleaved in the same process",
+            "repeats": REPEATS,
+            "timing": "best of 3; floor and learner interleaved in the same process",
             "order": f"np.random.default_rng({linear.SEED}).permutation(n), one per dataset, for every learner",
-            "C": linear.C, "targets_ratio_to_floor": linear.TARGETS,
+            "C": linear.C,
+            "targets_ratio_to_floor": linear.TARGETS,
             "floor": "benchmarks/linear.py pa1_floor: plain numba @njit(cache=True) CSR loop of binary PA-I",
-            "first_order": list(linear.FIRST_ORDER), "second_order": list(linear.SECOND_ORDER),
+            "first_order": list(linear.FIRST_ORDER),
+            "second_order": list(linear.SECOND_ORDER),
             "csr_datasets": list(linear.QUICK_CSR_DATASETS if quick else linear.CSR_DATASETS),
             "full_covariance_datasets": [] if quick else [linear.FULL_DATASET, *linear.CSR_DATASETS],
             "memory_dataset": None if quick else linear.MEMORY_DATASET,
             "vowpalwabbit_args": linear.VW_ARGS,
-            "restrictions": ("--quick: a9a only (first-order + diagonal), VW on a9a" if quick else
-                             "full covariance on usps-1vsall (with diagonal next to it), a9a, w8a, ijcnn1 (not "
-                             "dorothea: a 100,000 x 100,000 covariance is refused by olkit); VW on a9a, w8a, "
-                             "ijcnn1, dorothea"),
+            "restrictions": (
+                "--quick: a9a only (first-order + diagonal), VW on a9a"
+                if quick
+                else "full covariance on usps-1vsall (with diagonal next to it), a9a, w8a, ijcnn1 (not "
+                "dorothea: a 100,000 x 100,000 covariance is refused by olkit); VW on a9a, w8a, "
+                "ijcnn1, dorothea"
+            ),
         },
         "vowpalwabbit": vw_missing or "installed",
         "summary": linear.summary(results),
@@ -711,10 +832,12 @@ def bench(quick):
     for kind in linear.TARGETS:
         if kind in summ:
             k = summ[kind]
-            print(f"target {kind} ratio >= {k['target']}: {k['passed']}/{k['rows']} pass (CPU-time ratio: "
-                  f"{k['passed_cpu']}/{k['rows']}); worst "
-                  f"{k['worst']['name']} {k['worst']['ratio_to_floor']:.2f}"
-                  + (f"; failed: {', '.join(k['failed'])}" if k["failed"] else ""))
+            print(
+                f"target {kind} ratio >= {k['target']}: {k['passed']}/{k['rows']} pass (CPU-time ratio: "
+                f"{k['passed_cpu']}/{k['rows']}); worst "
+                f"{k['worst']['name']} {k['worst']['ratio_to_floor']:.2f}"
+                + (f"; failed: {', '.join(k['failed'])}" if k["failed"] else "")
+            )
     print(f"floor = olkit pa1 (mistakes and updates) on every dataset: {summ['floor_equals_pa1_everywhere']}")
     return path, results
 
@@ -726,11 +849,18 @@ def line(r):
     if r.get("kind") == "vowpalwabbit":
         if "learn_only" not in r:
             return str(r.get("vowpalwabbit"))
-        return ("vw learn-only {:.3g} ex/s (raw binding {:.3g}), driver {:.3g} ex/s, {} mistakes; floor {:.3g} ex/s"
-                .format(r["learn_only"]["examples_per_second"], r["learn_only_raw"]["examples_per_second"],
-                        r["driver"]["examples_per_second"], r["learn_only"]["mistakes"],
-                        r["floor"]["examples_per_second"]))
+        return (
+            "vw learn-only {:.3g} ex/s (raw binding {:.3g}), driver {:.3g} ex/s, {} mistakes; floor {:.3g} ex/s".format(
+                r["learn_only"]["examples_per_second"],
+                r["learn_only_raw"]["examples_per_second"],
+                r["driver"]["examples_per_second"],
+                r["learn_only"]["mistakes"],
+                r["floor"]["examples_per_second"],
+            )
+        )
     L = r["learner"]
-    return (f"{L['examples_per_second']:.3g} ex/s, floor {r['floor']['examples_per_second']:.3g} ex/s, ratio "
-            f"{r['ratio_to_floor']:.2f}, {L['mistakes']} mistakes, {L['n_updates']} updates, "
-            f"rss {r['peak_rss_mb']:.0f} MB")
+    return (
+        f"{L['examples_per_second']:.3g} ex/s, floor {r['floor']['examples_per_second']:.3g} ex/s, ratio "
+        f"{r['ratio_to_floor']:.2f}, {L['mistakes']} mistakes, {L['n_updates']} updates, "
+        f"rss {r['peak_rss_mb']:.0f} MB"
+    )

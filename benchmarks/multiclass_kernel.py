@@ -1,5 +1,6 @@
 """The multiclass kernel benchmark (``--only multiclass_kernel``): M-DUOL and multiclass PA-I on mnist and
 letter, in the kernel benchmark's worker (:func:`kernel.worker_kernel`)."""
+
 from harness import REPEATS, now_iso, run_worker, write_json
 from kernel import kernel_table, one_line
 
@@ -17,8 +18,16 @@ def bench(quick):
             r = run_worker(spec, "kernel")
             results.append(r)
             print("    " + one_line(r), flush=True)
-    payload = {"settings": {"repeats": REPEATS, "kernel": "gaussian sigma=8", "C": "10 (paper's multiclass)",
-                            "block": 256, "blas_threads": 1}, "results": results}
+    payload = {
+        "settings": {
+            "repeats": REPEATS,
+            "kernel": "gaussian sigma=8",
+            "C": "10 (paper's multiclass)",
+            "block": 256,
+            "blas_threads": 1,
+        },
+        "results": results,
+    }
     path = write_json("multiclass_kernel", quick, started, payload)
     print(kernel_table(results))
     return path, results

@@ -32,6 +32,7 @@ This file is the command line only: each benchmark is a module of this directory
 (:data:`BENCHMARKS`), the worker processes, results files and tables are ``harness.py``, and
 ``--worker KIND SPEC`` (internal) runs one configuration in a fresh interpreter for them (:data:`WORKERS`).
 """
+
 import argparse
 import importlib
 import json
@@ -40,13 +41,24 @@ import time
 
 import harness
 
-BENCHMARKS = {"kernel_learners": "kernel", "multiclass_kernel": "multiclass_kernel", "dorothea": "dorothea",
-              "linear_learners": "linear", "budget_learners": "budget", "startup": "startup"}
+BENCHMARKS = {
+    "kernel_learners": "kernel",
+    "multiclass_kernel": "multiclass_kernel",
+    "dorothea": "dorothea",
+    "linear_learners": "linear",
+    "budget_learners": "budget",
+    "startup": "startup",
+}
 """Benchmark name (``--only NAME``, the results file's name) → the module of this directory whose
 ``bench(quick)`` runs it, in the order a full run takes them."""
 QUICK_BENCHMARKS = ("kernel_learners", "linear_learners", "startup")
-WORKERS = {"kernel": ("kernel", "worker_kernel"), "linear": ("linear", "main_worker"), "vw": ("linear", "main_worker"),
-           "budget": ("budget", "main_worker"), "machine": ("harness", "machine_info")}
+WORKERS = {
+    "kernel": ("kernel", "worker_kernel"),
+    "linear": ("linear", "main_worker"),
+    "vw": ("linear", "main_worker"),
+    "budget": ("budget", "main_worker"),
+    "machine": ("harness", "machine_info"),
+}
 """Worker kind (``harness.run_worker(spec, kind)``) → (module, function) run in the child process."""
 
 
@@ -64,10 +76,15 @@ def worker_main(kind, spec_json):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description="olkit benchmark suite; results go to benchmarks/results/")
-    parser.add_argument("--quick", action="store_true",
-                        help="mushrooms (kernel), a9a (linear) + start-up (about 2 minutes)")
-    parser.add_argument("--only", action="append", metavar="NAME",
-                        help=f"run only this benchmark ({', '.join(BENCHMARKS)}); repeatable or comma-separated")
+    parser.add_argument(
+        "--quick", action="store_true", help="mushrooms (kernel), a9a (linear) + start-up (about 2 minutes)"
+    )
+    parser.add_argument(
+        "--only",
+        action="append",
+        metavar="NAME",
+        help=f"run only this benchmark ({', '.join(BENCHMARKS)}); repeatable or comma-separated",
+    )
     parser.add_argument("--worker", nargs=2, metavar=("KIND", "SPEC"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.worker:
@@ -81,12 +98,18 @@ def main(argv=None):
             parser.error(f"unknown benchmark(s) {', '.join(unknown)}; choose from {', '.join(BENCHMARKS)}")
         selected = [b for b in BENCHMARKS if b in wanted]
     if not harness.child_env().get("OLKIT_DATA") and any(b != "startup" for b in selected):
-        print("warning: OLKIT_DATA is not set and ../shared/data was not found; datasets beyond the bundled ones are "
-              "downloaded on first use (olkit.data.fetch)", file=sys.stderr)
+        print(
+            "warning: OLKIT_DATA is not set and ../shared/data was not found; datasets beyond the bundled ones are "
+            "downloaded on first use (olkit.data.fetch)",
+            file=sys.stderr,
+        )
     machine, load_start = harness.start()
     t0 = time.perf_counter()
-    print(f"olkit benchmarks: {', '.join(selected)}{' (quick)' if args.quick else ''}; "
-          f"{machine['cpu_count']} CPUs, load {load_start}", flush=True)
+    print(
+        f"olkit benchmarks: {', '.join(selected)}{' (quick)' if args.quick else ''}; "
+        f"{machine['cpu_count']} CPUs, load {load_start}",
+        flush=True,
+    )
     written = []
     for name in selected:
         print(f"\n== {name} ==", flush=True)

@@ -12,6 +12,7 @@ are not in canonical order, e.g. the catalog's dorothea) is timed too.
 
     .venv/bin/python benchmarks/sparse_check.py      # a9a, w8a, ijcnn1, dorothea -> results/sparse_check.json
 """
+
 import argparse
 import datetime
 import json
@@ -26,8 +27,7 @@ sys.path.insert(0, str(HERE))
 from harness import RESULTS, child_env, git_info, machine_info  # noqa: E402
 
 DATASETS = ("a9a", "w8a", "ijcnn1", "dorothea")
-LEARNERS = (("pa1", {"kernel": "linear"}, None), ("scw1", {"covariance": "diagonal"}, None),
-            ("duol", {}, "duol_rows"))
+LEARNERS = (("pa1", {"kernel": "linear"}, None), ("scw1", {"covariance": "diagonal"}, None), ("duol", {}, "duol_rows"))
 
 
 def best(fn, repeats):
@@ -47,21 +47,35 @@ def measure(name, args):
     X = X.tocsr()
     rows = []
     for algo, params, prefix in LEARNERS:
-        Xp, yp = (X[:args.duol_rows], y[:args.duol_rows]) if prefix else (X, y)
+        Xp, yp = (X[: args.duol_rows], y[: args.duol_rows]) if prefix else (X, y)
         learners = [olkit.make(algo, **params) for _ in range(args.repeats)]
         # evaluate_online's seconds are learning time only (validation and compilation come before the clock)
         learn = min(olkit.evaluate_online(learner, Xp, yp).seconds for learner in learners)
         learner = learners[0]
         check = best(lambda Xp=Xp: check_sparse_structure(Xp), args.repeats * 3)
         validate = best(lambda Xp=Xp, learner=learner: learner._validate_X(Xp, reset=False), args.repeats * 3)
-        rows.append({"dataset": name, "algorithm": algo, "params": params, "rows": Xp.shape[0],
-                     "features": Xp.shape[1], "nnz": int(Xp.nnz), "learning_seconds": learn,
-                     "check_seconds": check, "validate_X_seconds": validate,
-                     "check_share_percent": 100 * check / learn, "validate_X_share_percent": 100 * validate / learn})
+        rows.append(
+            {
+                "dataset": name,
+                "algorithm": algo,
+                "params": params,
+                "rows": Xp.shape[0],
+                "features": Xp.shape[1],
+                "nnz": int(Xp.nnz),
+                "learning_seconds": learn,
+                "check_seconds": check,
+                "validate_X_seconds": validate,
+                "check_share_percent": 100 * check / learn,
+                "validate_X_share_percent": 100 * validate / learn,
+            }
+        )
         r = rows[-1]
-        print(f"{name:<9} {algo:<5} rows {r['rows']:>6} nnz {r['nnz']:>8}  learning {learn * 1e3:9.2f} ms  "
-              f"check {check * 1e3:7.3f} ms ({r['check_share_percent']:.3f} %)  "
-              f"_validate_X {validate * 1e3:7.3f} ms ({r['validate_X_share_percent']:.3f} %)", flush=True)
+        print(
+            f"{name:<9} {algo:<5} rows {r['rows']:>6} nnz {r['nnz']:>8}  learning {learn * 1e3:9.2f} ms  "
+            f"check {check * 1e3:7.3f} ms ({r['check_share_percent']:.3f} %)  "
+            f"_validate_X {validate * 1e3:7.3f} ms ({r['validate_X_share_percent']:.3f} %)",
+            flush=True,
+        )
     return rows
 
 
@@ -77,17 +91,26 @@ def main(argv=None):
     load = list(os.getloadavg())
     rows = [r for name in args.datasets.split(",") for r in measure(name, args)]
     command = " ".join(["benchmarks/sparse_check.py", *sys.argv[1:]])
-    doc = {"benchmark": "sparse_check", "date": started, "command": command,
-           "machine": machine_info(), "git": git_info(), "load_average_start_end": [load, list(os.getloadavg())],
-           "target_share_percent": 2.0,
-           "max_check_share_percent": max(r["check_share_percent"] for r in rows),
-           "max_validate_X_share_percent": max(r["validate_X_share_percent"] for r in rows), "results": rows}
+    doc = {
+        "benchmark": "sparse_check",
+        "date": started,
+        "command": command,
+        "machine": machine_info(),
+        "git": git_info(),
+        "load_average_start_end": [load, list(os.getloadavg())],
+        "target_share_percent": 2.0,
+        "max_check_share_percent": max(r["check_share_percent"] for r in rows),
+        "max_validate_X_share_percent": max(r["validate_X_share_percent"] for r in rows),
+        "results": rows,
+    }
     out = Path(args.out)
     tmp = out.with_suffix(".json.tmp")
     tmp.write_text(json.dumps(doc, indent=1, default=str) + "\n")
     os.replace(tmp, out)
-    print(f"max check share {doc['max_check_share_percent']:.3f} % (target < 2 %); "
-          f"whole _validate_X {doc['max_validate_X_share_percent']:.3f} %; {out}")
+    print(
+        f"max check share {doc['max_check_share_percent']:.3f} % (target < 2 %); "
+        f"whole _validate_X {doc['max_validate_X_share_percent']:.3f} %; {out}"
+    )
 
 
 if __name__ == "__main__":

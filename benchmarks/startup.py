@@ -3,6 +3,7 @@
 --repeats 1`` cold (an empty compile cache each run) and warm (``cli_duol``). Also the numba upgrade
 check's second half (``make test`` is the first).
 """
+
 import os
 import shutil
 import statistics
@@ -27,10 +28,20 @@ def bench(quick):
     else:
         venv_script = Path(sys.executable).parent / "olkit"
         if venv_script.exists():
-            candidates.append(("olkit console script of this environment (olkit is not on PATH)",
-                               [str(venv_script), *args], f"{display_path(venv_script)} " + " ".join(args)))
-    candidates.append(("python -m olkit.cli", [sys.executable, "-m", "olkit.cli", *args],
-                       f"{display_path(sys.executable)} -m olkit.cli " + " ".join(args)))
+            candidates.append(
+                (
+                    "olkit console script of this environment (olkit is not on PATH)",
+                    [str(venv_script), *args],
+                    f"{display_path(venv_script)} " + " ".join(args),
+                )
+            )
+    candidates.append(
+        (
+            "python -m olkit.cli",
+            [sys.executable, "-m", "olkit.cli", *args],
+            f"{display_path(sys.executable)} -m olkit.cli " + " ".join(args),
+        )
+    )
     attempts = []
     cli = None
     for label, cmd, shown in candidates:
@@ -49,8 +60,11 @@ def bench(quick):
     base = series([sys.executable, "-c", "pass"], STARTUP_WARM_RUNS)
     base["command"] = f"{display_path(sys.executable)} -c 'pass'"
     payload = {
-        "settings": {"warm_runs": STARTUP_WARM_RUNS, "timing": "wall time of subprocess.run around the whole process",
-                     "first_run": "the first run of the series (cold-ish: OS file cache and numba cache as found)"},
+        "settings": {
+            "warm_runs": STARTUP_WARM_RUNS,
+            "timing": "wall time of subprocess.run around the whole process",
+            "first_run": "the first run of the series (cold-ish: OS file cache and numba cache as found)",
+        },
         "cli": cli if cli else {"ok": False, "failure": "every way of running the CLI failed; see attempts"},
         "cli_attempts": attempts,
         "cli_duol": duol,
@@ -59,17 +73,31 @@ def bench(quick):
     }
     path = write_json("startup", quick, started, payload)
     rows = []
-    for label, s in (("olkit run pa1 --data german", cli), ("python -c 'import olkit'", imp),
-                     ("python -c 'pass'", base)):
+    for label, s in (
+        ("olkit run pa1 --data german", cli),
+        ("python -c 'import olkit'", imp),
+        ("python -c 'pass'", base),
+    ):
         if s and s.get("ok"):
             rows.append([label, fmt(s["first_seconds"]), fmt(s["warm_median_seconds"]), fmt(s["warm_min_seconds"])])
         else:
             rows.append([label, "FAILED", "-", "-"])
     print(text_table(["process", "first s", "warm median s", "warm min s"], rows))
     if duol.get("ok"):
-        print(text_table(["process", "cold min s", "cold median s", "warm min s", "warm median s"],
-                         [[duol["command"], fmt(duol["cold_min_seconds"]), fmt(duol["cold_median_seconds"]),
-                           fmt(duol["warm_min_seconds"]), fmt(duol["warm_median_seconds"])]]))
+        print(
+            text_table(
+                ["process", "cold min s", "cold median s", "warm min s", "warm median s"],
+                [
+                    [
+                        duol["command"],
+                        fmt(duol["cold_min_seconds"]),
+                        fmt(duol["cold_median_seconds"]),
+                        fmt(duol["warm_min_seconds"]),
+                        fmt(duol["warm_median_seconds"]),
+                    ]
+                ],
+            )
+        )
     else:
         print(f"olkit run duol: FAILED ({duol.get('failure')})")
     return path, payload
@@ -81,13 +109,23 @@ def _startup_duol(candidates):
     cache directory, filled by one run that is not counted)."""
     import tempfile
 
-    exe = next((cmd[: -len(["run", "pa1", "--data", "german"])] for label, cmd, shown in candidates
-                if label != "python -m olkit.cli"), None) or [sys.executable, "-m", "olkit.cli"]
+    exe = next(
+        (
+            cmd[: -len(["run", "pa1", "--data", "german"])]
+            for label, cmd, shown in candidates
+            if label != "python -m olkit.cli"
+        ),
+        None,
+    ) or [sys.executable, "-m", "olkit.cli"]
     shown = ("olkit " if exe[0] != sys.executable else "python -m olkit.cli ") + " ".join(STARTUP_DUOL_ARGS)
     cmd = [*exe, *STARTUP_DUOL_ARGS]
-    out = {"command": shown, "cold_runs": STARTUP_COLD_RUNS, "warm_runs": STARTUP_WARM_RUNS,
-           "cold": "each run with its own empty OLKIT_NUMBA_CACHE directory (the whole compile)",
-           "warm": "one fixed OLKIT_NUMBA_CACHE directory, filled by a first run that is not counted"}
+    out = {
+        "command": shown,
+        "cold_runs": STARTUP_COLD_RUNS,
+        "warm_runs": STARTUP_WARM_RUNS,
+        "cold": "each run with its own empty OLKIT_NUMBA_CACHE directory (the whole compile)",
+        "warm": "one fixed OLKIT_NUMBA_CACHE directory, filled by a first run that is not counted",
+    }
     with tempfile.TemporaryDirectory(prefix="olkit-startup-") as root:
         cold = []
         for k in range(STARTUP_COLD_RUNS):
@@ -105,8 +143,14 @@ def _startup_duol(candidates):
         time_process(cmd, env=env)
         print(f"  [startup] {shown} (warm x{STARTUP_WARM_RUNS}) ...", flush=True)
         warm = [t for t, rc, _o, _e in (time_process(cmd, env=env) for _ in range(STARTUP_WARM_RUNS)) if rc == 0]
-    out.update(ok=True, cold_seconds=cold, cold_min_seconds=min(cold), cold_median_seconds=statistics.median(cold),
-               warm_seconds=warm, warm_min_seconds=min(warm) if warm else None,
-               warm_median_seconds=statistics.median(warm) if warm else None,
-               warm_failures=STARTUP_WARM_RUNS - len(warm))
+    out.update(
+        ok=True,
+        cold_seconds=cold,
+        cold_min_seconds=min(cold),
+        cold_median_seconds=statistics.median(cold),
+        warm_seconds=warm,
+        warm_min_seconds=min(warm) if warm else None,
+        warm_median_seconds=statistics.median(warm) if warm else None,
+        warm_failures=STARTUP_WARM_RUNS - len(warm),
+    )
     return out

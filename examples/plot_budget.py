@@ -46,16 +46,19 @@ for name, size_param in learners.items():
         runs = [olkit.evaluate_online(learner, X, y, order=order) for order in orders]
         rates[name].append(np.mean([r.mistake_rate for r in runs]))
         times[name].append(np.min([r.seconds for r in runs]))
-    print(f"{name:>9} ({size_param} = {sizes}): mistake rate",
-          " ".join(f"{r:.3f}" for r in rates[name]), "| seconds", " ".join(f"{t:.3f}" for t in times[name]))
+    print(
+        f"{name:>9} ({size_param} = {sizes}): mistake rate",
+        " ".join(f"{r:.3f}" for r in rates[name]),
+        "| seconds",
+        " ".join(f"{t:.3f}" for t in times[name]),
+    )
 
 # %%
 # An unbudgeted reference: DUOL keeps every support vector it adds.
 duol = [olkit.evaluate_online(olkit.make("duol", sigma=SIGMA), X, y, order=order) for order in orders]
 duol_rate = np.mean([r.mistake_rate for r in duol])
 duol_time = np.min([r.seconds for r in duol])
-print(f"duol: mistake rate {duol_rate:.3f}, #SV {np.mean([r.n_sv for r in duol]):.0f}, "
-      f"seconds {duol_time:.3f}")
+print(f"duol: mistake rate {duol_rate:.3f}, #SV {np.mean([r.n_sv for r in duol]):.0f}, seconds {duol_time:.3f}")
 
 # %%
 # Plot

@@ -36,8 +36,10 @@ for name in ["pa1", "duol"]:
         stds.append(np.std(rates))
     summary[name] = (np.array(means), np.array(stds))
     best = int(np.argmin(means))
-    print(f"{name:>5}: best C = {C_values[best]:g} (mistake rate {means[best]:.3f} +- {stds[best]:.3f}); "
-          f"C = 1/16: {means[0]:.3f}, C = 64: {means[-1]:.3f}")
+    print(
+        f"{name:>5}: best C = {C_values[best]:g} (mistake rate {means[best]:.3f} +- {stds[best]:.3f}); "
+        f"C = 1/16: {means[0]:.3f}, C = 64: {means[-1]:.3f}"
+    )
 
 # %%
 # Plot

@@ -44,8 +44,10 @@ with backend.use("dask", scheduler=cluster.scheduler_address) as client:
     results = check_failures(run_algorithms(specs, X, y, orders))
 
 for r in results:
-    print(f"{r['algorithm']:>5} C = {r['params']['C']:5g}: mistake rate {r['mean']['mistake_rate']:.3f} "
-          f"+- {r['std']['mistake_rate']:.3f} over {len(r['runs'])} orderings")
+    print(
+        f"{r['algorithm']:>5} C = {r['params']['C']:5g}: mistake rate {r['mean']['mistake_rate']:.3f} "
+        f"+- {r['std']['mistake_rate']:.3f} over {len(r['runs'])} orderings"
+    )
 
 # %%
 # The same cluster used directly
@@ -72,8 +74,14 @@ cluster.close()
 fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(9, 3.6))
 for name in ["duol", "pa1"]:
     rows = [r for r in results if r["algorithm"] == name]
-    ax1.errorbar(C_values, [r["mean"]["mistake_rate"] for r in rows], yerr=[r["std"]["mistake_rate"] for r in rows],
-                 marker="o", capsize=3, label=name)
+    ax1.errorbar(
+        C_values,
+        [r["mean"]["mistake_rate"] for r in rows],
+        yerr=[r["std"]["mistake_rate"] for r in rows],
+        marker="o",
+        capsize=3,
+        label=name,
+    )
 ax1.set_xscale("log", base=2)
 ax1.set_xlabel("C")
 ax1.set_ylabel("online mistake rate")

@@ -45,8 +45,10 @@ for name in algorithms:
     rates = [r.mistake_rate for r in results[name]]
     n_sv = [r.n_sv for r in results[name]]
     secs = sum(r.seconds for r in results[name])
-    print(f"{name:>10}: mistake rate {np.mean(rates):.3f} +- {np.std(rates):.3f}, "
-          f"#SV {np.mean(n_sv):.0f}, learning time {secs:.2f} s for {len(orders)} runs")
+    print(
+        f"{name:>10}: mistake rate {np.mean(rates):.3f} +- {np.std(rates):.3f}, "
+        f"#SV {np.mean(n_sv):.0f}, learning time {secs:.2f} s for {len(orders)} runs"
+    )
 
 # %%
 # Plot the online mistake-rate curves

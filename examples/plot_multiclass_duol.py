@@ -28,8 +28,16 @@ from sklearn.metrics import confusion_matrix
 
 import olkit
 
-X, y = make_classification(n_samples=1500, n_features=20, n_informative=8, n_redundant=4, n_classes=4,
-                           n_clusters_per_class=2, class_sep=1.5, random_state=0)
+X, y = make_classification(
+    n_samples=1500,
+    n_features=20,
+    n_informative=8,
+    n_redundant=4,
+    n_classes=4,
+    n_clusters_per_class=2,
+    class_sep=1.5,
+    random_state=0,
+)
 X /= np.abs(X).max(axis=0)  # features scaled to [-1, 1]
 print(X.shape, "class sizes:", np.bincount(y))
 
@@ -39,14 +47,19 @@ print(X.shape, "class sizes:", np.bincount(y))
 # The multiclass score arrays have one column per class; the online prediction of round t is the class
 # of the largest score before the update (ties go to the smallest label).
 order = np.random.default_rng(4).permutation(len(y))
-learners = {"M-DUOL": olkit.make("duol", sigma=1.0), "MIRA": olkit.make("mira", sigma=1.0),
-            "PA-I": olkit.make("pa1", sigma=1.0)}
+learners = {
+    "M-DUOL": olkit.make("duol", sigma=1.0),
+    "MIRA": olkit.make("mira", sigma=1.0),
+    "PA-I": olkit.make("pa1", sigma=1.0),
+}
 results = {}
 for label, learner in learners.items():
     res = olkit.evaluate_online(learner, X, y, order=order)
     results[label] = res
-    print(f"{label:>6}: mistake rate {res.mistake_rate:.3f}, #SV {res.n_sv}, {res.seconds:.2f} s, "
-          f"C = {res.params.get('C')}")
+    print(
+        f"{label:>6}: mistake rate {res.mistake_rate:.3f}, #SV {res.n_sv}, {res.seconds:.2f} s, "
+        f"C = {res.params.get('C')}"
+    )
 
 # %%
 # Online mistake-rate curves

@@ -61,8 +61,26 @@ print(f"{path}: {N} examples, {os.path.getsize(path) / 1e6:.1f} MB")
 # -------------------
 # ``--stream`` reads the file in chunks of ``--chunk-size`` rows (one scanning pass first finds the width
 # and the labels). ``--format json`` makes the output easy to read back.
-cmd = [sys.executable, "-m", "olkit", "run", "pa1", "arow", "--data", path, "--stream", "--chunk-size",
-       str(CHUNK), "--kernel", "linear", "--set", "covariance=diagonal", "--format", "json", "--quiet"]
+cmd = [
+    sys.executable,
+    "-m",
+    "olkit",
+    "run",
+    "pa1",
+    "arow",
+    "--data",
+    path,
+    "--stream",
+    "--chunk-size",
+    str(CHUNK),
+    "--kernel",
+    "linear",
+    "--set",
+    "covariance=diagonal",
+    "--format",
+    "json",
+    "--quiet",
+]
 print("$ olkit", " ".join(cmd[3:]).replace(path, "big.libsvm"))
 out = subprocess.run(cmd, capture_output=True, text=True, check=True)
 doc = json.loads(out.stdout)
@@ -116,10 +134,14 @@ def in_memory():
 
 
 chunk_sizes = [500, 2_000]
-peaks = [peak_mb(lambda c=c: evaluate_libsvm_stream(olkit.make("arow", covariance="diagonal"), path,
-                                                    chunk_size=c, n_features=D, classes=[-1, 1],
-                                                    n_examples=N))
-         for c in chunk_sizes]
+peaks = [
+    peak_mb(
+        lambda c=c: evaluate_libsvm_stream(
+            olkit.make("arow", covariance="diagonal"), path, chunk_size=c, n_features=D, classes=[-1, 1], n_examples=N
+        )
+    )
+    for c in chunk_sizes
+]
 whole = peak_mb(in_memory)
 for c, p in zip(chunk_sizes, peaks):
     print(f"streamed, chunks of {c:>5}: peak {p:6.1f} MB")

@@ -39,10 +39,12 @@ print(X.shape, "positive fraction:", y.mean())
 models = {
     "DUOL (wrapped)": RiverClassifier(olkit.make("duol"), classes=[False, True]),
     "scaler | PA-I (linear, C = 0.01)": compose.Pipeline(
-        preprocessing.StandardScaler(), RiverClassifier(olkit.make("pa1", kernel="linear", C=0.01))),
+        preprocessing.StandardScaler(), RiverClassifier(olkit.make("pa1", kernel="linear", C=0.01))
+    ),
     "scaler | AROW": compose.Pipeline(preprocessing.StandardScaler(), RiverClassifier(olkit.make("arow"))),
-    "scaler | River LogisticRegression": compose.Pipeline(preprocessing.StandardScaler(),
-                                                           linear_model.LogisticRegression()),
+    "scaler | River LogisticRegression": compose.Pipeline(
+        preprocessing.StandardScaler(), linear_model.LogisticRegression()
+    ),
 }
 
 # %%
@@ -66,8 +68,10 @@ for label, model in models.items():
 # in the same order. (``classes`` given up front makes the very first prediction, made with an empty model,
 # the learner's own too: without it the wrapper has no prediction until it has seen a label.)
 direct = olkit.evaluate_online(olkit.make("duol"), X, y)
-print(f"evaluate_online: 1 - mistake rate = {1 - direct.mistake_rate:.4f}; "
-      f"River: accuracy = {curves['DUOL (wrapped)'][1][-1]:.4f}")
+print(
+    f"evaluate_online: 1 - mistake rate = {1 - direct.mistake_rate:.4f}; "
+    f"River: accuracy = {curves['DUOL (wrapped)'][1][-1]:.4f}"
+)
 assert np.isclose(curves["DUOL (wrapped)"][1][-1], 1 - direct.mistake_rate)
 
 # %%

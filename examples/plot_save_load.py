@@ -58,8 +58,10 @@ gap = np.max(np.abs(again.decision_function(X) - whole.decision_function(X)))
 same_predictions = np.array_equal(again.predict(X), whole.predict(X))
 print(f"mistakes: interrupted {interrupted.sum()}, uninterrupted {one.mistakes}; identical rounds: {same_mistakes}")
 print(f"support vectors: {again.n_support_} and {whole.n_support_}")
-print(f"identical predictions on all {len(y)} examples: {same_predictions}; "
-      f"largest difference of decision values: {gap:.1e}")
+print(
+    f"identical predictions on all {len(y)} examples: {same_predictions}; "
+    f"largest difference of decision values: {gap:.1e}"
+)
 assert same_mistakes and same_sv and same_predictions and gap < 1e-9
 
 # %%

@@ -41,8 +41,10 @@ for name in ["scw1", "arow", "cw"]:
     for covariance in ["full", "diagonal"]:
         res = olkit.evaluate_online(olkit.make(name, covariance=covariance), X, y, order=order)
         results[name, covariance] = res
-        print(f"{name:>5} {covariance:>8}: mistakes {res.mistakes:4d} ({res.mistake_rate:.4f}), "
-              f"updates {res.n_updates:4d}, {res.seconds:.3f} s")
+        print(
+            f"{name:>5} {covariance:>8}: mistakes {res.mistakes:4d} ({res.mistake_rate:.4f}), "
+            f"updates {res.n_updates:4d}, {res.seconds:.3f} s"
+        )
 
 # %%
 # Online curves

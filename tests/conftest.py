@@ -20,6 +20,7 @@ tests in :data:`SLOW_TESTS`, and, in a test parametrized by a random stream (its
 no ``i``), every stream but the first: the fast tier checks each configuration of every reference test on one
 stream, the full suite on all.
 """
+
 import json
 import os
 
@@ -113,9 +114,9 @@ def _names_in(value, names, classes, depth=0):
 
 def _module_algorithm(filename, names):
     """The algorithm a module is named after (``test_<slug>.py`` / ``test_<slug>_*.py``), or None."""
-    stem = filename[len("test_"):-len(".py")] if filename.startswith("test_") and filename.endswith(".py") else ""
+    stem = filename[len("test_") : -len(".py")] if filename.startswith("test_") and filename.endswith(".py") else ""
     for name in sorted(names, key=len, reverse=True):
-        slug = algo_marker(name)[len("algo_"):]
+        slug = algo_marker(name)[len("algo_") :]
         if stem == slug or stem.startswith(slug + "_"):
             return name
     return None

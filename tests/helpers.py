@@ -1,4 +1,5 @@
 """Small helpers shared by several test files."""
+
 import json
 import math
 import os
@@ -42,8 +43,13 @@ def check_final_model(clf, ref, label=""):
     order = np.argsort(added, kind="stable")
     assert [int(a) for a in added[order]] == list(ref.pts), f"{label}stored SVs (arrival) differ"
     if n:
-        np.testing.assert_allclose(coef[order], np.array(ref.rows).reshape(n, -1), rtol=1e-9, atol=1e-9,
-                                   err_msg=f"{label}final coefficient rows")
+        np.testing.assert_allclose(
+            coef[order],
+            np.array(ref.rows).reshape(n, -1),
+            rtol=1e-9,
+            atol=1e-9,
+            err_msg=f"{label}final coefficient rows",
+        )
 
 
 def bad_compressed_files(tmp_path):
@@ -56,34 +62,44 @@ def bad_compressed_files(tmp_path):
     for kind, compress in (("bz2", bz2.compress), ("gz", gzip.compress)):
         data = compress(text)
         files[f"truncated {kind}"] = tmp_path / f"truncated.{kind}"
-        files[f"truncated {kind}"].write_bytes(data[:len(data) // 2])
+        files[f"truncated {kind}"].write_bytes(data[: len(data) // 2])
         files[f"corrupt {kind}"] = tmp_path / f"corrupt.{kind}"
         files[f"corrupt {kind}"].write_bytes(data[:20] + b"\x00garbage\xff" * 8 + data[100:])
     return files
 
 
 # ---- streams on which the fuzzer (tools/fuzz.py) found diagonal CW / SCW-II dividing by zero (issue 9) ----
-CW_1E6 = [[-1312728.3837081857, -1277770.1056990512], [-326582.7267783759, 605350.6029426029],
-          [50212.604617254, -103133.31475697157], [50212.604617254, -103133.31475697157],
-          [-166930.9247144691, 1218898.3915387438], [-88987.58009690273, -267486.0099398768],
-          [50212.604617254, -103133.31475697157], [1880684.566609142, -1485985.8797673146],
-          [1369970.1280743418, 552457.081849068], [262861.3002127229, 230280.81435792926],
-          [-612928.843892751, -786306.0129686362], [356779.03468454012, 736001.32774730195]]
+CW_1E6 = [
+    [-1312728.3837081857, -1277770.1056990512],
+    [-326582.7267783759, 605350.6029426029],
+    [50212.604617254, -103133.31475697157],
+    [50212.604617254, -103133.31475697157],
+    [-166930.9247144691, 1218898.3915387438],
+    [-88987.58009690273, -267486.0099398768],
+    [50212.604617254, -103133.31475697157],
+    [1880684.566609142, -1485985.8797673146],
+    [1369970.1280743418, 552457.081849068],
+    [262861.3002127229, 230280.81435792926],
+    [-612928.843892751, -786306.0129686362],
+    [356779.03468454012, 736001.32774730195],
+]
 CW_1E6_Y = ["ant", "ant", "ant", "bee", "ant", "bee", "ant", "bee", "bee", "bee", "ant", "bee"]
 
-SCW2_1E13 = [[2892869402624.0, -1295693119488.0, -621072416768.0],
-             [-6888721743872.0, -8913281875968.0, -964431511552.0],
-             [-13806433468416.0, -2981459394560.0, -451919708160.0],
-             [9871856500736.0, 7701445214208.0, -637729832960.0],
-             [-25252788699136.0, 4260261789696.0, -1281559101440.0],
-             [-8705821638656.0, -4054772350976.0, -1047652532224.0],
-             [18244169629696.0, 5728060833792.0, 1137030332416.0],
-             [5730867871744.0, -8225423360000.0, -1183100174336.0],
-             [3397981306880.0, -19602239127552.0, 1448690581504.0],
-             [-4538545209344.0, 867150397440.0, 400773480448.0],
-             [4144609886208.0, 5981609132032.0, 443622850560.0],
-             [-11182259830784.0, 8713196797952.0, 161474101248.0],
-             [-18939807531008.0, -24664241864704.0, 78214815744.0]]
+SCW2_1E13 = [
+    [2892869402624.0, -1295693119488.0, -621072416768.0],
+    [-6888721743872.0, -8913281875968.0, -964431511552.0],
+    [-13806433468416.0, -2981459394560.0, -451919708160.0],
+    [9871856500736.0, 7701445214208.0, -637729832960.0],
+    [-25252788699136.0, 4260261789696.0, -1281559101440.0],
+    [-8705821638656.0, -4054772350976.0, -1047652532224.0],
+    [18244169629696.0, 5728060833792.0, 1137030332416.0],
+    [5730867871744.0, -8225423360000.0, -1183100174336.0],
+    [3397981306880.0, -19602239127552.0, 1448690581504.0],
+    [-4538545209344.0, 867150397440.0, 400773480448.0],
+    [4144609886208.0, 5981609132032.0, 443622850560.0],
+    [-11182259830784.0, 8713196797952.0, 161474101248.0],
+    [-18939807531008.0, -24664241864704.0, 78214815744.0],
+]
 SCW2_1E13_Y = ["ant", "ant", "bee", "bee", "ant", "bee", "ant", "ant", "bee", "bee", "bee", "ant", "bee"]
 """cw covariance='diagonal', eta=0.9 divided by zero on these rows (and scaled by 1e1..1e23); SCW2_1E13: scw2
 covariance='diagonal', C=0.1, eta=0.9 likewise (fixed by the cancellation-free closed forms)."""
@@ -94,8 +110,14 @@ def run_child_cases(code, cases, timeout=600):
     that crashes the process (a segmentation fault, an abort) cannot take pytest with it. The child prints
     ``RUN <case>`` before each case and ``RESULT [key, a, b]`` after it; returns {key: (a, b)}, and fails the
     test naming the case that was running if the child died."""
-    proc = subprocess.run([sys.executable, "-c", code], input=json.dumps(cases), capture_output=True, text=True,
-                          check=False, timeout=timeout)
+    proc = subprocess.run(
+        [sys.executable, "-c", code],
+        input=json.dumps(cases),
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=timeout,
+    )
     results = {}
     for line in proc.stdout.splitlines():
         if line.startswith("RESULT "):
@@ -103,8 +125,10 @@ def run_child_cases(code, cases, timeout=600):
             results[key] = (first, second)
     if proc.returncode != 0:
         running = [line[4:] for line in proc.stdout.splitlines() if line.startswith("RUN ")]
-        pytest.fail(f"the child process died (exit {proc.returncode}) during {running[-1] if running else '?'}: "
-                    f"{proc.stderr[-2000:]}")
+        pytest.fail(
+            f"the child process died (exit {proc.returncode}) during {running[-1] if running else '?'}: "
+            f"{proc.stderr[-2000:]}"
+        )
     return results
 
 
@@ -115,4 +139,4 @@ def model_norm2(clf, sigma):
     n = clf.support_.n
     A = np.asarray(clf.support_.coef[:n], float).reshape(n, -1)
     d2 = ((S[:, None, :] - S[None, :, :]) ** 2).sum(axis=2)
-    return float(np.trace(A.T @ np.exp(-d2 / (2 * sigma ** 2)) @ A))
+    return float(np.trace(A.T @ np.exp(-d2 / (2 * sigma**2)) @ A))

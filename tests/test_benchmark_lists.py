@@ -1,5 +1,6 @@
 """The benchmarks' learner lists are derived from the registry: every learner of a benchmarked family is
 benchmarked or listed as deliberately excluded, with a reason (issue 23: the registry is the only list)."""
+
 import sys
 from pathlib import Path
 

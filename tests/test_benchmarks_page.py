@@ -1,5 +1,6 @@
 """The generated benchmarks page of the documentation site (docs/_ext/olkit_benchmarks.py) renders every result
 file under benchmarks/results/."""
+
 import importlib.util
 from pathlib import Path
 

@@ -18,32 +18,41 @@ Streams (70 rounds, integer features in {−2..2}³, ~30 % duplicate rows; ``ref
 
 Budgets are small (B = 3…8) so that halvings, removals, projections and clips happen many times.
 """
+
 import functools
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
+
+import olkit
 from helpers import check_diagnostics, check_final_model
 from reference.budget import stream
 from reference.budget_compat import CASES, run_compat
 
-import olkit
-
 N_STREAMS = 20
-KERNELS = {"std": dict(kernel="gaussian", sigma=1.5), "tie": dict(kernel="gaussian", sigma=0.02),
-           "poly": dict(kernel="poly", degree=2, coef0=1.0)}
+KERNELS = {
+    "std": dict(kernel="gaussian", sigma=1.5),
+    "tie": dict(kernel="gaussian", sigma=0.02),
+    "poly": dict(kernel="poly", degree=2, coef0=1.0),
+}
 POLY_SCALE = 0.5  # poly streams use X/2 (exact binary fractions), so (x·z/4 + 1)² stays small
 
 # (learner, compat) → [(params, kernels)]: each configuration runs on every listed kernel in turn
 CONFIGS = {
-    ("ahpatron", "ahp-r"): [({"B": 4}, ("std", "tie")),
-                            ({"B": 6, "U": 0.8, "lam": 0.6, "epsilon": 0.7}, ("std", "tie")),
-                            ({"B": 8, "U": 0.8, "lam": 0.3}, ("std", "tie")),
-                            ({"B": 8, "eta": 0.1, "epsilon": 0.7}, ("std", "poly"))],
+    ("ahpatron", "ahp-r"): [
+        ({"B": 4}, ("std", "tie")),
+        ({"B": 6, "U": 0.8, "lam": 0.6, "epsilon": 0.7}, ("std", "tie")),
+        ({"B": 8, "U": 0.8, "lam": 0.3}, ("std", "tie")),
+        ({"B": 8, "eta": 0.1, "epsilon": 0.7}, ("std", "poly")),
+    ],
     ("projectron", "ahp-r"): [({}, ("std", "tie")), ({"eta": 0.3}, ("std", "poly"))],
     ("projectron++", "ahp-r"): [({}, ("std", "tie")), ({"eta": 0.3}, ("std", "poly"))],
-    ("bogd++", "ahp-r"): [({"B": 4}, ("std", "tie")), ({"B": 6, "gamma": 0.6, "lam": 0.05}, ("std",)),
-                          ({"B": 3, "eta": 1.0, "lam": 0.2}, ("std",))],
+    ("bogd++", "ahp-r"): [
+        ({"B": 4}, ("std", "tie")),
+        ({"B": 6, "gamma": 0.6, "lam": 0.05}, ("std",)),
+        ({"B": 3, "eta": 1.0, "lam": 0.2}, ("std",)),
+    ],
     ("projectron", "dogma"): [({}, ("std", "tie")), ({"eta": 6.0}, ("poly",)), ({"eta": 0.3}, ("std",))],
     ("projectron++", "dogma"): [({}, ("std", "tie")), ({"eta": 6.0}, ("poly",)), ({"eta": 0.3}, ("std",))],
     ("forgetron", "dogma"): [({"B": 4}, ("std", "tie")), ({"B": 6}, ("std",))],
@@ -101,24 +110,30 @@ def first_bad_round(a, b, tol=1e-9):
 
 def check(clf, res, ref, label):
     bad = np.flatnonzero(res.mistake_flags != ref.flags)
-    assert bad.size == 0, (f"{label}: first differing mistake flag at round {bad[0]}: olkit "
-                           f"{res.mistake_flags[bad[0]]}, reference {ref.flags[bad[0]]}")
+    assert bad.size == 0, (
+        f"{label}: first differing mistake flag at round {bad[0]}: olkit "
+        f"{res.mistake_flags[bad[0]]}, reference {ref.flags[bad[0]]}"
+    )
     t = first_bad_round(res.scores, ref.scores)
     assert t is None, f"{label}: first differing score at round {t}: olkit {res.scores[t]}, reference {ref.scores[t]}"
-    assert (res.n_sv, res.n_updates) == (ref.n_sv, ref.n_updates), \
+    assert (res.n_sv, res.n_updates) == (ref.n_sv, ref.n_updates), (
         f"{label}: (#SV, #updates) olkit {(res.n_sv, res.n_updates)}, reference {(ref.n_sv, ref.n_updates)}"
+    )
     check_diagnostics(clf.diagnostics(), ref.diagnostics, f"{label}: ")
     check_final_model(clf, ref, f"{label}: ")
 
 
-PARAMS = [(name, compat, kind, i, kernel, seed)
-          for (name, compat), kinds in CASES.items()
-          for kind in (("bin",) if kinds == ("binary",) else ("bin", "mc"))
-          for i, kernel, seed in streams((name, compat), kind)]
+PARAMS = [
+    (name, compat, kind, i, kernel, seed)
+    for (name, compat), kinds in CASES.items()
+    for kind in (("bin",) if kinds == ("binary",) else ("bin", "mc"))
+    for i, kernel, seed in streams((name, compat), kind)
+]
 
 
-@pytest.mark.parametrize("name,compat,kind,i,kernel,seed", PARAMS,
-                         ids=[f"{n}-{c}-{k}-{i}-{ker}-{s}" for n, c, k, i, ker, s in PARAMS])
+@pytest.mark.parametrize(
+    "name,compat,kind,i,kernel,seed", PARAMS, ids=[f"{n}-{c}-{k}-{i}-{ker}-{s}" for n, c, k, i, ker, s in PARAMS]
+)
 def test_compat_matches_reference(name, compat, kind, i, kernel, seed):
     params, _ = CONFIGS[(name, compat)][i]
     seed, ref = reference(name, compat, kind, i, kernel, seed)
@@ -142,14 +157,24 @@ def _events(name, compat, kind):
 
 
 REACHED = {  # (learner, compat, kind) → events that must occur (with a minimum count) over its streams
-    ("ahpatron", "ahp-r", "bin"): {"round1_forced": 5, "halvings": 100, "median_ties": 10, "median_choice_differs": 3,
-                                   "n_T": 50, "scaled_to_U": 50},
+    ("ahpatron", "ahp-r", "bin"): {
+        "round1_forced": 5,
+        "halvings": 100,
+        "median_ties": 10,
+        "median_choice_differs": 3,
+        "n_T": 50,
+        "scaled_to_U": 50,
+    },
     ("projectron", "ahp-r", "bin"): {"round1_forced": 5, "zeroed_inter": 10, "projections": 50, "additions": 50},
     ("projectron++", "ahp-r", "bin"): {"zeroed_inter": 10, "projections": 50, "additions": 50},
     ("bogd++", "ahp-r", "bin"): {"round1_forced": 5, "removals": 100, "clips": 100, "p_clamped": 1},
     ("projectron", "dogma", "bin"): {"f0_positive": 20, "first_sv_skipped": 1, "projections": 50, "additions": 50},
-    ("projectron++", "dogma", "bin"): {"f0_positive": 20, "first_sv_skipped": 1, "margin_updates": 20,
-                                       "margin_rejected": 20},
+    ("projectron++", "dogma", "bin"): {
+        "f0_positive": 20,
+        "first_sv_skipped": 1,
+        "margin_updates": 20,
+        "margin_rejected": 20,
+    },
     ("projectron", "dogma", "mc"): {"f0_rounds": 20, "one_sided_row": 20, "projections": 50, "additions": 50},
     ("projectron++", "dogma", "mc"): {"one_sided_row": 20, "margin_updates": 20, "margin_rejected": 20},
     ("forgetron", "dogma", "bin"): {"f0_positive": 20, "removals": 100, "phi<1": 50},
@@ -175,7 +200,7 @@ def test_streams_exercise_the_cases(case):
 
 def test_every_case_has_enough_streams():
     for (name, compat), kinds in CASES.items():
-        for kind in (("bin",) if kinds == ("binary",) else ("bin", "mc")):
+        for kind in ("bin",) if kinds == ("binary",) else ("bin", "mc"):
             assert sum(1 for p in PARAMS if p[:3] == (name, compat, kind)) >= N_STREAMS
 
 
@@ -194,6 +219,7 @@ def test_compat_values_are_listed_and_documented(name, capsys):
     for value in values:
         assert f'"{value}"' in cls.__doc__, f"{name}: compat={value!r} is not documented"
     from olkit.cli import main
+
     assert main(["list", name]) == 0
     out = capsys.readouterr().out
     assert all(f"'{value}'" in out for value in values), out
@@ -239,12 +265,18 @@ def test_projectron_compat_parameter_checks(name):
     assert olkit.evaluate_online(clf, Xm, ym).params["B"] == 200
 
 
-CHUNK_CASES = [("ahpatron", "ahp-r", {"B": 6, "U": 0.8, "lam": 0.6, "epsilon": 0.7}, "bin"),
-               ("projectron++", "ahp-r", {}, "bin"), ("bogd++", "ahp-r", {"B": 4}, "bin"),
-               ("projectron++", "dogma", {}, "bin"), ("forgetron", "dogma", {"B": 4}, "bin"),
-               ("rbp", "dogma", {"B": 4}, "mc"), ("projectron++", "dogma", {}, "mc"),
-               ("projectron++", "lsokl", {"B": 5}, "bin"),
-               ("forgetron", "lsokl", {"B": 4}, "mc"), ("bogd", "lsokl", {"B": 4}, "bin")]
+CHUNK_CASES = [
+    ("ahpatron", "ahp-r", {"B": 6, "U": 0.8, "lam": 0.6, "epsilon": 0.7}, "bin"),
+    ("projectron++", "ahp-r", {}, "bin"),
+    ("bogd++", "ahp-r", {"B": 4}, "bin"),
+    ("projectron++", "dogma", {}, "bin"),
+    ("forgetron", "dogma", {"B": 4}, "bin"),
+    ("rbp", "dogma", {"B": 4}, "mc"),
+    ("projectron++", "dogma", {}, "mc"),
+    ("projectron++", "lsokl", {"B": 5}, "bin"),
+    ("forgetron", "lsokl", {"B": 4}, "mc"),
+    ("bogd", "lsokl", {"B": 4}, "bin"),
+]
 
 
 @pytest.mark.parametrize("name,compat,params,kind", CHUNK_CASES, ids=[f"{c[0]}-{c[1]}-{c[3]}" for c in CHUNK_CASES])

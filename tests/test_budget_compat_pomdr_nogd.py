@@ -22,6 +22,7 @@ Streams:
 * NOGD ``lsokl`` — ``reference.kernel_multiclass.stream`` as ``tests/test_nogd.py`` (binary and 3–5 classes), with
   a gap at the top-k cut (W φ is then basis-independent).
 """
+
 import functools
 import itertools
 import pickle
@@ -29,14 +30,14 @@ import pickle
 import numpy as np
 import pytest
 import scipy.sparse as sp
+
+import olkit
 from helpers import check_diagnostics
+from olkit.learners.budget.nogd import NOGD
+from olkit.learners.budget.pomdr import POMDR
 from reference.budget import stream as budget_stream
 from reference.kernel_multiclass import stream as mc_stream
 from reference.pomdr_compat import ScriptFails, nogd_ahp_r, nogd_lsokl, run_pomdr_ahp_r
-
-import olkit
-from olkit.learners.budget.nogd import NOGD
-from olkit.learners.budget.pomdr import POMDR
 
 N_STREAMS = 20
 SIGMA = 1.5
@@ -52,25 +53,28 @@ def first_bad_round(a, b, tol=1e-9):
 
 def check_common(res, flags, scores, n_sv, n_updates, label):
     bad = np.flatnonzero(res.mistake_flags != flags)
-    assert bad.size == 0, (f"{label}: first differing mistake flag at round {bad[0]}: olkit "
-                           f"{res.mistake_flags[bad[0]]}, reference {flags[bad[0]]}")
+    assert bad.size == 0, (
+        f"{label}: first differing mistake flag at round {bad[0]}: olkit "
+        f"{res.mistake_flags[bad[0]]}, reference {flags[bad[0]]}"
+    )
     t = first_bad_round(res.scores, scores)
     assert t is None, f"{label}: first differing score at round {t}: olkit {res.scores[t]}, reference {scores[t]}"
     assert res.mistakes == int(np.sum(flags))
-    assert (res.n_sv, res.n_updates) == (n_sv, n_updates), \
+    assert (res.n_sv, res.n_updates) == (n_sv, n_updates), (
         f"{label}: (#SV, #updates) olkit {(res.n_sv, res.n_updates)}, reference {(n_sv, n_updates)}"
+    )
 
 
 # ---------------------------------------------------------------------------------------------------------
 # POMDR compat="ahp-r"
 # ---------------------------------------------------------------------------------------------------------
 POMDR_CONFIGS = [  # (params, kernels)
-    ({"B": 8, "B0": 6, "M": 4, "a": 0.8, "U": 3.0}, ("std", "poly")),          # B0 > B/2: phase-1 SVs dropped
-    ({"B": 12, "B0": 9, "M": 5, "a": 0.6, "U": 5.0, "coe": 0.5}, ("std",)),   # B0 > B/2, long phase 1
+    ({"B": 8, "B0": 6, "M": 4, "a": 0.8, "U": 3.0}, ("std", "poly")),  # B0 > B/2: phase-1 SVs dropped
+    ({"B": 12, "B0": 9, "M": 5, "a": 0.6, "U": 5.0, "coe": 0.5}, ("std",)),  # B0 > B/2, long phase 1
     ({"B": 8, "B0": 3, "M": 3, "a": 0.3, "U": 2.0}, ("std", "poly")),
     ({"B": 10, "B0": 4, "M": 4, "a": 0.6, "U": 5.0}, ("std",)),
-    ({"B": 6, "B0": 2, "M": 2, "a": 0.6, "U": 2.0}, ("std",)),                 # phase 2 from round 3
-    ({"B": 32}, ("std",)),                                                     # B0 = 16, a from T; U, M, coe defaults
+    ({"B": 6, "B0": 2, "M": 2, "a": 0.6, "U": 2.0}, ("std",)),  # phase 2 from round 3
+    ({"B": 32}, ("std",)),  # B0 = 16, a from T; U, M, coe defaults
 ]
 """B0 ≥ M everywhere: phase 2 starts after round M, where the script's phase-2 window (t − M):(t − 1) exists."""
 POMDR_SLOTS = [(i, k) for i, (_, kernels) in enumerate(POMDR_CONFIGS) for k in kernels]
@@ -102,8 +106,9 @@ def check_pomdr(clf, res, ref, label):
     n = s.n
     order = np.argsort(np.asarray(s.added[:n]), kind="stable")
     assert [int(a) for a in np.asarray(s.added[:n])[order]] == list(ref.pts), f"{label}: stored SVs differ"
-    np.testing.assert_allclose(np.asarray(s.coef[:n], float)[order, 0], np.array(ref.rows)[:, 0], rtol=1e-9,
-                               atol=1e-9, err_msg=label)
+    np.testing.assert_allclose(
+        np.asarray(s.coef[:n], float)[order, 0], np.array(ref.rows)[:, 0], rtol=1e-9, atol=1e-9, err_msg=label
+    )
 
 
 @pytest.mark.parametrize("slot,i,kernel", POMDR_PARAMS, ids=[f"{i}-{k}-{n}" for n, i, k in POMDR_PARAMS])
@@ -122,8 +127,17 @@ def test_pomdr_ahp_r_streams_exercise_the_cases():
     for slot, i, kernel in POMDR_PARAMS:
         for key, v in pomdr_reference(i, kernel, slot)[1].events.items():
             ev[key] = ev.get(key, 0) + int(v)
-    least = {"merges_with_drops": 10, "dropped_rows": 20, "merged_rows": 300, "merges": 100, "round1_forced": 10,
-             "projections": 50, "dup_projections": 10, "window_full_projections": 10, "scaled_to_U": 100}
+    least = {
+        "merges_with_drops": 10,
+        "dropped_rows": 20,
+        "merged_rows": 300,
+        "merges": 100,
+        "round1_forced": 10,
+        "projections": 50,
+        "dup_projections": 10,
+        "window_full_projections": 10,
+        "scaled_to_U": 100,
+    }
     low = {k: ev.get(k, 0) for k, n in least.items() if ev.get(k, 0) < n}
     assert not low, f"too few {low} (all events {ev})"
     assert sum(1 for slot, i, k in POMDR_PARAMS if k == "poly") >= 8
@@ -242,8 +256,13 @@ def test_pomdr_ahp_r_repeated_rows_exercise_the_ties():
 # ---------------------------------------------------------------------------------------------------------
 # NOGD compat="ahp-r"
 # ---------------------------------------------------------------------------------------------------------
-NOGD_R_CONFIGS = [{"B": 5, "eta": 0.3}, {"B": 8, "k": 3, "eta": 0.3}, {"B": 10, "eta": 0.7},
-                  {"B": 6, "k": 6, "eta": 0.3}, {"B": 7, "k": 2, "eta": 0.5}]
+NOGD_R_CONFIGS = [
+    {"B": 5, "eta": 0.3},
+    {"B": 8, "k": 3, "eta": 0.3},
+    {"B": 10, "eta": 0.7},
+    {"B": 6, "k": 6, "eta": 0.3},
+    {"B": 7, "k": 2, "eta": 0.5},
+]
 
 
 def continuous_stream(seed, n=70, d=4):
@@ -280,10 +299,11 @@ def test_nogd_ahp_r_matches_reference(slot, i):
         check_common(res, ref["mistakes"], ref["scores"], ref["n_sv"], ref["n_updates"], label)
         assert clf.diagnostics() == {"transition": ref["transition"], "rank": ref["rank"]}, label
         np.testing.assert_allclose(clf.nystrom_map(), ref["M"], rtol=0, atol=1e-9, err_msg=label)
-        np.testing.assert_allclose(clf.state_.W[0, :ref["rank"]], ref["W"], rtol=1e-9, atol=1e-9, err_msg=label)
-        Kx = np.exp(-((X[:, None, :] - ref["SV"][None]) ** 2).sum(-1) / (2 * SIGMA ** 2))
-        np.testing.assert_allclose(clf.decision_function(X), Kx @ ref["M"].T @ ref["W"], rtol=0, atol=1e-9,
-                                   err_msg=label)
+        np.testing.assert_allclose(clf.state_.W[0, : ref["rank"]], ref["W"], rtol=1e-9, atol=1e-9, err_msg=label)
+        Kx = np.exp(-((X[:, None, :] - ref["SV"][None]) ** 2).sum(-1) / (2 * SIGMA**2))
+        np.testing.assert_allclose(
+            clf.decision_function(X), Kx @ ref["M"].T @ ref["W"], rtol=0, atol=1e-9, err_msg=label
+        )
 
 
 def test_nogd_ahp_r_streams_exercise_the_cases():
@@ -305,8 +325,8 @@ def test_nogd_ahp_r_differs_from_the_default_and_is_basis_dependent():
     default = olkit.make("nogd", sigma=SIGMA, **NOGD_R_CONFIGS[1], shuffle=False).fit(X, y)
     assert not np.allclose(clf.decision_function(X), default.decision_function(X), atol=1e-3)
     assert clf.resolved_params()["k"] == 3
-    assert olkit.make("nogd", compat="ahp-r", B=8).resolved_params()["k"] == 1      # ⌊1.6⌋ (R's 1:r)
-    assert olkit.make("nogd", B=8).resolved_params()["k"] == 2                      # round(1.6)
+    assert olkit.make("nogd", compat="ahp-r", B=8).resolved_params()["k"] == 1  # ⌊1.6⌋ (R's 1:r)
+    assert olkit.make("nogd", B=8).resolved_params()["k"] == 2  # round(1.6)
     assert olkit.make("nogd", compat="ahp-r").resolved_params()["k"] == 120
 
 
@@ -353,8 +373,13 @@ def test_nogd_ahp_r_rejects_multiclass_data():
 # ---------------------------------------------------------------------------------------------------------
 # NOGD compat="lsokl" (a synonym of the default rule)
 # ---------------------------------------------------------------------------------------------------------
-NOGD_L_CONFIGS = [{"B": 5, "k": 1, "eta": 0.3}, {"B": 6, "k": 2, "eta": 0.3}, {"B": 10, "k": 2, "eta": 0.7},
-                  {"B": 8, "k": 3, "eta": 0.3}, {"B": 10, "k": 5, "eta": 0.3}]
+NOGD_L_CONFIGS = [
+    {"B": 5, "k": 1, "eta": 0.3},
+    {"B": 6, "k": 2, "eta": 0.3},
+    {"B": 10, "k": 2, "eta": 0.7},
+    {"B": 8, "k": 3, "eta": 0.3},
+    {"B": 10, "k": 5, "eta": 0.3},
+]
 
 
 def lsokl_stream(kind, seed):
@@ -390,12 +415,13 @@ def test_nogd_lsokl_matches_reference(kind, slot, i):
         scores = res.scores if K > 2 else res.scores.reshape(-1, 1)
         check_common(res, ref["mistakes"], ref["scores"], ref["n_sv"], ref["n_updates"], label)
         assert first_bad_round(scores, ref["scores"]) is None
-        assert res.n_sv == NOGD_L_CONFIGS[i]["B"]                                   # LSOKL reports B
+        assert res.n_sv == NOGD_L_CONFIGS[i]["B"]  # LSOKL reports B
         assert clf.diagnostics() == {"transition": ref["transition"], "rank": ref["rank"]}, label
-        Kx = np.exp(-((X[:, None, :] - ref["SV"][None]) ** 2).sum(-1) / (2 * SIGMA ** 2))
+        Kx = np.exp(-((X[:, None, :] - ref["SV"][None]) ** 2).sum(-1) / (2 * SIGMA**2))
         got = clf.decision_function(X)
-        np.testing.assert_allclose(got if K > 2 else got[:, None], Kx @ ref["M"].T @ ref["W"].T, rtol=0, atol=1e-9,
-                                   err_msg=label)
+        np.testing.assert_allclose(
+            got if K > 2 else got[:, None], Kx @ ref["M"].T @ ref["W"].T, rtol=0, atol=1e-9, err_msg=label
+        )
 
 
 def test_nogd_lsokl_is_the_default_rule():
@@ -419,6 +445,7 @@ def test_modes_are_listed_and_documented(name, values, capsys):
     for value in values:
         assert f'"{value}"' in cls.__doc__, f"{name}: compat={value!r} is not documented"
     from olkit.cli import main
+
     assert main(["list", name]) == 0
     out = capsys.readouterr().out
     assert all(f"'{value}'" in out for value in values), out

@@ -13,6 +13,7 @@ and clips happen many times per stream. Every main configuration runs on 10 seed
 equal, per-round scores to 1e-9, ``diagnostics()`` equal (floats to 1e-9), and the final model (SV arrival
 stamps and rows) equal to 1e-9.
 """
+
 import functools
 import itertools
 import math
@@ -20,11 +21,11 @@ import math
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from helpers import check_diagnostics, check_final_model, model_norm2
-from reference.budget import run_reference, stream
 
 import olkit
+from helpers import check_diagnostics, check_final_model, model_norm2
 from olkit.learners.kernel.support_set import GSYNC, HAS_GRAM
+from reference.budget import run_reference, stream
 
 SIGMA = 1.5
 N_MAIN, N_EXTRA = 10, 5
@@ -61,7 +62,7 @@ EXTRA = [
     ("bogd++-B3", "bogd++", {"B": 3}),
     ("bogd++-B6-g0.6-l0.01", "bogd++", {"B": 6, "gamma": 0.6, "lam": 0.01}),
     ("bogd++-B10-seed5-eta0.2", "bogd++", {"B": 10, "seed": 5, "eta": 0.2}),
-    ("bogd++-B6-lam1", "bogd++", {"B": 6, "lam": 1.0}),                  # p clamped on most budget rounds
+    ("bogd++-B6-lam1", "bogd++", {"B": 6, "lam": 1.0}),  # p clamped on most budget rounds
     ("bogd++-B4-eta1-lam0.2", "bogd++", {"B": 4, "eta": 1.0, "lam": 0.2}),  # p clamped sometimes, and clips
 ]
 CONFIGS = {c[0]: c for c in MAIN + EXTRA}
@@ -95,8 +96,10 @@ def first_bad_round(a, b, tol=1e-9):
 def check_run(clf, res, ref, label=""):
     """Flags, scores, the final model, #SV / #updates and diagnostics() against the reference."""
     bad = np.flatnonzero(res.mistake_flags != ref.flags)
-    assert bad.size == 0, (f"{label}first differing mistake flag at round {bad[0]}: olkit {res.mistake_flags[bad[0]]}, "
-                           f"reference {ref.flags[bad[0]]}; scores olkit {res.scores[bad[0]]} reference {ref.scores[bad[0]]}")
+    assert bad.size == 0, (
+        f"{label}first differing mistake flag at round {bad[0]}: olkit {res.mistake_flags[bad[0]]}, "
+        f"reference {ref.flags[bad[0]]}; scores olkit {res.scores[bad[0]]} reference {ref.scores[bad[0]]}"
+    )
     scores = np.asarray(res.scores)
     assert scores.reshape(len(scores), -1).shape == ref.scores.reshape(len(ref.scores), -1).shape
     t = first_bad_round(scores, ref.scores)
@@ -104,17 +107,20 @@ def check_run(clf, res, ref, label=""):
     check_final_model(clf, ref, label)
     if (res.n_sv, res.n_updates) != (ref.n_sv, ref.n_updates):
         s = clf.support_
-        mx = np.abs(np.asarray(s.coef[:s.n], float)).max(axis=1)
+        mx = np.abs(np.asarray(s.coef[: s.n], float)).max(axis=1)
         residue = sorted(int(s.added[i]) for i in range(s.n) if 0 < mx[i] <= 1e-12)
-        pytest.fail(f"{label}olkit (#SV, #updates) = {(res.n_sv, res.n_updates)}, reference {(ref.n_sv, ref.n_updates)}; "
-                    f"olkit rows with 0 < max|A_i| <= 1e-12 (arrival {residue}); reference rows exactly 0 (arrival "
-                    f"{[p for p, a in zip(ref.pts, ref.rows) if not np.any(a)]}); diagnostics olkit {clf.diagnostics()} "
-                    f"reference {ref.diagnostics}")
+        pytest.fail(
+            f"{label}olkit (#SV, #updates) = {(res.n_sv, res.n_updates)}, reference {(ref.n_sv, ref.n_updates)}; "
+            f"olkit rows with 0 < max|A_i| <= 1e-12 (arrival {residue}); reference rows exactly 0 (arrival "
+            f"{[p for p, a in zip(ref.pts, ref.rows) if not np.any(a)]}); diagnostics olkit {clf.diagnostics()} "
+            f"reference {ref.diagnostics}"
+        )
     check_diagnostics(clf.diagnostics(), ref.diagnostics, label)
 
 
-PARAMS = [(cid, seed) for cid, *_ in MAIN for seed in range(N_MAIN)] + \
-         [(cid, seed) for cid, *_ in EXTRA for seed in range(N_EXTRA)]
+PARAMS = [(cid, seed) for cid, *_ in MAIN for seed in range(N_MAIN)] + [
+    (cid, seed) for cid, *_ in EXTRA for seed in range(N_EXTRA)
+]
 
 
 @pytest.mark.parametrize("cid,seed", PARAMS, ids=[f"{c}-{s}" for c, s in PARAMS])
@@ -134,8 +140,16 @@ def test_budget_matches_literal_reference(cid, seed, kind, sparse):
 # ---------------------------------------------------------------------------------------------------------
 # One example at a time, chunks, invariants of the fast code
 # ---------------------------------------------------------------------------------------------------------
-ROUND_CONFIGS = ["avp-U2", "ahpatron-B4", "ahpatron-B10-eta0.1-eps0.8", "projectron++", "forgetron-B4", "rbp-B4",
-                 "bogd-B4", "bogd++-B4-eta1-lam0.2"]
+ROUND_CONFIGS = [
+    "avp-U2",
+    "ahpatron-B4",
+    "ahpatron-B10-eta0.1-eps0.8",
+    "projectron++",
+    "forgetron-B4",
+    "rbp-B4",
+    "bogd-B4",
+    "bogd++-B4-eta1-lam0.2",
+]
 
 
 @pytest.mark.parametrize("kind", ["bin", "mc"])
@@ -154,28 +168,28 @@ def test_one_example_at_a_time(cid, kind):
     prev = {}
     for t in range(len(y)):
         if t > 0:
-            got = np.asarray(clf.decision_function(X[t:t + 1]), float).ravel()
+            got = np.asarray(clf.decision_function(X[t : t + 1]), float).ravel()
             np.testing.assert_allclose(got, np.ravel(ref.scores[t]), rtol=1e-9, atol=1e-9, err_msg=f"round {t}")
         before = clf.n_mistakes_ if t > 0 else 0
-        clf.partial_fit(X[t:t + 1], y[t:t + 1], classes=classes)
+        clf.partial_fit(X[t : t + 1], y[t : t + 1], classes=classes)
         flags.append(clf.n_mistakes_ - before)
         if name in BUDGETED:
             assert clf.support_.n <= params["B"], f"round {t}: |S| = {clf.support_.n}"
         diag = clf.diagnostics()
         s = clf.support_
-        coef = np.asarray(s.coef[:s.n], float)
-        if K is not None:   # docs/algorithms/multiclass.md#budgeted-learners: rows built from H's sum to zero
+        coef = np.asarray(s.coef[: s.n], float)
+        if K is not None:  # docs/algorithms/multiclass.md#budgeted-learners: rows built from H's sum to zero
             assert np.all(np.abs(coef.sum(axis=1)) <= 1e-9 * np.maximum(1.0, np.abs(coef).max(axis=1))), f"round {t}"
         if name == "ahpatron" and diag["halvings"] > prev.get("halvings", 0):
             assert s.n == params["B"] // 2 + 1, f"round {t}: |S| = {s.n} after a halving"
         if name == "forgetron":
             assert diag["Q"] <= 15 * diag["M"] / 32 + 1e-9 and 0 < diag["phi_min"] <= 1, f"round {t}: {diag}"
             if clf.compat == "none":  # the cached sums F_i (the oldest SV's margin) against a recomputation
-                np.testing.assert_allclose(s.F[:s.n], clf._later_sums(), rtol=1e-12, atol=1e-12, err_msg=f"round {t}")
+                np.testing.assert_allclose(s.F[: s.n], clf._later_sums(), rtol=1e-12, atol=1e-12, err_msg=f"round {t}")
         if name in ("bogd", "bogd++") and diag["removals"] > prev.get("removals", 0):
             bound = params.get("eta", 0.5) * params.get("gamma", 1.0) * (1 + 1e-12)
-            newest = int(np.argmax(np.asarray(s.added[:s.n])))
-            kept = np.delete(coef, newest, axis=0)   # the new row: clipped by BOGD, appended after the clip by BOGD++
+            newest = int(np.argmax(np.asarray(s.added[: s.n])))
+            kept = np.delete(coef, newest, axis=0)  # the new row: clipped by BOGD, appended after the clip by BOGD++
             assert np.abs(kept).max() <= bound and (name == "bogd++" or np.abs(coef).max() <= bound), f"round {t}"
         prev = diag
         if name in ("avp", "ahpatron"):

@@ -10,6 +10,7 @@ index 0 and the multiclass tie rule (smallest index) predicts +1 like sign(0) = 
 its multiclass step is the binary rule with the unit step doubled
 (docs/algorithms/projectronpp.md#multiclass-and-multi-label), not the binary rule itself.
 """
+
 import math
 
 import numpy as np
@@ -22,8 +23,12 @@ R2 = math.sqrt(2.0)
 # (name, multiclass params, binary params, binary score = factor × g)
 CASES = [
     ("avp", {"lam": 0.4, "epsilon": 0.7, "U": 3.0}, {"lam": 0.8, "epsilon": 0.7, "U": 3.0 * R2}, 1.0),
-    ("ahpatron", {"B": 6, "lam": 0.3, "U": 2.0, "epsilon": 0.6, "eta": 0.01},
-     {"B": 6, "lam": 0.6, "U": 2.0 * R2, "epsilon": 0.6, "eta": 0.01}, 1.0),
+    (
+        "ahpatron",
+        {"B": 6, "lam": 0.3, "U": 2.0, "epsilon": 0.6, "eta": 0.01},
+        {"B": 6, "lam": 0.6, "U": 2.0 * R2, "epsilon": 0.6, "eta": 0.01},
+        1.0,
+    ),
     ("projectron", {"eta": 0.4}, {"eta": 0.4}, 0.5),
     ("forgetron", {"B": 5}, {"B": 5}, 0.5),
     ("rbp", {"B": 5, "seed": 3}, {"B": 5, "seed": 3}, 0.5),

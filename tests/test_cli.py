@@ -1,5 +1,6 @@
 """The `olkit` command (docs/dev/architecture.md#the-olkit-run-command): formats, the JSON contract, orderings,
 and clear errors."""
+
 import json
 import os
 import subprocess
@@ -11,8 +12,9 @@ import pytest
 from olkit import cli
 from olkit.cli import main
 
-SIGMA_RULE = ("sigma must be a number >= 1e-154 and <= 1e+153 "
-              "(the Gaussian's 1/(2σ²) must be a finite, non-zero float64)")
+SIGMA_RULE = (
+    "sigma must be a number >= 1e-154 and <= 1e+153 (the Gaussian's 1/(2σ²) must be a finite, non-zero float64)"
+)
 """What a bad sigma is told (olkit.params.SIGMA)."""
 
 
@@ -23,8 +25,9 @@ def run_cli(capsys, *args):
 
 
 def test_json_contract(capsys):
-    code, out, err = run_cli(capsys, "run", "duol", "pa1", "--data", "german", "--repeats", "3", "--seed", "1",
-                             "--format", "json")
+    code, out, err = run_cli(
+        capsys, "run", "duol", "pa1", "--data", "german", "--repeats", "3", "--seed", "1", "--format", "json"
+    )
     assert code == 0, err
     doc = json.loads(out)
     assert (doc["dataset"], doc["n_examples"], doc["n_features"], doc["n_classes"]) == ("german", 1000, 24, 2)
@@ -42,8 +45,15 @@ def test_json_contract(capsys):
     assert set(duol["mean"]) >= {"mistake_rate", "n_sv", "seconds"}
 
 
-@pytest.mark.parametrize("fmt,marker", [("table", "Mistake (%)"), ("markdown", "| Algorithm |"),
-                                        ("latex", r"\begin{tabular}"), ("csv", "mistake_rate_mean")])
+@pytest.mark.parametrize(
+    "fmt,marker",
+    [
+        ("table", "Mistake (%)"),
+        ("markdown", "| Algorithm |"),
+        ("latex", r"\begin{tabular}"),
+        ("csv", "mistake_rate_mean"),
+    ],
+)
 def test_formats(capsys, fmt, marker):
     code, out, _ = run_cli(capsys, "run", "pa1", "--data", "sonar", "--repeats", "2", "--format", fmt)
     assert code == 0 and marker in out
@@ -53,8 +63,19 @@ def test_order_file_and_out_dir(capsys, tmp_path):
     order = np.random.default_rng(3).permutation(208)
     path = tmp_path / "order.txt"
     path.write_text("\n".join(map(str, order)) + "\n")
-    code, out, err = run_cli(capsys, "run", "perceptron", "--data", "sonar", "--order", str(path),
-                             "--format", "json", "--out", str(tmp_path / "res"))
+    code, out, err = run_cli(
+        capsys,
+        "run",
+        "perceptron",
+        "--data",
+        "sonar",
+        "--order",
+        str(path),
+        "--format",
+        "json",
+        "--out",
+        str(tmp_path / "res"),
+    )
     assert code == 0, err
     run = json.loads(out)["results"][0]["runs"]
     assert len(run) == 1 and run[0]["order"].startswith("file:")
@@ -68,8 +89,24 @@ def test_order_file_and_out_dir(capsys, tmp_path):
 
 
 def test_set_applies_to_algorithms_that_have_it(capsys):
-    code, out, err = run_cli(capsys, "run", "perceptron", "duol", "--data", "sonar", "--repeats", "1",
-                             "--set", "C=2", "--set", "variant=nips2009", "--kernel", "gaussian", "--format", "json")
+    code, out, err = run_cli(
+        capsys,
+        "run",
+        "perceptron",
+        "duol",
+        "--data",
+        "sonar",
+        "--repeats",
+        "1",
+        "--set",
+        "C=2",
+        "--set",
+        "variant=nips2009",
+        "--kernel",
+        "gaussian",
+        "--format",
+        "json",
+    )
     assert code == 0, err
     res = json.loads(out)["results"]
     assert "C" not in res[0]["params"] and res[1]["params"]["C"] == 2
@@ -145,8 +182,7 @@ def test_list_says_what_each_parameter_means(capsys):
 def test_results_say_which_kernel_ran(capsys, fmt):
     """Issue 22 item 4: the learners' default kernels differ (Gaussian σ = 8 for the DUOL family, linear for the
     second-order family), so every table and JSON document names the kernel each algorithm ran with."""
-    code, out, err = run_cli(capsys, "run", "pa1", "duol", "arow", "--data", "sonar", "--repeats", "1",
-                             "--format", fmt)
+    code, out, err = run_cli(capsys, "run", "pa1", "duol", "arow", "--data", "sonar", "--repeats", "1", "--format", fmt)
     assert code == 0, err
     if fmt == "json":
         assert [r["kernel"] for r in json.loads(out)["results"]] == ["gaussian (sigma=8)"] * 2 + ["linear"]
@@ -177,31 +213,40 @@ def test_list_reads_the_registry_json(capsys):
     assert pa1["parameters"]["C"]["resolved_default"] == {"binary": 5.0, "multiclass": 10.0, "multilabel": 10.0}
 
 
-@pytest.mark.parametrize("args,needle", [
-    (["list", "duoll"], "olkit: error: unknown algorithm 'duoll'; did you mean 'duol'?"),
-    (["list", "pa1", "scw-1"], "unknown algorithm 'scw-1'; did you mean 'scw1'?"),
-    (["list", "zzzzzz"], "unknown algorithm 'zzzzzz'; valid algorithms: perceptron"),
-])
+@pytest.mark.parametrize(
+    "args,needle",
+    [
+        (["list", "duoll"], "olkit: error: unknown algorithm 'duoll'; did you mean 'duol'?"),
+        (["list", "pa1", "scw-1"], "unknown algorithm 'scw-1'; did you mean 'scw1'?"),
+        (["list", "zzzzzz"], "unknown algorithm 'zzzzzz'; valid algorithms: perceptron"),
+    ],
+)
 def test_list_unknown_algorithm(capsys, args, needle):
     code, out, err = run_cli(capsys, *args)
     assert code == 2 and out == ""
     assert needle in err and err.count("\n") == 1
 
 
-@pytest.mark.parametrize("args,needle", [
-    (["run", "nope", "--data", "german"], "unknown algorithm 'nope'; valid algorithms: perceptron"),
-    (["run", "SCW1", "--data", "german"], "unknown algorithm 'SCW1'; did you mean 'scw1'? (valid algorithms: "),
-    (["run", "duoll", "pa1", "--data", "german"], "unknown algorithm 'duoll'; did you mean 'duol'?"),
-    (["run", "pa1", "--data", "german", "--set", "bogus=1"], "'bogus' belong to none of pa1; valid parameters: C, coef0, compat, degree, kernel, sigma"),
-    (["run", "pa1", "--data", "german", "--set", "C=-1"], "C must be a number > 0"),
-    (["run", "duol", "--data", "german", "--set", "sigma=-2"], "sigma=-2 is not valid; " + SIGMA_RULE),
-    (["run", "duol", "--data", "german", "--set", "rho=1.5"], "rho must be a number"),
-    (["run", "duol", "--data", "german", "--set", "variant=x"], "variant must be one of 'jmlr', 'nips2009'"),
-    (["run", "pa1", "--data", "german", "--kernel", "rbf"], "kernel must be one of 'gaussian', 'linear', 'poly'"),
-    (["run", "pa1", "--data", "no-such-dataset"], "Valid names: a9a"),
-    (["run", "pa1", "--data", "german", "--set", "C"], "--set expects KEY=VALUE"),
-    (["run", "pa1", "--data", "german", "--repeats", "0"], "--repeats must be >= 1"),
-])
+@pytest.mark.parametrize(
+    "args,needle",
+    [
+        (["run", "nope", "--data", "german"], "unknown algorithm 'nope'; valid algorithms: perceptron"),
+        (["run", "SCW1", "--data", "german"], "unknown algorithm 'SCW1'; did you mean 'scw1'? (valid algorithms: "),
+        (["run", "duoll", "pa1", "--data", "german"], "unknown algorithm 'duoll'; did you mean 'duol'?"),
+        (
+            ["run", "pa1", "--data", "german", "--set", "bogus=1"],
+            "'bogus' belong to none of pa1; valid parameters: C, coef0, compat, degree, kernel, sigma",
+        ),
+        (["run", "pa1", "--data", "german", "--set", "C=-1"], "C must be a number > 0"),
+        (["run", "duol", "--data", "german", "--set", "sigma=-2"], "sigma=-2 is not valid; " + SIGMA_RULE),
+        (["run", "duol", "--data", "german", "--set", "rho=1.5"], "rho must be a number"),
+        (["run", "duol", "--data", "german", "--set", "variant=x"], "variant must be one of 'jmlr', 'nips2009'"),
+        (["run", "pa1", "--data", "german", "--kernel", "rbf"], "kernel must be one of 'gaussian', 'linear', 'poly'"),
+        (["run", "pa1", "--data", "no-such-dataset"], "Valid names: a9a"),
+        (["run", "pa1", "--data", "german", "--set", "C"], "--set expects KEY=VALUE"),
+        (["run", "pa1", "--data", "german", "--repeats", "0"], "--repeats must be >= 1"),
+    ],
+)
 def test_user_errors_are_one_line(capsys, args, needle):
     code, out, err = run_cli(capsys, *args)
     assert code == 2
@@ -230,14 +275,19 @@ def test_data_errors(capsys, tmp_path):
 
 def test_console_script_exit_status():
     """The installed entry point: non-zero exit and no traceback on a user mistake."""
-    proc = subprocess.run([sys.executable, "-m", "olkit.cli", "run", "nope", "--data", "german"],
-                          capture_output=True, text=True, env={**os.environ})
+    proc = subprocess.run(
+        [sys.executable, "-m", "olkit.cli", "run", "nope", "--data", "german"],
+        capture_output=True,
+        text=True,
+        env={**os.environ},
+    )
     assert proc.returncode == 2 and "unknown algorithm" in proc.stderr and "Traceback" not in proc.stderr
 
 
 def test_tune_command_and_run_with_tune(capsys):
-    code, out, err = run_cli(capsys, "tune", "scw1", "arow", "perceptron", "--kernel", "linear", "--data", "german",
-                             "--format", "json")
+    code, out, err = run_cli(
+        capsys, "tune", "scw1", "arow", "perceptron", "--kernel", "linear", "--data", "german", "--format", "json"
+    )
     assert code == 0, err
     doc = json.loads(out)
     scw1 = doc["results"][0]
@@ -255,19 +305,26 @@ def test_tune_command_and_run_with_tune(capsys):
     assert code == 2 and "eta" in err and "Traceback" not in err
 
 
-@pytest.mark.parametrize("setting,needle", [
-    ("sigma=abc", "olkit: error: duol: parameter sigma='abc' is not valid; " + SIGMA_RULE),
-    ("C=nan", "olkit: error: duol: parameter C=nan is not valid; C must be a number > 0, or None"),
-    ("rho=1", "olkit: error: duol: parameter rho=1 is not valid; rho must be a number >= 0 and < 1, or None"),
-])
+@pytest.mark.parametrize(
+    "setting,needle",
+    [
+        ("sigma=abc", "olkit: error: duol: parameter sigma='abc' is not valid; " + SIGMA_RULE),
+        ("C=nan", "olkit: error: duol: parameter C=nan is not valid; C must be a number > 0, or None"),
+        ("rho=1", "olkit: error: duol: parameter rho=1 is not valid; rho must be a number >= 0 and < 1, or None"),
+    ],
+)
 def test_python_m_olkit_one_line_parameter_errors(setting, needle):
     """`python -m olkit` is the olkit command (docs/dev/architecture.md#commands); a bad --set value is one
     stderr line, exit 2."""
     import subprocess
     import sys
 
-    proc = subprocess.run([sys.executable, "-m", "olkit", "run", "duol", "--data", "german", "--set", setting],
-                          capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-m", "olkit", "run", "duol", "--data", "german", "--set", setting],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 2
     assert proc.stderr.strip().splitlines() == [needle]
 
@@ -336,16 +393,19 @@ def test_run_zero_based_file(capsys, tmp_path, option):
     zero, one = tmp_path / "zero.libsvm", tmp_path / "one.libsvm"
     zero.write_text(ZERO_BASED)
     one.write_text(_one_based(ZERO_BASED))
-    code, out, err = run_cli(capsys, "run", "pa1", "perceptron", "--data", str(zero), *option, "--repeats", "2",
-                             "--format", "json")
+    code, out, err = run_cli(
+        capsys, "run", "pa1", "perceptron", "--data", str(zero), *option, "--repeats", "2", "--format", "json"
+    )
     assert code == 0, err
     doc = json.loads(out)
     assert (doc["n_examples"], doc["n_features"]) == (40, 8)
-    code, out, err = run_cli(capsys, "run", "pa1", "perceptron", "--data", str(one), "--repeats", "2", "--format",
-                             "json")
+    code, out, err = run_cli(
+        capsys, "run", "pa1", "perceptron", "--data", str(one), "--repeats", "2", "--format", "json"
+    )
     ref = json.loads(out)
-    assert [[r["mistakes"] for r in a["runs"]] for a in doc["results"]] == \
-        [[r["mistakes"] for r in a["runs"]] for a in ref["results"]]
+    assert [[r["mistakes"] for r in a["runs"]] for a in doc["results"]] == [
+        [r["mistakes"] for r in a["runs"]] for a in ref["results"]
+    ]
     # streamed, the same pass in file order as the in-memory run
     code, out, err = run_cli(capsys, "run", "pa1", "--data", str(zero), *option, "--stream", "--format", "json")
     assert code == 0, err
@@ -365,8 +425,9 @@ def test_train_predict_tune_zero_based(capsys, tmp_path):
     code, out, err = run_cli(capsys, "predict", "--model", str(model), "--data", str(zero), "--zero-based")
     assert code == 0, err
     assert "40 examples predicted" in out and "accuracy" in out
-    code, out, err = run_cli(capsys, "train", "--model", str(model), "--continue", "--data", str(zero),
-                             "--zero-based", "auto")
+    code, out, err = run_cli(
+        capsys, "train", "--model", str(model), "--continue", "--data", str(zero), "--zero-based", "auto"
+    )
     assert code == 0, err
     code, out, err = run_cli(capsys, "tune", "pa1", "--data", str(zero), "--zero-based", "--format", "json")
     assert code == 0, err
@@ -381,8 +442,9 @@ def test_train_predict_tune_zero_based(capsys, tmp_path):
     assert code == 2 and "must use feature indices 0..7" in err
 
 
-@pytest.mark.parametrize("command", [["run", "pa1"], ["tune", "pa1"], ["train", "pa1", "--model", "m.npz"],
-                                     ["predict", "--model", "m.npz"]])
+@pytest.mark.parametrize(
+    "command", [["run", "pa1"], ["tune", "pa1"], ["train", "pa1", "--model", "m.npz"], ["predict", "--model", "m.npz"]]
+)
 def test_zero_based_errors_are_one_line(capsys, tmp_path, command):
     bad = tmp_path / "bad0.libsvm"
     bad.write_text("1 0:1 1:2\n-1 0:3\n1 3:1 2:1\n")

@@ -3,6 +3,7 @@
 
 Real subprocesses of the CLI, real signals, real FIFOs.
 """
+
 import json
 import os
 import signal
@@ -57,8 +58,10 @@ def test_many_orderings_are_not_built_up_front():
 
 def test_repeats_above_the_cap_is_one_line():
     """Issue 21: --repeats 1000000 built every ordering up front (MemoryError)."""
-    one_error_line(olkit("run", "pa1", "--data", "german", "--repeats", "1000000"),
-                   f"--repeats must be <= {MAX_REPEATS}, got 1000000")
+    one_error_line(
+        olkit("run", "pa1", "--data", "german", "--repeats", "1000000"),
+        f"--repeats must be <= {MAX_REPEATS}, got 1000000",
+    )
 
 
 def _interruptible():
@@ -88,9 +91,15 @@ def test_a_large_repeats_starts_without_building_every_ordering(tmp_path):
     X = rng.normal(size=(20_000, 2))
     (tmp_path / "big.libsvm").write_text("".join(f"{1 if a > 0 else -1} 1:{a:.3f} 2:{b:.3f}\n" for a, b in X))
     cmd = ["run", "arow", "--data", "big.libsvm", "--repeats", str(MAX_REPEATS), "--jobs", "1", "--out", "R", "-q"]
-    proc = subprocess.Popen(CLI + cmd, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env={**os.environ, "OLKIT_CACHE_DIR": "off"},  # no parsed copy in the user's cache
-                            preexec_fn=_interruptible)
+    proc = subprocess.Popen(
+        CLI + cmd,
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "OLKIT_CACHE_DIR": "off"},  # no parsed copy in the user's cache
+        preexec_fn=_interruptible,
+    )
     try:
         wait_for_cells(proc, tmp_path / "R" / ".cells", 1)
         peak = peak_rss_bytes(proc.pid)
@@ -105,9 +114,15 @@ def test_a_large_repeats_starts_without_building_every_ordering(tmp_path):
 def test_ctrl_c_ends_a_parallel_run_with_one_line_and_keeps_the_finished_runs(tmp_path):
     """Issue 21: Ctrl-C during `olkit run duol pa1 --data a9a` (joblib workers) printed a 25-line traceback.
     Ctrl-C reaches the whole foreground process group (the command and its workers): so does this SIGINT."""
-    proc = subprocess.Popen(CLI + ["run", "duol", "pa1", "--data", "german", "--repeats", "300", "--jobs", "2",
-                                   "--out", "R"], cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, start_new_session=True, preexec_fn=_interruptible)
+    proc = subprocess.Popen(
+        CLI + ["run", "duol", "pa1", "--data", "german", "--repeats", "300", "--jobs", "2", "--out", "R"],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+        preexec_fn=_interruptible,
+    )
     cells = tmp_path / "R" / ".cells"
     try:
         wait_for_cells(proc, cells, 4)
@@ -116,8 +131,10 @@ def test_ctrl_c_ends_a_parallel_run_with_one_line_and_keeps_the_finished_runs(tm
     finally:
         proc.kill()
     assert proc.returncode == 130
-    assert err == f"olkit: interrupted (the finished runs are kept in {os.path.join('R', '.cells')}; rerun with " \
-                  "--resume to reuse them)\n"
+    assert (
+        err == f"olkit: interrupted (the finished runs are kept in {os.path.join('R', '.cells')}; rerun with "
+        "--resume to reuse them)\n"
+    )
     kept = list(cells.glob("*.json"))
     assert len(kept) >= 4 and not [p for p in cells.iterdir() if p.suffix != ".json"]
     for path in kept:  # complete runs, reusable by --resume
@@ -134,19 +151,40 @@ def test_missing_path_says_no_such_file(tmp_path):
 def test_empty_out_is_an_error(tmp_path):
     """Issue 21: --out '' created ./.cells."""
     one_error_line(olkit("run", "pa1", "--data", "german", "--out", "", cwd=tmp_path), "--out is empty")
-    one_error_line(olkit("predict", "--model", "m.npz", "--data", "german", "--out", "", cwd=tmp_path),
-                   "--out is empty")
+    one_error_line(
+        olkit("predict", "--model", "m.npz", "--data", "german", "--out", "", cwd=tmp_path), "--out is empty"
+    )
     assert os.listdir(tmp_path) == []
 
 
 def test_conflicting_values_of_one_parameter(tmp_path):
     """Issue 21: --set kernel=linear --kernel gaussian: --kernel won silently."""
-    one_error_line(olkit("run", "pa1", "--data", "german", "--set", "kernel=linear", "--kernel", "gaussian"),
-                   "--set kernel=linear and --kernel gaussian give kernel two different values")
-    one_error_line(olkit("tune", "pa1", "--data", "german", "--set", "C=1", "--set", "C=2"),
-                   "--set C=1 and --set C=2 give C two different values")
-    same = olkit("run", "pa1", "--data", "german", "--set", "kernel=linear", "--kernel", "linear", "--set", "C=1",
-                 "--set", "C=1.0", "--repeats", "1", "--format", "json")
+    one_error_line(
+        olkit("run", "pa1", "--data", "german", "--set", "kernel=linear", "--kernel", "gaussian"),
+        "--set kernel=linear and --kernel gaussian give kernel two different values",
+    )
+    one_error_line(
+        olkit("tune", "pa1", "--data", "german", "--set", "C=1", "--set", "C=2"),
+        "--set C=1 and --set C=2 give C two different values",
+    )
+    same = olkit(
+        "run",
+        "pa1",
+        "--data",
+        "german",
+        "--set",
+        "kernel=linear",
+        "--kernel",
+        "linear",
+        "--set",
+        "C=1",
+        "--set",
+        "C=1.0",
+        "--repeats",
+        "1",
+        "--format",
+        "json",
+    )
     assert same.returncode == 0, same.stderr
     assert json.loads(same.stdout)["results"][0]["params"]["kernel"] == "linear"
 
@@ -157,10 +195,14 @@ def test_fifos_and_devices_are_refused_as_data(tmp_path):
     fifo = tmp_path / "data.libsvm"
     os.mkfifo(fifo)
     one_error_line(olkit("run", "pa1", "--data", str(fifo), timeout=120), "is a FIFO (named pipe), not a regular file")
-    one_error_line(olkit("train", "pa1", "--data", str(fifo), "--model", str(tmp_path / "m.npz"), timeout=120),
-                   "is a FIFO (named pipe)")
-    one_error_line(olkit("run", "pa1", "--data", "german", "--order", str(fifo), timeout=120),
-                   f"--order {fifo} is a FIFO (named pipe), not a regular file")
+    one_error_line(
+        olkit("train", "pa1", "--data", str(fifo), "--model", str(tmp_path / "m.npz"), timeout=120),
+        "is a FIFO (named pipe)",
+    )
+    one_error_line(
+        olkit("run", "pa1", "--data", "german", "--order", str(fifo), timeout=120),
+        f"--order {fifo} is a FIFO (named pipe), not a regular file",
+    )
     if os.path.exists("/dev/zero"):
         one_error_line(olkit("tune", "pa1", "--data", "/dev/zero", timeout=120), "is a character device")
 
@@ -189,17 +231,27 @@ def test_predict_width_mismatch(tmp_path):
     assert narrow.stderr.count("\n") == 1 and narrow.stderr.startswith("olkit: warning: --data german has 24 features")
     assert "the 6 missing feature(s) are taken as 0" in narrow.stderr
     (tmp_path / "wider.libsvm").write_text("+1 31:1\n")
-    one_error_line(olkit("predict", "--model", str(model), "--data", str(tmp_path / "wider.libsvm")),
-                   "has 31 features, but the model")
+    one_error_line(
+        olkit("predict", "--model", str(model), "--data", str(tmp_path / "wider.libsvm")),
+        "has 31 features, but the model",
+    )
     assert "padded with zeros, with a warning" in " ".join(olkit("predict", "--help").stdout.split())
 
 
 def test_ctrl_c_ends_a_reproduction_with_one_line(tmp_path):
-    (tmp_path / "config.toml").write_text('title = "t"\npaper = "duol_jmlr_table2"\noutput = "out/page.md"\n'
-                                          'datasets = ["german"]\nalgorithms = ["pa1", "duol"]\nrepeats = 200\n')
-    proc = subprocess.Popen([sys.executable, "-m", "olkit.experiment.reproduce", "config.toml", "--jobs", "1"],
-                            cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True, preexec_fn=_interruptible)
+    (tmp_path / "config.toml").write_text(
+        'title = "t"\npaper = "duol_jmlr_table2"\noutput = "out/page.md"\n'
+        'datasets = ["german"]\nalgorithms = ["pa1", "duol"]\nrepeats = 200\n'
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "olkit.experiment.reproduce", "config.toml", "--jobs", "1"],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+        preexec_fn=_interruptible,
+    )
     try:
         wait_for_cells(proc, tmp_path / "out" / ".cells" / "page", 2)
         os.killpg(proc.pid, signal.SIGINT)

@@ -5,6 +5,7 @@ ADDRESS`` (runs and tuning candidates on the cluster) gives the local run's mist
 every ordering; the command refuses an unknown backend, a scheduler without the dask backend and an
 unreachable scheduler in one line.
 """
+
 import json
 import os
 import sys
@@ -38,14 +39,28 @@ def run_json(capsys, argv):
 
 
 def per_run(doc):
-    return {r["algorithm"]: [(run["order"], run["mistakes"], run["n_sv"], run["n_updates"]) for run in r["runs"]]
-            for r in doc["results"]}
+    return {
+        r["algorithm"]: [(run["order"], run["mistakes"], run["n_sv"], run["n_updates"]) for run in r["runs"]]
+        for r in doc["results"]
+    }
 
 
 @needs_german
 def test_dask_cluster_runs_equal_local_runs(cluster, capsys):
-    argv = ["run", "pa1", "perceptron", "scw1", "--data", "german", "--repeats", "4", "--tune", "--format", "json",
-            "-q"]
+    argv = [
+        "run",
+        "pa1",
+        "perceptron",
+        "scw1",
+        "--data",
+        "german",
+        "--repeats",
+        "4",
+        "--tune",
+        "--format",
+        "json",
+        "-q",
+    ]
     on_dask = run_json(capsys, argv + ["--backend", "dask", "--scheduler", cluster.scheduler_address])
     local = run_json(capsys, argv + ["--jobs", "1"])
     assert not backend.distributed()  # the block ended
@@ -73,11 +88,14 @@ def test_the_cluster_ran_the_tasks(cluster):
     assert np.isfinite(doc["results"][0]["mean"]["mistake_rate"])
 
 
-@pytest.mark.parametrize("argv, words", [
-    (["--backend", "foo"], "valid backends: loky, dask"),
-    (["--scheduler", "tcp://127.0.0.1:8786"], "needs --backend dask"),
-    (["--backend", "loky", "--scheduler", "tcp://127.0.0.1:8786"], "needs --backend dask"),
-])
+@pytest.mark.parametrize(
+    "argv, words",
+    [
+        (["--backend", "foo"], "valid backends: loky, dask"),
+        (["--scheduler", "tcp://127.0.0.1:8786"], "needs --backend dask"),
+        (["--backend", "loky", "--scheduler", "tcp://127.0.0.1:8786"], "needs --backend dask"),
+    ],
+)
 def test_refused_backend_options(argv, words, capsys):
     assert main(["run", "pa1", "--data", "german", *argv]) == 2
     err = capsys.readouterr().err
@@ -86,8 +104,7 @@ def test_refused_backend_options(argv, words, capsys):
 
 def test_unreachable_scheduler_is_one_line(monkeypatch, capsys):
     monkeypatch.setattr(backend, "CONNECT_TIMEOUT", 2)
-    assert main(["run", "pa1", "--data", "german", "--backend", "dask", "--scheduler", "tcp://127.0.0.1:9",
-                 "-q"]) == 2
+    assert main(["run", "pa1", "--data", "german", "--backend", "dask", "--scheduler", "tcp://127.0.0.1:9", "-q"]) == 2
     err = capsys.readouterr().err
     assert "cannot reach the Dask scheduler at 'tcp://127.0.0.1:9'" in err and err.count("\n") == 1
     assert not backend.distributed()
@@ -108,17 +125,28 @@ def test_import_olkit_does_not_import_dask():
     import subprocess
 
     code = "import sys, olkit, olkit.cli, olkit.experiment.reproduce; print('dask' in sys.modules)"
-    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip() == "False"
+    assert (
+        subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+        == "False"
+    )
 
 
 def test_reproduction_config_on_the_cluster(cluster, tmp_path):
     """A config's ``backend`` / ``scheduler`` keys: its cells run on the cluster, with the local results."""
     from olkit.experiment.reproduce import reproduce_config
 
-    config = {"title": "t", "paper": "duol_jmlr_table2", "datasets": ["sonar"], "algorithms": ["pa1", "duol"],
-              "repeats": 2}
-    _, on_dask = reproduce_config({**config, "backend": "dask", "scheduler": cluster.scheduler_address}, "test",
-                                  output=str(tmp_path / "dask" / "page.md"))
+    config = {
+        "title": "t",
+        "paper": "duol_jmlr_table2",
+        "datasets": ["sonar"],
+        "algorithms": ["pa1", "duol"],
+        "repeats": 2,
+    }
+    _, on_dask = reproduce_config(
+        {**config, "backend": "dask", "scheduler": cluster.scheduler_address},
+        "test",
+        output=str(tmp_path / "dask" / "page.md"),
+    )
     _, local = reproduce_config(config, "test", n_jobs=1, output=str(tmp_path / "local" / "page.md"))
     assert [per_run(doc) for doc in on_dask] == [per_run(doc) for doc in local]
     assert set(per_run(on_dask[0])) == {"pa1", "duol"}

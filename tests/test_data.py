@@ -12,8 +12,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from helpers import require_data_files
 
+from helpers import require_data_files
 from olkit.data import (
     CATALOG,
     DatasetSpec,
@@ -404,8 +404,9 @@ def test_equalize_histograms_is_the_textbook_equalisation():
     E = equalize_histograms(sp.csr_matrix(X))
     assert sp.isspmatrix_csr(E)
     # c(v) = #values <= v; (c(v) - c_min) / (d - c_min): row 0 has c_min = 2 (two zeros)
-    np.testing.assert_allclose(E.toarray(), [[0, 0, 3 / 4, 2 / 4, 2 / 4, 1], [0] * 6,
-                                             [0, 1 / 5, 2 / 5, 3 / 5, 4 / 5, 1]])
+    np.testing.assert_allclose(
+        E.toarray(), [[0, 0, 3 / 4, 2 / 4, 2 / 4, 1], [0] * 6, [0, 1 / 5, 2 / 5, 3 / 5, 4 / 5, 1]]
+    )
     # invariant to a monotone rescaling of an image (raw grey levels or /255 give the same result)
     np.testing.assert_allclose(equalize_histograms(X / 255).toarray(), E.toarray())
 
@@ -422,8 +423,10 @@ def test_value_scale_is_validated_and_described():
 def test_value_scale_applies_on_load(monkeypatch, tmp_path):
     monkeypatch.setenv("OLKIT_DATA", str(tmp_path))
     _write(tmp_path / "toy.libsvm", b"1 1:255 2:51\n-1 3:1\n")
-    for scale, expected in (((1, 255), [[1, 0.2, 0], [0, 0, 1 / 255]]), ((255, 1), [[255 ** 2, 51 * 255, 0],
-                                                                                    [0, 0, 255]])):
+    for scale, expected in (
+        ((1, 255), [[1, 0.2, 0], [0, 0, 1 / 255]]),
+        ((255, 1), [[255**2, 51 * 255, 0], [0, 0, 255]]),
+    ):
         monkeypatch.setitem(CATALOG, "toy", DatasetSpec("toy", ("toy.libsvm",), None, "p", "s", "n", value_scale=scale))
         np.testing.assert_array_equal(load_dataset("toy")[0].toarray(), expected)
         assert load_dataset("toy")[0].toarray()[0, 0] == expected[0][0]  # cached file data are not rescaled twice
@@ -444,14 +447,32 @@ def test_list_datasets_shape_from_the_manifest(monkeypatch, tmp_path):
     train = _write(tmp_path / "mnist.train.libsvm.bz2", b"1 1:1\n2 2:1\n")
     test = _write(tmp_path / "mnist.test.libsvm.bz2", b"3 3:1\n")
     usps = _write(tmp_path / "usps.train.libsvm.bz2", b"1 1:1\n")
-    _manifest(tmp_path, [
-        {"file": train.name, "size_bytes": train.stat().st_size, "n_examples": 60000, "n_features": 780,
-         "label_values": {"0": 100, "1": 6742, "2": 5958, "7": 5}},
-        {"file": test.name, "size_bytes": test.stat().st_size, "n_examples": 10000, "n_features": 778,
-         "label_values": {"1": 1135, "2": 1032, "9": 4}},
-        {"file": usps.name, "size_bytes": usps.stat().st_size + 1, "n_examples": 7291, "n_features": 256,
-         "label_values": {"1": 7291}},  # a different size: not this file, so not trusted
-    ])
+    _manifest(
+        tmp_path,
+        [
+            {
+                "file": train.name,
+                "size_bytes": train.stat().st_size,
+                "n_examples": 60000,
+                "n_features": 780,
+                "label_values": {"0": 100, "1": 6742, "2": 5958, "7": 5},
+            },
+            {
+                "file": test.name,
+                "size_bytes": test.stat().st_size,
+                "n_examples": 10000,
+                "n_features": 778,
+                "label_values": {"1": 1135, "2": 1032, "9": 4},
+            },
+            {
+                "file": usps.name,
+                "size_bytes": usps.stat().st_size + 1,
+                "n_examples": 7291,
+                "n_features": 256,
+                "label_values": {"1": 7291},
+            },  # a different size: not this file, so not trusted
+        ],
+    )
     monkeypatch.setenv("OLKIT_DATA", str(tmp_path))
     read = catalog.read_libsvm
 
@@ -461,8 +482,11 @@ def test_list_datasets_shape_from_the_manifest(monkeypatch, tmp_path):
 
     monkeypatch.setattr(catalog, "read_libsvm", read_bundled_only)
     entries = {e["name"]: e for e in list_datasets()}
-    assert entries["mnist-1vs2"]["shape"] == {"n_examples": 6742 + 1135 + 5958 + 1032, "n_features": 784,
-                                              "n_classes": 2}
+    assert entries["mnist-1vs2"]["shape"] == {
+        "n_examples": 6742 + 1135 + 5958 + 1032,
+        "n_features": 784,
+        "n_classes": 2,
+    }
     assert entries["mnist-1vs2"]["shape_from"] == "MANIFEST.json"
     assert entries["mnist"]["shape"] == {"n_examples": 1135 + 1032 + 4, "n_features": 778, "n_classes": 3}
     assert entries["usps"]["availability"] == "OLKIT_DATA" and entries["usps"]["shape"] is None

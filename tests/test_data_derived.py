@@ -1,4 +1,5 @@
-"""Tests of the SCW (ICML 2012) data: the synthetic generator (docs/algorithms/evaluation.md#synthetic-data) and the derived catalog
+"""Tests of the SCW (ICML 2012) data: the synthetic generator (docs/algorithms/evaluation.md#synthetic-data) and the
+derived catalog
 entries (synthetic, synthetic-noise, usps-1vsall, mnist-1vs2).
 
 Tests on the benchmark files need the directory named by OLKIT_DATA (``../shared/data`` in CI) and are
@@ -10,8 +11,8 @@ import math
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from helpers import require_data_files
 
+from helpers import require_data_files
 from olkit.data import (
     CATALOG,
     DatasetSpec,
@@ -25,13 +26,49 @@ from olkit.data import (
 
 S45 = math.sqrt(0.5)
 NEW_NAMES = ("synthetic", "synthetic-noise", "usps-1vsall", "mnist-1vs2")
-OLD_NAMES = ("sonar", "sonar-raw", "splice", "german", "mushrooms", "dorothea", "dorothea-raw", "w7a", "w8a", "a9a",
-             "ijcnn1", "usps", "mnist", "dna", "segment", "letter", "vehicle")
+OLD_NAMES = (
+    "sonar",
+    "sonar-raw",
+    "splice",
+    "german",
+    "mushrooms",
+    "dorothea",
+    "dorothea-raw",
+    "w7a",
+    "w8a",
+    "a9a",
+    "ijcnn1",
+    "usps",
+    "mnist",
+    "dna",
+    "segment",
+    "letter",
+    "vehicle",
+)
 AHPATRON_NAMES = ("cod-rna",)  # the Ahpatron paper's cod-rna adds a test part we lack
 ISSUE10_NAMES = ("codrna", "mitface", "mitface-histeq", "letter-all")  # SCW's codrna, MITFace, letter train + test
-SPLIT_NAMES = ("splice.train", "splice.test", "w7a.train", "w7a.test", "w8a.train", "w8a.test", "a9a.train",
-               "a9a.test", "ijcnn1.train", "ijcnn1.test", "usps.train", "usps.test", "mnist.train", "mnist.test",
-               "dna.train", "dna.test", "letter.train", "letter.test", "dorothea.train", "dorothea.valid")  # issue 22
+SPLIT_NAMES = (
+    "splice.train",
+    "splice.test",
+    "w7a.train",
+    "w7a.test",
+    "w8a.train",
+    "w8a.test",
+    "a9a.train",
+    "a9a.test",
+    "ijcnn1.train",
+    "ijcnn1.test",
+    "usps.train",
+    "usps.test",
+    "mnist.train",
+    "mnist.test",
+    "dna.train",
+    "dna.test",
+    "letter.train",
+    "letter.test",
+    "dorothea.train",
+    "dorothea.valid",
+)  # issue 22
 DERIVED_VALUES = ("mitface", "mitface-histeq")  # files read as they are, values derived
 NEW_NAMES += ("mnist-1vs2-raw",)  # SCW's mnist "1 vs 2" on the raw grey levels
 
@@ -279,8 +316,9 @@ def test_inconsistent_specs_rejected(kwargs, message):
 
 
 def test_generated_spec_fills_files_and_is_bundled():
-    spec = DatasetSpec("g", (), 20, "p", "s", "n", generator="make_scw_synthetic",
-                       generator_kwargs=(("n_samples", 10), ("seed", 1)))
+    spec = DatasetSpec(
+        "g", (), 20, "p", "s", "n", generator="make_scw_synthetic", generator_kwargs=(("n_samples", 10), ("seed", 1))
+    )
     assert spec.files == ("generated: make_scw_synthetic(n_samples=10, seed=1)",) and spec.bundled
     assert spec.generator_params == {"n_samples": 10, "seed": 1}
     hash(spec)  # frozen and hashable, like the file entries
@@ -298,8 +336,9 @@ def test_catalog_lists_the_new_and_all_previous_datasets(no_data_dir):
     for name in set(OLD_NAMES) | set(ISSUE10_NAMES) - set(DERIVED_VALUES):
         assert CATALOG[name].derivation is None and CATALOG[name].generator is None
     assert CATALOG["mitface"].derivation == "every value / 255"
-    assert CATALOG["mnist-1vs2-raw"].derivation == ("rows whose raw label is in {1, 2}; label +1 where the raw label "
-                                                    "is in {2}, else -1; every value x 255")
+    assert CATALOG["mnist-1vs2-raw"].derivation == (
+        "rows whose raw label is in {1, 2}; label +1 where the raw label is in {2}, else -1; every value x 255"
+    )
     assert CATALOG["mitface-histeq"].derivation == "every example histogram-equalised"
     assert "svm.train.normgrey" in CATALOG["mitface"].notes and "histogram-equalised" in CATALOG["mitface"].notes
     assert CATALOG["usps-1vsall"].paper_shape == "SCW Tab.2: 7291 x 256 (1 vs all)"
@@ -352,5 +391,3 @@ def test_mnist_1vs2_keeps_only_digits_one_and_two():
     np.testing.assert_array_equal(y255, y)
     np.testing.assert_allclose(X255.toarray(), 255 * X.toarray(), rtol=1e-15)
     assert abs(X255.data - np.round(X255.data)).max() < 3e-4 and X255.data.max() == 255.0
-
-

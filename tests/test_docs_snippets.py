@@ -2,10 +2,12 @@
 
 The ```python blocks of one page run in order in one namespace, as a reader pastes them one after the
 other, in a scratch folder that shows the repository's files (so relative paths resolve as from the
-repository root, and what a snippet writes stays out of the checkout). A block whose first line is ``# not run: <reason>`` (it needs the network
+repository root, and what a snippet writes stays out of the checkout). A block whose first line is ``# not run:
+<reason>`` (it needs the network
 or a large dataset) is only compiled. Pages generated at build time (``docs/_build``, ``docs/auto_examples``,
 ``docs/api/generated``) are not sources and are left out; the gallery's scripts are run by the docs build.
 """
+
 import re
 from pathlib import Path
 
@@ -13,8 +15,10 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 GENERATED = ("docs/_build", "docs/auto_examples", "docs/api/generated")
-FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>```+|~~~+)\s*\{?(?P<lang>[\w+-]*)\}?[^\n]*\n(?P<body>.*?)^(?P=indent)(?P=fence)\s*$",
-                   re.MULTILINE | re.DOTALL)
+FENCE = re.compile(
+    r"^(?P<indent>[ \t]*)(?P<fence>```+|~~~+)\s*\{?(?P<lang>[\w+-]*)\}?[^\n]*\n(?P<body>.*?)^(?P=indent)(?P=fence)\s*$",
+    re.MULTILINE | re.DOTALL,
+)
 SKIP = "# not run:"
 
 
@@ -36,8 +40,9 @@ def python_blocks(text):
             body = match.group("body")
             indent = match.group("indent")
             if indent:
-                body = "".join(line[len(indent):] if line.startswith(indent) else line
-                               for line in body.splitlines(keepends=True))
+                body = "".join(
+                    line[len(indent) :] if line.startswith(indent) else line for line in body.splitlines(keepends=True)
+                )
             blocks.append((text.count("\n", 0, match.start()) + 2, body))
     return blocks
 
@@ -79,4 +84,3 @@ def test_generated_folders_are_ignored_by_git():
     for folder in GENERATED:
         if (ROOT / folder).exists():
             assert folder in ignored or f"/{folder}" in ignored, f"{folder} is generated; add it to .gitignore"
-

@@ -6,6 +6,7 @@ The Parameters section lists exactly the parameters of ``__init__`` (what the do
 validation checks, PR01/PR02), read by olkit's own parser (:func:`olkit.spec.parameter_meanings`: the meanings
 ``olkit list NAME`` shows; it runs without the docs extra) and, when numpydoc is installed, by numpydoc's.
 """
+
 import inspect
 import re
 
@@ -52,7 +53,7 @@ def test_parameters_section_matches_init(name):
 
 
 def test_normalised_docstring_moves_prose_and_is_idempotent():
-    doc = '''Summary.
+    doc = """Summary.
 
     Parameters
     ----------
@@ -66,9 +67,9 @@ def test_normalised_docstring_moves_prose_and_is_idempotent():
     --------
     >>> 1
     1
-    '''
+    """
     once = _normalised_docstring(doc)
     assert once == _normalised_docstring(once)
-    params = once[once.index("Parameters"): once.index("Notes")]
+    params = once[once.index("Parameters") : once.index("Notes")]
     assert "a : int" in params and "shuffle : bool" in params and "Prose" not in params
     assert once.index("Notes") < once.index("Prose") < once.index("Examples")

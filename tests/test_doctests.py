@@ -5,6 +5,7 @@ docstrings, including learner docstrings built from shared templates) are run wi
 ELLIPSIS and NORMALIZE_WHITESPACE. A module whose examples load a catalog dataset that is not bundled in
 the package is skipped when ``OLKIT_DATA`` is unset.
 """
+
 import doctest
 import importlib
 import importlib.util

@@ -10,6 +10,7 @@ degenerate Δ = q_a q_b − w² = 0 exactly: whenever the closed form applies a 
 feasible, satisfy the KKT conditions of the box QP, and its objective must equal the oracles' maximum to
 1e-9 (relative). Case 0 ("no case fired, use the generic solver") must not happen on generic instances.
 """
+
 import math
 
 import numpy as np
@@ -18,7 +19,7 @@ import pytest
 from olkit.learners.kernel.duol import duol_closed_form, solve_box_qp
 from reference.kernel_binary import box_qp_enumerate, qp_objective
 
-N_RANDOM = 12_000          # per Hessian scaling (binary, multiclass)
+N_RANDOM = 12_000  # per Hessian scaling (binary, multiclass)
 N_DEGENERATE = 3_000
 
 
@@ -35,14 +36,14 @@ def scale(la, lb, qa, qb, w, ga_lo, ga_hi, d_lo, d_hi):
 
 def kkt_violation(la, lb, qa, qb, w, ga_lo, ga_hi, d_lo, d_hi, ga, d):
     """Largest violation of the KKT conditions of max h on the box at (γ, d) (0 if they hold)."""
-    g_ga = la - qa * ga - w * d               # ∂h/∂γ
-    g_d = lb - qb * d - w * ga                # ∂h/∂d
+    g_ga = la - qa * ga - w * d  # ∂h/∂γ
+    g_d = lb - qb * d - w * ga  # ∂h/∂d
 
     def one(g, x, lo, hi):
         if lo == hi:
             return 0.0
         if x <= lo:
-            return max(g, 0.0)                # at the lower bound the gradient may only point outwards (≤ 0)
+            return max(g, 0.0)  # at the lower bound the gradient may only point outwards (≤ 0)
         if x >= hi:
             return max(-g, 0.0)
         return abs(g)
@@ -61,7 +62,7 @@ def random_instances(rng, n, multiclass):
         u = 0.0 if rng.random() < 0.05 else rng.uniform(0.0, 1.0)
         f = 2.0 if multiclass else 1.0
         qa, qb = f * ka, f * kb
-        w = -u * f * math.sqrt(ka * kb)       # |w| ≤ sqrt(qa qb): a valid kernel
+        w = -u * f * math.sqrt(ka * kb)  # |w| ≤ sqrt(qa qb): a valid kernel
         C = (5.0, 10.0, rng.uniform(0.1, 10.0))[rng.integers(3)]
         gb = C if rng.random() < 0.05 else rng.uniform(1e-3, 1.0) * C
         out.append((la, lb, qa, qb, w, C, gb))
@@ -136,8 +137,11 @@ def test_closed_form_matches_box_qp_random(multiclass):
     # every case of Prop. 2 / 5 is exercised
     assert all(cases[c] > 50 for c in (1, 2, 3, 4)), cases
     # case 0 (no case fires) must not happen on generic instances (no exact zero, Δ > 0 clearly, γ̂_b < C)
-    generic = [i for i in insts if i[0] > 0 and i[1] > 0 and i[4] < 0 and i[6] < i[5]
-               and i[2] * i[3] - i[4] ** 2 > 1e-6 * i[2] * i[3]]
+    generic = [
+        i
+        for i in insts
+        if i[0] > 0 and i[1] > 0 and i[4] < 0 and i[6] < i[5] and i[2] * i[3] - i[4] ** 2 > 1e-6 * i[2] * i[3]
+    ]
     assert len(generic) > N_RANDOM // 2
     _, generic_cases = check_closed_form(generic)
     assert generic_cases[0] == 0, f"case 0 on {generic_cases[0]} generic instances ({generic_cases})"
@@ -182,7 +186,7 @@ def general_instances(rng, n):
         qa = 1.0 if rng.random() < 0.3 else rng.uniform(0.01, 4.0)
         qb = 1.0 if rng.random() < 0.3 else rng.uniform(0.01, 4.0)
         kind = j % 5
-        if kind == 4:                          # degenerate PSD, Δ = 0 exactly, either sign of w
+        if kind == 4:  # degenerate PSD, Δ = 0 exactly, either sign of w
             a, b = rng.integers(1, 49) / 16.0, rng.integers(1, 49) / 16.0
             qa, qb = a * a, b * b
             w = a * b * (1.0 if rng.random() < 0.5 else -1.0)
@@ -190,14 +194,14 @@ def general_instances(rng, n):
             w = rng.uniform(-1.0, 1.0) * math.sqrt(qa * qb)
         la = rng.uniform(-3.0, 3.0)
         lb = rng.uniform(-3.0, 3.0)
-        if kind == 0:                          # the DUOL_rand box: γ ∈ [0, C], d ∈ [−γ̂_b, C − γ̂_b]
+        if kind == 0:  # the DUOL_rand box: γ ∈ [0, C], d ∈ [−γ̂_b, C − γ̂_b]
             C = rng.uniform(0.1, 10.0)
             gb = rng.uniform(0.0, 1.0) * C
             box = (0.0, C, -gb, C - gb)
-        elif kind == 1:                        # a box with a zero-width side
+        elif kind == 1:  # a box with a zero-width side
             lo = rng.uniform(-2, 2)
             box = (lo, lo, -rng.uniform(0, 3), rng.uniform(0, 3))
-        else:                                  # arbitrary boxes
+        else:  # arbitrary boxes
             a1, a2 = sorted(rng.uniform(-4, 4, 2))
             b1, b2 = sorted(rng.uniform(-4, 4, 2))
             box = (a1, a2, b1, b2)

@@ -1,13 +1,14 @@
 """Bad input gets a clear ValueError naming the problem and the valid choice."""
+
 import re
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from helpers import bad_compressed_files
 
 import olkit
 import olkit.registry
+from helpers import bad_compressed_files
 
 SIGMA_RULE = "sigma must be a number >= 1e-154 and <= 1e+153"
 """What a bad sigma is told (olkit.params.SIGMA)."""
@@ -17,10 +18,13 @@ X = rng.normal(size=(40, 4))
 y = np.where(X[:, 0] > 0, 1, -1)
 
 
-@pytest.mark.parametrize("bad,needle", [
-    (np.where(np.arange(160).reshape(40, 4) == 7, np.nan, X), "NaN or infinity"),
-    (np.where(np.arange(160).reshape(40, 4) == 9, np.inf, X), "NaN or infinity"),
-])
+@pytest.mark.parametrize(
+    "bad,needle",
+    [
+        (np.where(np.arange(160).reshape(40, 4) == 7, np.nan, X), "NaN or infinity"),
+        (np.where(np.arange(160).reshape(40, 4) == 9, np.inf, X), "NaN or infinity"),
+    ],
+)
 def test_nonfinite_features(bad, needle):
     for data in (bad, sp.csr_matrix(np.nan_to_num(bad, nan=np.nan, posinf=np.inf))):
         with pytest.raises(ValueError, match=needle):
@@ -47,20 +51,23 @@ def test_label_problems():
         clf.predict(X[:, :3])
 
 
-@pytest.mark.parametrize("name,params,needle", [
-    ("pa1", {"C": -1}, "C=.* is not valid; C must be a number > 0"),
-    ("pa1", {"C": 0}, "C=.* is not valid; C must be a number > 0"),
-    ("duol", {"sigma": -8}, re.escape("sigma=-8 is not valid; " + SIGMA_RULE)),
-    ("duol", {"sigma": 0}, re.escape("sigma=0 is not valid; " + SIGMA_RULE)),
-    ("duol", {"rho": 1.0}, "rho must be a number >= 0 and < 1"),
-    ("duol", {"tol": -1e-9}, "tol must be a number >= 0"),
-    ("alma", {"alpha": 0}, "alpha must be a number > 0 and <= 1"),
-    ("alma", {"p": 3}, "p=3 is not valid; p must be one of 2"),
-    ("perceptron", {"kernel": "rbf"}, "kernel must be one of 'gaussian', 'linear', 'poly'"),
-    ("perceptron", {"kernel": "poly", "degree": 0}, "degree must be an integer >= 1"),
-    ("online-svm", {"working_set": "some"}, "working_set must be one of 'margin', 'all'"),
-    ("romma", {"compat": "matlab"}, "compat='matlab' is not valid; compat must be one of 'none', 'libol'"),
-])
+@pytest.mark.parametrize(
+    "name,params,needle",
+    [
+        ("pa1", {"C": -1}, "C=.* is not valid; C must be a number > 0"),
+        ("pa1", {"C": 0}, "C=.* is not valid; C must be a number > 0"),
+        ("duol", {"sigma": -8}, re.escape("sigma=-8 is not valid; " + SIGMA_RULE)),
+        ("duol", {"sigma": 0}, re.escape("sigma=0 is not valid; " + SIGMA_RULE)),
+        ("duol", {"rho": 1.0}, "rho must be a number >= 0 and < 1"),
+        ("duol", {"tol": -1e-9}, "tol must be a number >= 0"),
+        ("alma", {"alpha": 0}, "alpha must be a number > 0 and <= 1"),
+        ("alma", {"p": 3}, "p=3 is not valid; p must be one of 2"),
+        ("perceptron", {"kernel": "rbf"}, "kernel must be one of 'gaussian', 'linear', 'poly'"),
+        ("perceptron", {"kernel": "poly", "degree": 0}, "degree must be an integer >= 1"),
+        ("online-svm", {"working_set": "some"}, "working_set must be one of 'margin', 'all'"),
+        ("romma", {"compat": "matlab"}, "compat='matlab' is not valid; compat must be one of 'none', 'libol'"),
+    ],
+)
 def test_bad_parameters(name, params, needle):
     with pytest.raises(ValueError, match=needle):
         olkit.make(name, **params)
@@ -98,6 +105,7 @@ def test_zero_vectors_never_nan():
 
 # ---- issue 9: every bad input a clear ValueError (the CLI cases are in tests/test_errors_cli.py) ----------
 
+
 def test_corrupt_or_truncated_compressed_file_names_the_file(tmp_path):
     from olkit.data import read_libsvm
 
@@ -123,12 +131,15 @@ def test_directory_as_data_says_so(tmp_path):
             load(tmp_path)
 
 
-@pytest.mark.parametrize("name,params,needle", [
-    ("duol", {"sigma": "abc"}, re.escape("duol: parameter sigma='abc' is not valid; " + SIGMA_RULE)),
-    ("forgetron", {"B": 10 ** 23}, "B=100000000000000000000000 is not valid; B must be an integer >= 2"),
-    ("forgetron", {"B": 10 ** 400}, "B must be an integer >= 2"),  # no TypeError from numpy
-    ("scw1", {"C": float("nan")}, "C=nan is not valid; C must be a number > 0"),
-])
+@pytest.mark.parametrize(
+    "name,params,needle",
+    [
+        ("duol", {"sigma": "abc"}, re.escape("duol: parameter sigma='abc' is not valid; " + SIGMA_RULE)),
+        ("forgetron", {"B": 10**23}, "B=100000000000000000000000 is not valid; B must be an integer >= 2"),
+        ("forgetron", {"B": 10**400}, "B must be an integer >= 2"),  # no TypeError from numpy
+        ("scw1", {"C": float("nan")}, "C=nan is not valid; C must be a number > 0"),
+    ],
+)
 def test_unparsable_or_unrepresentable_values(name, params, needle):
     with pytest.raises(ValueError, match=needle):
         olkit.make(name, **params)
@@ -159,8 +170,11 @@ def test_score_and_partial_fit_label_messages():
     clf = olkit.make("pa1").fit(X, y)
     with pytest.raises(ValueError, match="X and y have mismatched lengths: 40 samples in X, 10 labels in y"):
         clf.score(X, y[:10])
-    with pytest.raises(ValueError, match=r"^classes=\[-1, 2\] differs from the classes of the first partial_fit "
-                                         r"call \(\[-1, 1\]\)$"):
+    with pytest.raises(
+        ValueError,
+        match=r"^classes=\[-1, 2\] differs from the classes of the first partial_fit "
+        r"call \(\[-1, 1\]\)$",
+    ):
         clf.partial_fit(X, y, classes=np.array([-1, 2]))
     with pytest.raises(ValueError, match=r"^unknown label\(s\) 7; the classifier was set up with classes -1, 1$"):
         clf.partial_fit(X[:3], np.array([1, -1, 7]))
@@ -171,15 +185,24 @@ def test_score_and_partial_fit_label_messages():
         olkit.make("pa1").fit(X, np.full(40, 5))
 
 
-@pytest.mark.parametrize("call,needle", [
-    (lambda: olkit.make("pa1", c=1), r"pa1: unknown parameter\(s\) c; valid parameters: C, coef0, .*; "
-                                     r"did you mean 'C' for 'c'\?"),
-    (lambda: olkit.make("duol", sigm=1), r"did you mean 'sigma' for 'sigm'\?"),
-    (lambda: olkit.make("pa1").set_params(sigm=1, zzzz=2), r"unknown parameter\(s\) sigm, zzzz; valid parameters: "
-                                                           r"C, .*did you mean 'sigma' for 'sigm'\?$"),
-    (lambda: olkit.make("duoll"), r"unknown algorithm 'duoll'; did you mean 'duol'\?"),
-    (lambda: olkit.make("SCW1"), r"unknown algorithm 'SCW1'; did you mean 'scw1'\?"),
-])
+@pytest.mark.parametrize(
+    "call,needle",
+    [
+        (
+            lambda: olkit.make("pa1", c=1),
+            r"pa1: unknown parameter\(s\) c; valid parameters: C, coef0, .*; "
+            r"did you mean 'C' for 'c'\?",
+        ),
+        (lambda: olkit.make("duol", sigm=1), r"did you mean 'sigma' for 'sigm'\?"),
+        (
+            lambda: olkit.make("pa1").set_params(sigm=1, zzzz=2),
+            r"unknown parameter\(s\) sigm, zzzz; valid parameters: "
+            r"C, .*did you mean 'sigma' for 'sigm'\?$",
+        ),
+        (lambda: olkit.make("duoll"), r"unknown algorithm 'duoll'; did you mean 'duol'\?"),
+        (lambda: olkit.make("SCW1"), r"unknown algorithm 'SCW1'; did you mean 'scw1'\?"),
+    ],
+)
 def test_typos_get_the_nearest_name(call, needle):
     with pytest.raises(ValueError, match=needle):
         call()

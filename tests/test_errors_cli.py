@@ -1,15 +1,17 @@
 """Issue 9 through the command line: every bad input is one ``olkit: error:`` line on stderr, exit status 2,
 no traceback, naming the option or parameter and what is valid (the API side is in tests/test_errors.py)."""
+
 import json
 
 import numpy as np
 import pytest
-from helpers import bad_compressed_files
 
+from helpers import bad_compressed_files
 from olkit.cli import main
 
-SIGMA_RULE = ("sigma must be a number >= 1e-154 and <= 1e+153 "
-              "(the Gaussian's 1/(2σ²) must be a finite, non-zero float64)")
+SIGMA_RULE = (
+    "sigma must be a number >= 1e-154 and <= 1e+153 (the Gaussian's 1/(2σ²) must be a finite, non-zero float64)"
+)
 """What a bad sigma is told (olkit.params.SIGMA)."""
 
 
@@ -32,17 +34,23 @@ def cli_ok(capsys, *args):
     return out
 
 
-@pytest.mark.parametrize("algo,setting,needle", [
-    ("duol", "sigma=abc", "duol: parameter sigma='abc' is not valid; " + SIGMA_RULE),
-    ("pa1", "C=", "pa1: parameter C='' is not valid; C must be a number > 0, or None"),
-    ("pa1", "C=1e999", "pa1: parameter C=inf is not valid; C must be a number > 0"),
-    ("scw1", "eta=high", "scw1: parameter eta='high' is not valid; eta must be a number > 0.5 and < 1"),
-    ("forgetron", "B=1.5", "forgetron: parameter B=1.5 is not valid; B must be an integer >= 2"),
-    ("forgetron", "B=100000000000000000000000", "parameter B=100000000000000000000000 is not valid; B must be an "
-                                                "integer >= 2"),
-    ("perceptron", "multiclass_update=1", "multiclass_update must be one of 'max', 'uniform', 'prop'"),
-    ("pa1", "=1", "--set expects KEY=VALUE, got '=1'"),
-])
+@pytest.mark.parametrize(
+    "algo,setting,needle",
+    [
+        ("duol", "sigma=abc", "duol: parameter sigma='abc' is not valid; " + SIGMA_RULE),
+        ("pa1", "C=", "pa1: parameter C='' is not valid; C must be a number > 0, or None"),
+        ("pa1", "C=1e999", "pa1: parameter C=inf is not valid; C must be a number > 0"),
+        ("scw1", "eta=high", "scw1: parameter eta='high' is not valid; eta must be a number > 0.5 and < 1"),
+        ("forgetron", "B=1.5", "forgetron: parameter B=1.5 is not valid; B must be an integer >= 2"),
+        (
+            "forgetron",
+            "B=100000000000000000000000",
+            "parameter B=100000000000000000000000 is not valid; B must be an integer >= 2",
+        ),
+        ("perceptron", "multiclass_update=1", "multiclass_update must be one of 'max', 'uniform', 'prop'"),
+        ("pa1", "=1", "--set expects KEY=VALUE, got '=1'"),
+    ],
+)
 def test_set_values_that_do_not_parse(capsys, algo, setting, needle):
     assert needle in cli_error(capsys, "run", algo, "--data", "sonar", "--set", setting)
 
@@ -91,20 +99,40 @@ def test_tune_does_not_retune_parameters_fixed_by_set(capsys):
 
 
 def test_run_tune_does_not_retune_parameters_fixed_by_set(capsys):
-    doc = json.loads(cli_ok(capsys, "run", "scw1", "--data", "sonar", "--tune", "--set", "C=1", "--repeats", "1",
-                            "--format", "json"))
+    doc = json.loads(
+        cli_ok(capsys, "run", "scw1", "--data", "sonar", "--tune", "--set", "C=1", "--repeats", "1", "--format", "json")
+    )
     scw1 = doc["results"][0]
     assert scw1["params"]["C"] == 1 and {t["parameter"] for t in scw1["tuning"]} == {"eta"}
-    out = cli_ok(capsys, "run", "scw1", "perceptron", "--data", "sonar", "--tune", "--set", "C=1", "--set",
-                 "eta=0.7", "--repeats", "1")
+    out = cli_ok(
+        capsys,
+        "run",
+        "scw1",
+        "perceptron",
+        "--data",
+        "sonar",
+        "--tune",
+        "--set",
+        "C=1",
+        "--set",
+        "eta=0.7",
+        "--repeats",
+        "1",
+    )
     assert "tuned: scw1: nothing to tune (C=1, eta=0.7 fixed by --set); perceptron: nothing to tune" in out
 
 
-@pytest.mark.parametrize("indices,needle", [
-    ([0, 0, *range(2, 208)], "indices duplicated: 0; missing: 1 (each 0-based index 0..207 must appear exactly once)"),
-    (range(6), "indices missing: 6, 7, 8, 9, 10, ... (202 in all)"),
-    ([*range(208), 3, 999], "indices outside 0..207: 999; duplicated: 3"),
-])
+@pytest.mark.parametrize(
+    "indices,needle",
+    [
+        (
+            [0, 0, *range(2, 208)],
+            "indices duplicated: 0; missing: 1 (each 0-based index 0..207 must appear exactly once)",
+        ),
+        (range(6), "indices missing: 6, 7, 8, 9, 10, ... (202 in all)"),
+        ([*range(208), 3, 999], "indices outside 0..207: 999; duplicated: 3"),
+    ],
+)
 def test_order_file_must_list_every_example_once(capsys, tmp_path, indices, needle):
     path = tmp_path / "order.txt"
     path.write_text("\n".join(map(str, indices)) + "\n")
@@ -118,28 +146,38 @@ def test_repeats_with_order(capsys, tmp_path):
     path.write_text("\n".join(map(str, np.random.default_rng(0).permutation(208))) + "\n")
     err = cli_error(capsys, "run", "pa1", "--data", "sonar", "--order", str(path), "--repeats", "5")
     assert "--repeats 5 cannot be combined with --order" in err
-    doc = json.loads(cli_ok(capsys, "run", "pa1", "--data", "sonar", "--order", str(path), "--repeats", "1",
-                            "--format", "json"))
+    doc = json.loads(
+        cli_ok(capsys, "run", "pa1", "--data", "sonar", "--order", str(path), "--repeats", "1", "--format", "json")
+    )
     assert len(doc["results"][0]["runs"]) == 1
 
 
-@pytest.mark.parametrize("args,needle", [
-    (["run", "pa1", "--data", "sonar", "--seed", "-1"], "--seed must be an integer >= 0, got -1"),
-    (["tune", "pa1", "--data", "sonar", "--seed", "-1"], "--seed must be an integer >= 0, got -1"),
-    (["run", "pa1", "--data", "sonar", "--jobs", "0"], "--jobs must be a number of processes >= 1, or negative"),
-    (["tune", "pa1", "--data", "sonar", "--jobs", "0"], "--jobs must be a number of processes >= 1, or negative"),
-    (["run", "pa1", "--data", "sonar", "--seed", "x"], "argument --seed: invalid int value: 'x'"),
-])
+@pytest.mark.parametrize(
+    "args,needle",
+    [
+        (["run", "pa1", "--data", "sonar", "--seed", "-1"], "--seed must be an integer >= 0, got -1"),
+        (["tune", "pa1", "--data", "sonar", "--seed", "-1"], "--seed must be an integer >= 0, got -1"),
+        (["run", "pa1", "--data", "sonar", "--jobs", "0"], "--jobs must be a number of processes >= 1, or negative"),
+        (["tune", "pa1", "--data", "sonar", "--jobs", "0"], "--jobs must be a number of processes >= 1, or negative"),
+        (["run", "pa1", "--data", "sonar", "--seed", "x"], "argument --seed: invalid int value: 'x'"),
+    ],
+)
 def test_seed_and_jobs_errors_name_the_option(capsys, args, needle):
     assert needle in cli_error(capsys, *args)
 
 
-@pytest.mark.parametrize("args,needle", [
-    (["run", "pa1", "--data", "sonar", "--set", "sigm=1"],
-     "'sigm' (did you mean 'sigma'?) belong to none of pa1; valid parameters: C, coef0, compat, degree, kernel, sigma"),
-    (["tune", "scw1", "--data", "sonar", "--set", "etaa=0.7"], "did you mean 'eta'?"),
-    (["run", "duoll", "--data", "sonar"], "unknown algorithm 'duoll'; did you mean 'duol'?"),
-    (["tune", "SCW1", "--data", "sonar"], "unknown algorithm 'SCW1'; did you mean 'scw1'?"),
-])
+@pytest.mark.parametrize(
+    "args,needle",
+    [
+        (
+            ["run", "pa1", "--data", "sonar", "--set", "sigm=1"],
+            "'sigm' (did you mean 'sigma'?) belong to none of pa1; valid parameters: "
+            "C, coef0, compat, degree, kernel, sigma",
+        ),
+        (["tune", "scw1", "--data", "sonar", "--set", "etaa=0.7"], "did you mean 'eta'?"),
+        (["run", "duoll", "--data", "sonar"], "unknown algorithm 'duoll'; did you mean 'duol'?"),
+        (["tune", "SCW1", "--data", "sonar"], "unknown algorithm 'SCW1'; did you mean 'scw1'?"),
+    ],
+)
 def test_unknown_names_get_the_valid_ones_and_the_nearest(capsys, args, needle):
     assert needle in cli_error(capsys, *args)

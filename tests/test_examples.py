@@ -5,6 +5,7 @@ Each script is a sphinx-gallery example: a module docstring whose first lines ar
 with ``=`` and a paragraph, ``# %%`` cells, at least one matplotlib figure; it needs neither OLKIT_DATA nor
 the network (only the bundled datasets or generated data), and cites no file outside the repository.
 """
+
 import ast
 import re
 from pathlib import Path
@@ -30,13 +31,15 @@ def test_example_shape(path):
     doc = ast.get_docstring(tree, clean=False)
     assert doc, f"{path.name}: no module docstring"
     lines = doc.strip("\n").splitlines()
-    assert lines[0].strip() and set(lines[1]) == {"="} and len(lines[1]) >= len(lines[0]), \
+    assert lines[0].strip() and set(lines[1]) == {"="} and len(lines[1]) >= len(lines[0]), (
         f"{path.name}: the docstring must start with a title underlined with '=' (at least as long)"
+    )
     assert any(line.strip() for line in lines[2:]), f"{path.name}: no paragraph under the title"
     assert re.search(r"(?m)^# %%", text), f"{path.name}: no '# %%' cells"
     assert re.search(r"plt\.(subplots|figure)\(", text), f"{path.name}: makes no matplotlib figure"
-    assert "OLKIT_DATA" not in text and "http" not in text.split('"""', 2)[2], \
+    assert "OLKIT_DATA" not in text and "http" not in text.split('"""', 2)[2], (
         f"{path.name}: an example may use only bundled or generated data"
+    )
     for name in re.findall(r"load_dataset\(\"([^\"]+)\"\)", text):
         assert name in BUNDLED, f"{path.name}: {name} is not bundled"
     # citations outside the repository: tests/test_repository_citations.py checks every tracked file

@@ -1,5 +1,6 @@
 """The one paired t-test of the reproduction pages (olkit.experiment.stats) and its edge cases, and the
 acceptance criteria as config data (olkit.experiment.acceptance)."""
+
 import math
 from pathlib import Path
 
@@ -34,8 +35,12 @@ def test_paired_ttest_edge_cases():
 
 def test_best_by_ttest_bold_marks():
     runs = lambda name, rates: {"algorithm": name, "runs": [{"mistake_rate": r} for r in rates]}  # noqa: E731
-    results = [runs("best", [0.10, 0.11, 0.12]), runs("copy", [0.10, 0.11, 0.12]),
-               runs("close", [0.11, 0.10, 0.125]), runs("worse", [0.20, 0.21, 0.22])]
+    results = [
+        runs("best", [0.10, 0.11, 0.12]),
+        runs("copy", [0.10, 0.11, 0.12]),
+        runs("close", [0.11, 0.10, 0.125]),
+        runs("worse", [0.20, 0.21, 0.22]),
+    ]
     assert best_by_ttest(results) == {"best", "copy", "close"}
     assert best_by_ttest([runs("a", [0.1]), runs("b", [0.2])]) == {"a"}  # one ordering: a difference is not bold
 
@@ -48,9 +53,12 @@ def test_a_config_without_acceptance_data_has_no_acceptance_summary():
 def test_acceptance_rules_are_checked_with_the_config(tmp_path):
     config = load_config(Path(__file__).resolve().parent.parent / "experiments" / "scw_table3.toml")
     assert [c["algorithm"] for c in config["acceptance"]["table"][0]["columns"]] == ["scw1", "scw2"]
-    for bad, match in (("scw", "acceptance must be a table of rules"), ({"tabel": []}, "unknown rule kind 'tabel'"),
-                       ({"table": [{"columns": [{"kind": "above", "algorithm": "scw1"}]}]}, "column kind 'above'"),
-                       ({"table": [{"columns": [{"kind": "within", "algorithm": "scw9"}]}]}, "scw9")):
+    for bad, match in (
+        ("scw", "acceptance must be a table of rules"),
+        ({"tabel": []}, "unknown rule kind 'tabel'"),
+        ({"table": [{"columns": [{"kind": "above", "algorithm": "scw1"}]}]}, "column kind 'above'"),
+        ({"table": [{"columns": [{"kind": "within", "algorithm": "scw9"}]}]}, "scw9"),
+    ):
         with pytest.raises(ConfigError, match=match):
             validate_config({**config, "acceptance": bad})
 

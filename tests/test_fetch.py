@@ -7,6 +7,7 @@ Covered: a good file (fetched, verified, loaded, the message says where it went)
 offline (one line: what to download, from where, where to put it), ``olkit datasets`` (fetchable /
 present), the recipes, the split names, and that every catalog file has a commit-pinned source.
 """
+
 import bz2
 import functools
 import gzip
@@ -26,7 +27,6 @@ import scipy.sparse
 
 from olkit.cli import main
 from olkit.data import CATALOG, DatasetSpec, fetch_dataset, list_datasets, load_dataset
-from olkit.data import catalog
 from olkit.data.fetch import DatasetUnavailable, convert, fetch_file
 from olkit.data.sources import FACTS, SOURCES, Download, FileSource
 
@@ -81,9 +81,15 @@ def server():
 
 
 def _tiny_source(text=TEXT, **kwargs):
-    fields = dict(file="tiny.libsvm.bz2", sha256=_sha(bz2.compress(text, 9)), size=len(bz2.compress(text, 9)),
-                  recipe="verbatim", downloads=(Download(PATH),), origin="https://example.invalid/",
-                  source="a generated test file")
+    fields = dict(
+        file="tiny.libsvm.bz2",
+        sha256=_sha(bz2.compress(text, 9)),
+        size=len(bz2.compress(text, 9)),
+        recipe="verbatim",
+        downloads=(Download(PATH),),
+        origin="https://example.invalid/",
+        source="a generated test file",
+    )
     fields.update(kwargs)
     return FileSource(**fields)
 
@@ -93,8 +99,9 @@ def tiny(monkeypatch, tmp_path, server):
     """The test-only entry 'tiny', served by ``server`` through the mirror variable; OLKIT_DATA an empty,
     writable directory; downloading on."""
     monkeypatch.setitem(SOURCES, "tiny.libsvm.bz2", _tiny_source())
-    monkeypatch.setitem(CATALOG, "tiny", DatasetSpec("tiny", ("tiny.libsvm.bz2",), 3, "test: 4 x 3",
-                                                     "generated", "a test-only entry"))
+    monkeypatch.setitem(
+        CATALOG, "tiny", DatasetSpec("tiny", ("tiny.libsvm.bz2",), 3, "test: 4 x 3", "generated", "a test-only entry")
+    )
     data = tmp_path / "data"
     data.mkdir()
     monkeypatch.setenv("OLKIT_DATA", str(data))
@@ -265,8 +272,11 @@ def test_unreachable_origin_without_mirror_is_one_line(tiny, monkeypatch):
 def test_a_source_olkit_cannot_convert_says_how_it_was_made(monkeypatch):
     monkeypatch.setenv("OLKIT_DATA_OFFLINE", "0")
     monkeypatch.delenv("OLKIT_DATA", raising=False)
-    with pytest.raises(DatasetUnavailable, match="olkit cannot download usps.train.libsvm.bz2: make "
-                                                 r"usps.train.libsvm.bz2 from .*usps.h5: the HDF5 group"):
+    with pytest.raises(
+        DatasetUnavailable,
+        match="olkit cannot download usps.train.libsvm.bz2: make "
+        r"usps.train.libsvm.bz2 from .*usps.h5: the HDF5 group",
+    ):
         load_dataset("usps")
 
 
@@ -281,14 +291,26 @@ def test_every_catalog_file_has_a_source_pinned_to_a_commit():
         for url in source.urls():
             assert re.match(r"https://raw\.githubusercontent\.com/[^/]+/[^/]+/[0-9a-f]{40}/", url), url
     fetchable = {s.file for s in SOURCES.values() if s.fetchable}
-    assert {"a9a.train.libsvm.bz2", "a9a.test.libsvm.bz2", "w8a.train.libsvm.bz2", "ijcnn1.test.libsvm.bz2",
-            "cod-rna.train.libsvm.bz2", "mnist.test.libsvm.bz2", "splice.test.libsvm.bz2"} <= fetchable
+    assert {
+        "a9a.train.libsvm.bz2",
+        "a9a.test.libsvm.bz2",
+        "w8a.train.libsvm.bz2",
+        "ijcnn1.test.libsvm.bz2",
+        "cod-rna.train.libsvm.bz2",
+        "mnist.test.libsvm.bz2",
+        "splice.test.libsvm.bz2",
+    } <= fetchable
 
 
 def test_split_names():
-    for name, file in [("a9a.train", "a9a.train.libsvm.bz2"), ("a9a.test", "a9a.test.libsvm.bz2"),
-                       ("ijcnn1.test", "ijcnn1.test.libsvm.bz2"), ("w8a.test", "w8a.test.libsvm.bz2"),
-                       ("mnist.train", "mnist.train.libsvm.bz2"), ("dorothea.valid", "dorothea.valid.libsvm.bz2")]:
+    for name, file in [
+        ("a9a.train", "a9a.train.libsvm.bz2"),
+        ("a9a.test", "a9a.test.libsvm.bz2"),
+        ("ijcnn1.test", "ijcnn1.test.libsvm.bz2"),
+        ("w8a.test", "w8a.test.libsvm.bz2"),
+        ("mnist.train", "mnist.train.libsvm.bz2"),
+        ("dorothea.valid", "dorothea.valid.libsvm.bz2"),
+    ]:
         assert CATALOG[name].files == (file,)
     assert CATALOG["a9a"].files == ("a9a.train.libsvm.bz2", "a9a.test.libsvm.bz2")  # unchanged meaning
     assert CATALOG["a9a.test"].n_features == CATALOG["a9a.train"].n_features == 123
@@ -310,8 +332,10 @@ def test_recipes_on_small_generated_inputs(tmp_path):
     assert run("bz2", [bz2.compress(b"1 1:2\n")]) == b"1 1:2\n"
     assert run("lines", [b"a\nb \nc\nd\n"], lines=(2, 3)) == b"b \nc\n"
     assert run("dense", [b"-1 0 2.50 0.0\n+1 7 0 1e-3\n"]) == b"-1 2:2.50\n+1 1:7 3:1e-3\n"
-    arff = (b"% c\n@relation r\n@attribute a numeric\n@attribute b numeric\n@attribute class {M,R}\n@data\n"
-            b"0.1,0,M\n0,0.2,'R'\n")
+    arff = (
+        b"% c\n@relation r\n@attribute a numeric\n@attribute b numeric\n@attribute class {M,R}\n@data\n"
+        b"0.1,0,M\n0,0.2,'R'\n"
+    )
     assert run("arff", [arff], label_map=(("M", "+1"), ("R", "-1"))) == b"+1 1:0.1\n-1 2:0.2\n"
     images = struct.pack(">IIII", 2051, 2, 2, 2) + bytes([0, 255, 51, 0, 0, 0, 0, 1])
     labels = struct.pack(">II", 2049, 2) + bytes([7, 3])
@@ -322,7 +346,7 @@ def test_recipes_on_small_generated_inputs(tmp_path):
     assert run("mat", [mat.read_bytes()], variables=("X", "y")) == b"-1 2:1 3:1\n+1 1:1\n"
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _text(data_dir, file):
     return bz2.decompress((Path(data_dir) / file).read_bytes())
 
@@ -355,8 +379,9 @@ def test_recipes_reproduce_the_benchmark_files(tmp_path):
     """Each recipe, run on what its source holds (rebuilt from the benchmark files), gives the catalog's
     file: the hash a fetch checks is the hash of the files the tests use."""
     data_dir = os.environ.get("OLKIT_DATA")
-    if not data_dir or not all((Path(data_dir) / f).is_file() for f in ("mnist.test.libsvm.bz2",
-                                                                        "dorothea.train.libsvm.bz2")):
+    if not data_dir or not all(
+        (Path(data_dir) / f).is_file() for f in ("mnist.test.libsvm.bz2", "dorothea.train.libsvm.bz2")
+    ):
         pytest.skip("OLKIT_DATA with the benchmark files is not available")
     for file in ("a9a.train.libsvm.bz2", "german.libsvm.bz2", "w8a.test.libsvm.bz2"):
         _check(file, [_text(data_dir, file).rstrip(b"\n")], tmp_path, data_dir)  # verbatim: a final newline added
@@ -366,20 +391,31 @@ def test_recipes_reproduce_the_benchmark_files(tmp_path):
     _check("splice.test.libsvm.bz2", [splice], tmp_path, data_dir)
     ijcnn1 = bz2.compress(_text(data_dir, "ijcnn1.train.libsvm.bz2"), 1)
     _check("ijcnn1.train.libsvm.bz2", [ijcnn1], tmp_path, data_dir)
-    cod = b"".join(b" ".join([label, *values]) + b"\n"
-                   for label, values in _table(_text(data_dir, "cod-rna.train.libsvm.bz2"), 8))
+    cod = b"".join(
+        b" ".join([label, *values]) + b"\n" for label, values in _table(_text(data_dir, "cod-rna.train.libsvm.bz2"), 8)
+    )
     _check("cod-rna.train.libsvm.bz2", [cod], tmp_path, data_dir)
-    header = b"@relation sonar\r\n" + b"".join(b"@attribute a%d numeric\r\n" % i for i in range(60)) + \
-        b"@attribute class {Mine,Rock}\r\n@data\r\n"
-    rows = b"".join(b",".join([*values, b"Mine" if label == b"+1" else b"Rock"]) + b"\r\n"
-                    for label, values in _table(_text(data_dir, "sonar.libsvm.bz2"), 60))
+    header = (
+        b"@relation sonar\r\n"
+        + b"".join(b"@attribute a%d numeric\r\n" % i for i in range(60))
+        + b"@attribute class {Mine,Rock}\r\n@data\r\n"
+    )
+    rows = b"".join(
+        b",".join([*values, b"Mine" if label == b"+1" else b"Rock"]) + b"\r\n"
+        for label, values in _table(_text(data_dir, "sonar.libsvm.bz2"), 60)
+    )
     _check("sonar.libsvm.bz2", [header + rows], tmp_path, data_dir)
     X, y = load_dataset("mnist.test")
     X, y = X[:2000], y[:2000]
     labels = y.astype(np.uint8).tobytes()
     images = struct.pack(">IIII", 2051, len(labels), 28, 28) + np.rint(X.toarray() * 255).astype(np.uint8).tobytes()
-    _check("mnist.test.libsvm.bz2", [gzip.compress(images, 1), gzip.compress(struct.pack(">II", 2049, len(labels))
-                                                                             + labels, 1)], tmp_path, data_dir, 2000)
+    _check(
+        "mnist.test.libsvm.bz2",
+        [gzip.compress(images, 1), gzip.compress(struct.pack(">II", 2049, len(labels)) + labels, 1)],
+        tmp_path,
+        data_dir,
+        2000,
+    )
     rows = [line.split() for line in _text(data_dir, "dorothea.valid.libsvm.bz2").splitlines()]
     indices = b"".join(b" ".join(t.split(b":")[0] for t in row[1:]) + b" \n" for row in rows)
     labels = b"".join(row[0].lstrip(b"+") + b"\n" for row in rows)
@@ -425,7 +461,9 @@ def test_a_catalog_name_wins_over_a_local_file_with_a_warning(tmp_path, monkeypa
     code = main(["run", "pa1", "--data", "splice.train", "--repeats", "1", "--format", "json"])
     out, err = capsys.readouterr()
     assert code == 0 and '"n_examples": 1000' in out
-    assert "--data splice.train is a catalog dataset; the file splice.train here is not read (give ./splice.train" in err
+    assert (
+        "--data splice.train is a catalog dataset; the file splice.train here is not read (give ./splice.train" in err
+    )
     code = main(["run", "pa1", "--data", "./splice.train", "--repeats", "1", "--format", "json"])
     assert code == 0 and '"n_examples": 2' in capsys.readouterr().out
 
@@ -440,8 +478,10 @@ def test_end_to_end_with_the_real_catalog_entries_through_a_mirror(server, monke
         (download,) = SOURCES[file].downloads
         server.files[download.path] = (_text(data_dir, file).rstrip(b"\n"), "ok")
     (download,) = SOURCES["splice.test.libsvm.bz2"].downloads
-    server.files[download.path] = (_text(data_dir, "splice.train.libsvm.bz2")
-                                   + _text(data_dir, "splice.test.libsvm.bz2"), "ok")
+    server.files[download.path] = (
+        _text(data_dir, "splice.train.libsvm.bz2") + _text(data_dir, "splice.test.libsvm.bz2"),
+        "ok",
+    )
     target = tmp_path / "fetched"
     target.mkdir()
     monkeypatch.setenv("OLKIT_DATA", str(target))

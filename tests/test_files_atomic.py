@@ -4,6 +4,7 @@ Real files, real processes and real signals: a saving process is SIGKILLed mid-w
 R --resume` run at once; malformed cell files are put in a real store and a real `--resume` rerun reads
 them.
 """
+
 import json
 import os
 import signal
@@ -70,8 +71,12 @@ def test_replacing_a_file_keeps_its_mode(tmp_path):
     model = tmp_path / "m.npz"
     assert olkit_main(["train", "pa1", "--data", "german", "--model", str(model), "-q"]) == 0
     os.chmod(model, 0o604)
-    proc = subprocess.run(CLI + ["train", "--continue", "--model", str(model), "--data", "german", "-q"],
-                          capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        CLI + ["train", "--continue", "--model", str(model), "--data", "german", "-q"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stderr
     assert mode(model) == 0o604 and olkit.load(model).n_seen_ == 2000
 
@@ -106,8 +111,9 @@ def test_kill_9_during_a_save_leaves_a_stale_temporary_that_the_next_save_remove
     try:
         assert proc.stdout.readline() == "fitted\n"
         deadline = time.monotonic() + 120
-        while not any(os.path.getsize(tmp_path / n) > 100_000 for n in temporaries(tmp_path) if
-                      os.path.exists(tmp_path / n)):  # mid-write: a temporary holding part of the model
+        while not any(
+            os.path.getsize(tmp_path / n) > 100_000 for n in temporaries(tmp_path) if os.path.exists(tmp_path / n)
+        ):  # mid-write: a temporary holding part of the model
             assert proc.poll() is None and time.monotonic() < deadline
             time.sleep(0.005)
         # a live writer's temporary is not stale
@@ -129,8 +135,23 @@ def test_two_concurrent_resume_runs_never_write_invalid_json(tmp_path):
     """Issue 21: 1 in 15 pairs of `olkit run --out R --resume` at once left R/german.json invalid (plain
     open('w')). Two rounds of two concurrent processes; every JSON file is valid after each."""
     out = tmp_path / "R"
-    cmd = CLI + ["run", "pa1", "perceptron", "--data", "german", "--repeats", "3", "--jobs", "1", "--out", str(out),
-                 "--resume", "--format", "json", "-q"]
+    cmd = CLI + [
+        "run",
+        "pa1",
+        "perceptron",
+        "--data",
+        "german",
+        "--repeats",
+        "3",
+        "--jobs",
+        "1",
+        "--out",
+        str(out),
+        "--resume",
+        "--format",
+        "json",
+        "-q",
+    ]
     for _ in range(2):
         procs = [subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(2)]
         for proc in procs:
@@ -156,8 +177,21 @@ def test_malformed_cells_are_recomputed_with_one_warning_each(tmp_path, monkeypa
     """Issue 21: `{}` (or `[]`, `"x"`, `12`) in a cell file, then --resume: a KeyError traceback. Each kind
     of malformed cell now gets one warning line naming its file, and its run is computed again."""
     monkeypatch.chdir(tmp_path)
-    args = ["run", "pa1", "--data", "german", "--repeats", str(len(MALFORMED)), "--jobs", "1", "--out", "R",
-            "--format", "json", "-q"]
+    args = [
+        "run",
+        "pa1",
+        "--data",
+        "german",
+        "--repeats",
+        str(len(MALFORMED)),
+        "--jobs",
+        "1",
+        "--out",
+        "R",
+        "--format",
+        "json",
+        "-q",
+    ]
     assert olkit_main(args) == 0
     first = json.loads(capsys.readouterr().out)
     cells = sorted((tmp_path / "R" / ".cells").glob("*.json"))

@@ -7,6 +7,7 @@
 ``shuffle`` and ``random_state`` order ``fit``'s pass only: the registry's listings and the online runs
 (``olkit run`` / ``tune``, experiment configs) leave them out or refuse them.
 """
+
 import inspect
 import json
 
@@ -95,10 +96,20 @@ def test_partial_fit_and_evaluate_online_never_shuffle(name):
     assert res.mistakes == in_order.n_mistakes_
 
 
-@pytest.mark.parametrize("param,bad", [("shuffle", "yes"), ("shuffle", 1), ("shuffle", None),
-                                       ("random_state", -1), ("random_state", "a"), ("random_state", 2 ** 32),
-                                       ("random_state", 1.5), ("random_state", True),
-                                       ("random_state", np.random.default_rng(0))])
+@pytest.mark.parametrize(
+    "param,bad",
+    [
+        ("shuffle", "yes"),
+        ("shuffle", 1),
+        ("shuffle", None),
+        ("random_state", -1),
+        ("random_state", "a"),
+        ("random_state", 2**32),
+        ("random_state", 1.5),
+        ("random_state", True),
+        ("random_state", np.random.default_rng(0)),
+    ],
+)
 def test_bad_values_are_refused(param, bad):
     with pytest.raises(ValueError, match=f"pa: parameter {param}=.* is not valid; {param} must be ") as info:
         olkit.make("pa", **{param: bad})
@@ -113,13 +124,19 @@ def test_bad_values_are_refused(param, bad):
 def test_random_state_message_names_what_is_valid():
     with pytest.raises(ValueError) as info:
         olkit.make("scw1", random_state=-1)
-    assert str(info.value) == ("scw1: parameter random_state=-1 is not valid; random_state must be None, or an "
-                               "integer >= 0 and <= 4294967295, or a numpy.random.RandomState")
+    assert str(info.value) == (
+        "scw1: parameter random_state=-1 is not valid; random_state must be None, or an "
+        "integer >= 0 and <= 4294967295, or a numpy.random.RandomState"
+    )
 
 
 def test_good_values_are_accepted():
-    for params in ({"shuffle": np.bool_(False)}, {"shuffle": False, "random_state": 0},
-                   {"random_state": np.uint32(2 ** 32 - 1)}, {"random_state": np.random.RandomState(1)}):
+    for params in (
+        {"shuffle": np.bool_(False)},
+        {"shuffle": False, "random_state": 0},
+        {"random_state": np.uint32(2**32 - 1)},
+        {"random_state": np.random.RandomState(1)},
+    ):
         olkit.make("pa", **params).fit(X[:20], y[90:110])
 
 
@@ -172,8 +189,14 @@ def test_experiment_config_refuses_them(tmp_path):
     from olkit.experiment.reproduce import reproduce_config
 
     for change in ({"settings": {"shuffle": False}}, {"params": {"pa1": {"random_state": 0}}}):
-        config = {"title": "t", "paper": "duol_jmlr_table2", "output": str(tmp_path / "out" / "page.md"),
-                  "datasets": ["sonar"], "algorithms": ["pa1"], **change}
+        config = {
+            "title": "t",
+            "paper": "duol_jmlr_table2",
+            "output": str(tmp_path / "out" / "page.md"),
+            "datasets": ["sonar"],
+            "algorithms": ["pa1"],
+            **change,
+        }
         with pytest.raises(ConfigError, match="unknown parameter '(shuffle|random_state)'"):
             reproduce_config(config, "test")
     assert not (tmp_path / "out").exists()

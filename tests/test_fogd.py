@@ -9,6 +9,7 @@ one row is an integer multiple of η‖z‖² = η in exact arithmetic, and a ti
 decided by rounding, possibly differently in two correct implementations (with η = 0.5 no such round
 occurred on 60 streams, but nothing rules it out).
 """
+
 import itertools
 import math
 import pickle
@@ -16,20 +17,33 @@ import pickle
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from reference.feature_maps import directions, fogd, fourier_features, gaussian
-from reference.kernel_multiclass import stream
 
 import olkit
 from olkit.learners.budget.fogd import FOGD, sincos
+from reference.feature_maps import directions, fogd, fourier_features, gaussian
+from reference.kernel_multiclass import stream
 
 SIGMA = 1.5
 
 # (seed, classes, D, eta, compat)
-CASES = ([(seed, 2, D, eta, "none") for seed, D, eta in
-          [(0, 64, 0.3), (1, 7, 0.3), (2, 200, 0.7), (3, 33, 1.3), (4, 64, 0.15), (5, 120, 0.3)]]
-         + [(10 + seed, K, D, eta, "none") for seed, K, D, eta in
-            [(0, 3, 64, 0.3), (1, 4, 7, 0.3), (2, 5, 200, 0.7), (3, 3, 33, 1.3), (4, 4, 64, 0.15), (5, 5, 120, 0.3)]]
-         + [(20, 2, 40, 0.03, "lsokl"), (21, 4, 40, 0.03, "lsokl")])
+CASES = (
+    [
+        (seed, 2, D, eta, "none")
+        for seed, D, eta in [(0, 64, 0.3), (1, 7, 0.3), (2, 200, 0.7), (3, 33, 1.3), (4, 64, 0.15), (5, 120, 0.3)]
+    ]
+    + [
+        (10 + seed, K, D, eta, "none")
+        for seed, K, D, eta in [
+            (0, 3, 64, 0.3),
+            (1, 4, 7, 0.3),
+            (2, 5, 200, 0.7),
+            (3, 3, 33, 1.3),
+            (4, 4, 64, 0.15),
+            (5, 5, 120, 0.3),
+        ]
+    ]
+    + [(20, 2, 40, 0.03, "lsokl"), (21, 4, 40, 0.03, "lsokl")]
+)
 
 
 def labelled_stream(seed, K):
@@ -100,7 +114,9 @@ def test_chunks_equal_one_pass_exactly(K, fmt):
     whole = olkit.evaluate_online(one, Xin, y)
     chunked = olkit.make("fogd", D=64, eta=0.3, sigma=SIGMA)
     bounds = [0, 37, 38, 39, 150, 279, 280]  # the first chunk sets the classes
-    parts = [olkit.evaluate_online(chunked, Xin[lo:hi], y[lo:hi], reset=lo == 0) for lo, hi in itertools.pairwise(bounds)]
+    parts = [
+        olkit.evaluate_online(chunked, Xin[lo:hi], y[lo:hi], reset=lo == 0) for lo, hi in itertools.pairwise(bounds)
+    ]
     np.testing.assert_array_equal(np.concatenate([p.scores for p in parts]), whole.scores)
     np.testing.assert_array_equal(np.concatenate([p.mistake_flags for p in parts]), whole.mistake_flags)
     np.testing.assert_array_equal(chunked.coef_, one.coef_)
@@ -177,8 +193,15 @@ def test_two_classes_as_multiclass_equal_binary_with_twice_the_step(seed, monkey
 
 def test_sincos_within_one_ulp():
     rng = np.random.default_rng(0)
-    x = np.concatenate([rng.uniform(-10, 10, 2000), rng.uniform(-1e9, 1e9, 2000),
-                        np.arange(-200, 200) * (np.pi / 2), np.arange(-200, 200) * (np.pi / 4), [0.0, -0.0]])
+    x = np.concatenate(
+        [
+            rng.uniform(-10, 10, 2000),
+            rng.uniform(-1e9, 1e9, 2000),
+            np.arange(-200, 200) * (np.pi / 2),
+            np.arange(-200, 200) * (np.pi / 4),
+            [0.0, -0.0],
+        ]
+    )
     got = np.array([sincos(v) for v in x])
     np.testing.assert_allclose(got[:, 0], np.sin(x), rtol=0, atol=4e-16)
     np.testing.assert_allclose(got[:, 1], np.cos(x), rtol=0, atol=4e-16)
@@ -206,10 +229,22 @@ def test_sparse_high_dimensional_stream_stays_sparse():
     assert res.n_examples == 60 and res.n_sv == 20
 
 
-@pytest.mark.parametrize("params,name", [
-    ({"D": 0}, "D"), ({"D": 2.5}, "D"), ({"D": -3}, "D"), ({"eta": 0}, "eta"), ({"eta": -0.1}, "eta"),
-    ({"sigma": 0}, "sigma"), ({"sigma": 1e-320}, "sigma"), ({"kernel": "linear"}, "kernel"),
-    ({"compat": "ahp-r"}, "compat"), ({"seed": -1}, "seed"), ({"seed": 0.5}, "seed")])
+@pytest.mark.parametrize(
+    "params,name",
+    [
+        ({"D": 0}, "D"),
+        ({"D": 2.5}, "D"),
+        ({"D": -3}, "D"),
+        ({"eta": 0}, "eta"),
+        ({"eta": -0.1}, "eta"),
+        ({"sigma": 0}, "sigma"),
+        ({"sigma": 1e-320}, "sigma"),
+        ({"kernel": "linear"}, "kernel"),
+        ({"compat": "ahp-r"}, "compat"),
+        ({"seed": -1}, "seed"),
+        ({"seed": 0.5}, "seed"),
+    ],
+)
 def test_parameter_errors(params, name):
     with pytest.raises(ValueError, match=f"fogd: parameter {name}="):
         olkit.make("fogd", **params)

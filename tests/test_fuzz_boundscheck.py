@@ -9,6 +9,7 @@ access, no NaN/inf model, every malformed matrix refused, no timeout). The chunk
 (issue 9's *chunked* outcome, e.g. romma with a poly kernel on a row at 1e282 refused in one pass but not
 in chunks, seed 21 run 37) is reported by the fuzz, not asserted.
 """
+
 import json
 import subprocess
 import sys
@@ -24,8 +25,22 @@ def test_bounds_checked_fuzz_subset_has_no_failure(tmp_path):
     names = registry.names()
     out = tmp_path / "fuzz.json"
     runs = RUNS_PER_ALGORITHM * len(names)
-    command = [sys.executable, str(ROOT / "tools" / "fuzz.py"), "--runs", str(runs), "--round-robin", "--seed", "21",
-               "--jobs", "1", "--quiet", "--examples", "1", "--out", str(out)]
+    command = [
+        sys.executable,
+        str(ROOT / "tools" / "fuzz.py"),
+        "--runs",
+        str(runs),
+        "--round-robin",
+        "--seed",
+        "21",
+        "--jobs",
+        "1",
+        "--quiet",
+        "--examples",
+        "1",
+        "--out",
+        str(out),
+    ]
     proc = subprocess.run(command, capture_output=True, text=True, check=False, timeout=3600)
     assert out.exists(), proc.stderr[-3000:]
     summary = json.loads(out.read_text())

@@ -21,6 +21,7 @@ are gone: registry <-> learners (the learners import :mod:`olkit.spec`, the regi
 learners), kernel <-> linear (only kernel imports linear: the SCW learners live in kernel/scw.py, their
 primal step in linear/scw.py) and runner <-> tuning (both import experiment/orders.py).
 """
+
 import ast
 from pathlib import Path
 
@@ -71,7 +72,7 @@ def import_edges(name, path, modules):
             if node.level:
                 base = package.split(".")
                 if node.level > 1:
-                    base = base[:-(node.level - 1)]
+                    base = base[: -(node.level - 1)]
                 base = ".".join(base + ([node.module] if node.module else []))
             else:
                 base = node.module or ""
@@ -135,7 +136,7 @@ def package_levels(graph):
             if module == package:
                 return package
             if module.startswith(prefix):
-                return prefix + module[len(prefix):].split(".")[0]
+                return prefix + module[len(prefix) :].split(".")[0]
             return None
 
         level, because = {}, {}
@@ -155,8 +156,11 @@ def package_levels(graph):
 
 def found_cycles(graph):
     """[(package, children in one cycle)] over every level of the package tree."""
-    return [(package, frozenset(comp)) for package, (level, _) in sorted(package_levels(graph).items())
-            for comp in strongly_connected(level)]
+    return [
+        (package, frozenset(comp))
+        for package, (level, _) in sorted(package_levels(graph).items())
+        for comp in strongly_connected(level)
+    ]
 
 
 def report(graph):
@@ -189,8 +193,11 @@ def test_runner_and_tuning_do_not_import_each_other():
 def test_no_import_cycles():
     graph = import_graph()
     print("\n".join(["import cycles found:"] + report(graph)))
-    new = [f"in {package}: {' <-> '.join(sorted(comp))}" for package, comp in found_cycles(graph)
-           if comp not in CYCLES_ALLOWED_FOR_NOW]
+    new = [
+        f"in {package}: {' <-> '.join(sorted(comp))}"
+        for package, comp in found_cycles(graph)
+        if comp not in CYCLES_ALLOWED_FOR_NOW
+    ]
     assert not new, "import cycles among olkit modules:\n" + "\n".join(report(graph))
 
 

@@ -8,6 +8,7 @@
 * long streams (> one block of ``olkit.protocol.BLOCK_SIZE`` examples) still match the reference;
 * sparse and dense versions of the same data agree; zero vectors never produce NaN.
 """
+
 import pickle
 
 import numpy as np
@@ -18,16 +19,39 @@ import olkit
 import olkit.protocol
 from reference.kernel_binary import DUAL_LINEAR, KernelParams, kernel_matrix, random_stream, run_reference
 
-ALL = ["perceptron", "pa", "pa1", "pa2", "romma", "agg-romma", "alma", "duol", "duol-appr", "duol-iter",
-       "duol-rand", "online-svm"]
+ALL = [
+    "perceptron",
+    "pa",
+    "pa1",
+    "pa2",
+    "romma",
+    "agg-romma",
+    "alma",
+    "duol",
+    "duol-appr",
+    "duol-iter",
+    "duol-rand",
+    "online-svm",
+]
 DUOL_CONFIGS = [
-    ("duol", {}), ("duol", {"rho": 0.2}), ("duol", {"C": 0.5}), ("duol", {"variant": "nips2009"}),
-    ("duol-appr", {}), ("duol-appr", {"rho": 0.2, "C": 1.0}), ("duol-iter", {}), ("duol-iter", {"C": 0.5}),
-    ("duol-rand", {}), ("duol-rand", {"C": 1.0, "seed": 5}),
+    ("duol", {}),
+    ("duol", {"rho": 0.2}),
+    ("duol", {"C": 0.5}),
+    ("duol", {"variant": "nips2009"}),
+    ("duol-appr", {}),
+    ("duol-appr", {"rho": 0.2, "C": 1.0}),
+    ("duol-iter", {}),
+    ("duol-iter", {"C": 0.5}),
+    ("duol-rand", {}),
+    ("duol-rand", {"C": 1.0, "seed": 5}),
 ]
 DUOL_IDS = [f"{n}-{'-'.join(f'{k}{v}' for k, v in p.items()) or 'default'}" for n, p in DUOL_CONFIGS]
-KERNELS = [{"kernel": "gaussian", "sigma": 0.7}, {"kernel": "gaussian", "sigma": 1.5}, DUAL_LINEAR,
-           {"kernel": "poly", "degree": 2, "coef0": 1.0}]
+KERNELS = [
+    {"kernel": "gaussian", "sigma": 0.7},
+    {"kernel": "gaussian", "sigma": 1.5},
+    DUAL_LINEAR,
+    {"kernel": "poly", "degree": 2, "coef0": 1.0},
+]
 
 
 def kernel_params(clf):
@@ -59,12 +83,16 @@ def summary(results, clf, Xt):
     """Concatenate chunk results of one learner into one record."""
     if not isinstance(results, list):
         results = [results]
-    return {"scores": np.concatenate([r.scores for r in results]),
-            "flags": np.concatenate([r.mistake_flags for r in results]),
-            "mistakes": sum(r.mistakes for r in results), "n_updates": sum(r.n_updates for r in results),
-            "n_sv": results[-1].n_sv, "diagnostics": results[-1].diagnostics,
-            "decision": clf.decision_function(Xt),
-            "coef": clf.support_.coef[:clf.support_.n, 0].copy()}
+    return {
+        "scores": np.concatenate([r.scores for r in results]),
+        "flags": np.concatenate([r.mistake_flags for r in results]),
+        "mistakes": sum(r.mistakes for r in results),
+        "n_updates": sum(r.n_updates for r in results),
+        "n_sv": results[-1].n_sv,
+        "diagnostics": results[-1].diagnostics,
+        "decision": clf.decision_function(Xt),
+        "coef": clf.support_.coef[: clf.support_.n, 0].copy(),
+    }
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -126,7 +154,7 @@ def test_gram_cache_lower_triangle_equals_kernel_matrix(name):
         np.testing.assert_allclose(G[low], K[low], rtol=1e-12, atol=1e-12, err_msg=f"{name} {kernel}: Gram cache")
         np.testing.assert_allclose(kself, np.diag(K), rtol=1e-12, atol=1e-12)
         if kernel["kernel"] == "gaussian":
-            np.testing.assert_array_equal(np.diag(G), 1.0)       # κ(x, x) = 1 exactly (conventions.md#kernels)
+            np.testing.assert_array_equal(np.diag(G), 1.0)  # κ(x, x) = 1 exactly (conventions.md#kernels)
 
 
 @pytest.mark.parametrize("name", GRAM_LEARNERS)
@@ -140,7 +168,7 @@ def test_gram_cache_full_matrix_equals_kernel_matrix(name):
 # ---------------------------------------------------------------------------------------------------------
 # Chunks, pickling, blocks
 # ---------------------------------------------------------------------------------------------------------
-CHUNKS = [(0, 37), (37, 251), (251, 330)]     # uneven, one chunk crossing a 256-block boundary
+CHUNKS = [(0, 37), (37, 251), (251, 330)]  # uneven, one chunk crossing a 256-block boundary
 
 
 def _one_pass(name, X, y, Xt, **params):
@@ -226,8 +254,11 @@ def test_pickle_mid_stream_resumes_identically(name):
 
 
 LONG_CONFIGS = [(n, {}) for n in ALL if n != "online-svm"] + [
-    ("agg-romma", {"romma_reset_case": True}), ("duol", {"variant": "nips2009"}), ("duol", {"rho": 0.2}),
-    ("online-svm", {"working_set": "margin"})]
+    ("agg-romma", {"romma_reset_case": True}),
+    ("duol", {"variant": "nips2009"}),
+    ("duol", {"rho": 0.2}),
+    ("online-svm", {"working_set": "margin"}),
+]
 LONG_IDS = [f"{n}-{'-'.join(f'{k}{v}' for k, v in p.items()) or 'default'}" for n, p in LONG_CONFIGS]
 
 
@@ -282,11 +313,15 @@ def test_sparse_and_dense_agree(name):
         b = olkit.make(name, **kernel)
         ra = olkit.evaluate_online(a, X, y)
         rb = olkit.evaluate_online(b, Xd, y)
-        assert (ra.mistakes, ra.n_sv, ra.n_updates, ra.diagnostics) == (rb.mistakes, rb.n_sv, rb.n_updates,
-                                                                        rb.diagnostics), (name, kernel)
+        assert (ra.mistakes, ra.n_sv, ra.n_updates, ra.diagnostics) == (
+            rb.mistakes,
+            rb.n_sv,
+            rb.n_updates,
+            rb.diagnostics,
+        ), (name, kernel)
         np.testing.assert_array_equal(ra.mistake_flags, rb.mistake_flags)
         np.testing.assert_allclose(ra.scores, rb.scores, rtol=1e-9, atol=1e-9)
-        for P in (Xt, Xtd):            # both models accept both input kinds
+        for P in (Xt, Xtd):  # both models accept both input kinds
             np.testing.assert_allclose(a.decision_function(P), b.decision_function(P), rtol=1e-9, atol=1e-9)
         np.testing.assert_array_equal(sv_inputs(a), sv_inputs(b))
 
@@ -309,13 +344,17 @@ def test_zero_vectors_never_nan(name, sparse):
     n, d = 80, 4
     X = rng.normal(size=(n, d))
     X[rng.random(n) < 0.5] = 0.0
-    X[:3] = 0.0                                 # the stream starts with zero vectors of both labels
+    X[:3] = 0.0  # the stream starts with zero vectors of both labels
     y = np.where(X @ rng.normal(size=d) >= 0, 1, -1)
     y[0], y[1], y[2] = -1, 1, -1
     Xall0 = np.zeros((10, d))
     y0 = np.array([-1, 1] * 5)
-    for kernel in (DUAL_LINEAR, {"kernel": "poly", "degree": 2, "coef0": 0.0},
-                   {"kernel": "poly", "degree": 3, "coef0": 1.0}, {"kernel": "gaussian", "sigma": 0.5}):
+    for kernel in (
+        DUAL_LINEAR,
+        {"kernel": "poly", "degree": 2, "coef0": 0.0},
+        {"kernel": "poly", "degree": 3, "coef0": 1.0},
+        {"kernel": "gaussian", "sigma": 0.5},
+    ):
         for XX, yy in ((X, y), (Xall0, y0)):
             XX = sp.csr_matrix(XX) if sparse else XX
             clf = olkit.make(name, **kernel)
@@ -323,10 +362,11 @@ def test_zero_vectors_never_nan(name, sparse):
             assert np.all(np.isfinite(res.scores)), (name, kernel)
             assert np.all(np.isfinite(clf.decision_function(XX))), (name, kernel)
             s = clf.support_
-            assert np.all(np.isfinite(s.coef[:s.n])), (name, kernel)
+            assert np.all(np.isfinite(s.coef[: s.n])), (name, kernel)
             zero_norm = kernel["kernel"] == "linear" or (kernel["kernel"] == "poly" and kernel["coef0"] == 0.0)
             if zero_norm and name not in ("perceptron", "online-svm"):
-                # κ(0, ·) ≡ 0: a zero vector cannot change f, the guarded updates never store it (pa.md, conventions.md#numerical-guards)
+                # κ(0, ·) ≡ 0: a zero vector cannot change f, the guarded updates never store it (pa.md,
+                # conventions.md#numerical-guards)
                 zero_rows = [i for i in range(s.n) if not np.any(sv_inputs(clf)[i])]
                 assert not zero_rows, (name, kernel, zero_rows)
 
@@ -344,10 +384,10 @@ def test_duol_ties_do_not_depend_on_the_code_path(variant):
     blocked = olkit.evaluate_online(olkit.make("duol", **params), X, y)
     one = olkit.make("duol", **params)
     for t in range(len(y)):
-        one.partial_fit(X[t:t + 1], y[t:t + 1], classes=[-1, 1])
+        one.partial_fit(X[t : t + 1], y[t : t + 1], classes=[-1, 1])
     chunked = olkit.make("duol", **params)
     for lo in range(0, len(y), 97):
-        chunked.partial_fit(X[lo:lo + 97], y[lo:lo + 97], classes=[-1, 1])
+        chunked.partial_fit(X[lo : lo + 97], y[lo : lo + 97], classes=[-1, 1])
     assert blocked.mistakes == one.n_mistakes_ == chunked.n_mistakes_
     assert blocked.n_sv == one.n_support_ == chunked.n_support_
     np.testing.assert_allclose(one.decision_function(X), blocked_clf_scores(params, X, y), rtol=1e-9, atol=1e-9)

@@ -14,15 +14,16 @@ Exact-arithmetic margin ties (a repeat of the point just updated) are decided as
 the reference (``MARGIN_TIE``), so olkit must not store an SV with a coefficient of rounding size there.
 Prop. 5 against the box-QP oracles (≥ 10,000 instances, Δ = 0 included) is tests/test_duol_qp.py.
 """
+
 import functools
 import itertools
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from reference.kernel_multiclass import SIGMA, run_reference, stream
 
 import olkit
+from reference.kernel_multiclass import SIGMA, run_reference, stream
 
 # (test id, olkit name, olkit params, reference kwargs)
 MAIN = [
@@ -96,20 +97,25 @@ def ml_reference(cid, seed):
 
 def check(clf, res, ref):
     bad = np.flatnonzero(res.mistake_flags != ref.flags)
-    assert bad.size == 0, f"first differing round {bad[0]}: olkit {res.mistake_flags[bad[0]]}, reference {ref.flags[bad[0]]}"
+    assert bad.size == 0, (
+        f"first differing round {bad[0]}: olkit {res.mistake_flags[bad[0]]}, reference {ref.flags[bad[0]]}"
+    )
     np.testing.assert_allclose(res.scores, ref.scores, rtol=1e-9, atol=1e-9)
     if clf.support_ is not None and (res.n_sv, res.n_updates) != (ref.n_sv, ref.n_updates):
-        coef = np.abs(clf.support_.coef[:clf.support_.n]).max(axis=1)
+        coef = np.abs(clf.support_.coef[: clf.support_.n]).max(axis=1)
         tiny = np.flatnonzero((coef > 0) & (coef <= 1e-12))
-        pytest.fail(f"olkit (#SV, #updates) = {(res.n_sv, res.n_updates)}, reference {(ref.n_sv, ref.n_updates)}; "
-                    f"olkit SVs with 0 < max|A_i| ≤ 1e-12 (rounding-decided ties): positions {tiny.tolist()} "
-                    f"max|A_i| {coef[tiny].tolist()}")
+        pytest.fail(
+            f"olkit (#SV, #updates) = {(res.n_sv, res.n_updates)}, reference {(ref.n_sv, ref.n_updates)}; "
+            f"olkit SVs with 0 < max|A_i| ≤ 1e-12 (rounding-decided ties): positions {tiny.tolist()} "
+            f"max|A_i| {coef[tiny].tolist()}"
+        )
     if res.algorithm.startswith("duol"):
         assert clf.diagnostics()["double_updates"] == ref.events["double"]
 
 
-MC_PARAMS = [(cid, seed) for cid, *_ in MAIN for seed in range(N_SEEDS_MAIN)] + \
-            [(cid, seed) for cid, *_ in EXTRA for seed in range(N_SEEDS_EXTRA)]
+MC_PARAMS = [(cid, seed) for cid, *_ in MAIN for seed in range(N_SEEDS_MAIN)] + [
+    (cid, seed) for cid, *_ in EXTRA for seed in range(N_SEEDS_EXTRA)
+]
 
 
 @pytest.mark.parametrize("cid,seed", MC_PARAMS, ids=[f"{c}-{s}" for c, s in MC_PARAMS])
@@ -150,6 +156,7 @@ def _events(refs):
 def test_streams_exercise_the_edge_cases():
     """The reference streams reach the cases that matter: double updates (with tied auxiliary candidates,
     degenerate Δ = 0, γ_a and γ_b clipped at C, blocked by ρ), MIRA's τ_y = C bound and its τ = 0 rounds."""
+
     def mc(cid):
         n = N_SEEDS_MAIN if cid in {c[0] for c in MAIN} else N_SEEDS_EXTRA
         return _events(mc_reference(cid, s) for s in range(n))
@@ -184,8 +191,13 @@ def mira_instances(seed, n=2000):
     rng = np.random.default_rng(seed)
     for _ in range(n):
         K = int(rng.integers(2, 7))
-        yield (K, rng.normal(size=K) * rng.choice([0.1, 1, 5]), int(rng.integers(K)),
-               float(rng.uniform(0.1, 2)), float(rng.choice([0.5, 1.0, 3.0])))
+        yield (
+            K,
+            rng.normal(size=K) * rng.choice([0.1, 1, 5]),
+            int(rng.integers(K)),
+            float(rng.uniform(0.1, 2)),
+            float(rng.choice([0.5, 1.0, 3.0])),
+        )
 
 
 def test_mira_kkt():
@@ -209,9 +221,8 @@ def test_mira_kkt():
 
 def test_mira_tau_matches_bisection():
     """olkit's sorted-breakpoint θ and the reference's bisection on θ give the same τ."""
-    from reference.kernel_multiclass import mira_tau_bisect
-
     from olkit.learners.kernel.mira import mira_tau
+    from reference.kernel_multiclass import mira_tau_bisect
 
     n_solved = 0
     for K, f, y, A, C in mira_instances(seed=1):

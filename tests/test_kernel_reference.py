@@ -11,6 +11,7 @@ or DUOL_rand's QP non-unique) in exact arithmetic, so for the algorithms without
 is decided by the last bit of a kernel value and two correct implementations may differ. Duplicates are
 exercised separately for the DUOL variants that have the ``tol`` guard (degenerate Δ = 0 double updates).
 """
+
 import numpy as np
 import pytest
 
@@ -63,7 +64,7 @@ def stream_spec(i, name):
         kernel = {"kernel": "gaussian", "sigma": SIGMAS[i % 5]}
     sparse = i % 3 == 1
     n = 60 + (i * 37) % 141
-    if name == "online-svm":              # O(t²) per round in the reference: keep these short
+    if name == "online-svm":  # O(t²) per round in the reference: keep these short
         n = 60 + (i * 13) % 41
     d = 3 + i % 8
     return dict(seed=7919 * (i + 1), n=n, d=d, sparse=sparse, label_set=LABEL_SETS[i % 3]), kernel
@@ -81,8 +82,13 @@ def assert_same_run(res, ref, clf, X, Xt, label=""):
     np.testing.assert_allclose(res.scores, ref.scores, rtol=1e-9, atol=1e-9, err_msg=f"{label}: scores")
     points = [Xt, X[:3]]
     for P in points:
-        np.testing.assert_allclose(clf.decision_function(P), ref.decision_function(P), rtol=1e-9, atol=1e-9,
-                                   err_msg=f"{label}: decision_function of the final model")
+        np.testing.assert_allclose(
+            clf.decision_function(P),
+            ref.decision_function(P),
+            rtol=1e-9,
+            atol=1e-9,
+            err_msg=f"{label}: decision_function of the final model",
+        )
 
 
 def _run(name, params, kernel, spec):
@@ -126,14 +132,15 @@ def test_streams_are_informative(cid, name, params):
         assert diags["double_updates"] > 0 and diags["weak_double_updates"] > 0
         assert events["ga inside"] + events["ga=C"] + events["ga=0"] == diags["double_updates"]
     if name in ("duol", "duol-iter") and params.get("variant") != "nips2009" and "C" not in params:
-        assert events["d=hi"] > 0 and events["d inside"] > 0      # both kinds of box solution
+        assert events["d=hi"] > 0 and events["d inside"] > 0  # both kinds of box solution
     if name == "duol-rand":
-        assert events["d=lo"] > 0                                 # γ_b driven to 0 (#SV < #updates)
+        assert events["d=lo"] > 0  # γ_b driven to 0 (#SV < #updates)
 
 
 # ---- degenerate double updates (duplicates with flipped labels: k_a k_b = w_ab²) ------------------------
-DUP_CONFIGS = [c for c in CONFIGS if c[1] in ("duol", "duol-appr", "duol-iter")
-               and c[2].get("variant", "jmlr") == "jmlr"]
+DUP_CONFIGS = [
+    c for c in CONFIGS if c[1] in ("duol", "duol-appr", "duol-iter") and c[2].get("variant", "jmlr") == "jmlr"
+]
 
 
 def duplicate_stream(seed, sparse):
@@ -163,13 +170,15 @@ def test_duol_duplicates_match_reference(cid, name, params, seed):
     res = olkit.evaluate_online(clf, X, y)
     ref = run_reference(name, X, y, **full)
     assert res.diagnostics["double_updates"] > 0
-    assert ref.events["degenerate"] > 0            # double updates with k_a k_b = w_ab² exactly happened
+    assert ref.events["degenerate"] > 0  # double updates with k_a k_b = w_ab² exactly happened
     assert_same_run(res, ref, clf, X, Xt, label=f"{cid} duplicates seed {seed} {kernel}")
 
 
 # ---- zero vectors under the linear kernel (the κ(x_t, x_t) ≤ 1e-12 guard) ----------------------------------
 ZERO_CONFIGS = [c for c in CONFIGS if c[1] not in ("online-svm",)] + [
-    ("online-svm", "online-svm", {}), ("online-svm-all", "online-svm", {"working_set": "all"})]
+    ("online-svm", "online-svm", {}),
+    ("online-svm-all", "online-svm", {"working_set": "all"}),
+]
 
 
 @pytest.mark.parametrize("sparse", [False, True], ids=["dense", "sparse"])
@@ -196,7 +205,8 @@ def test_zero_rows_linear_kernel_match_reference(cid, name, params, sparse):
 
 # ---- ROMMA corner cases: agg-ROMMA's reset case (A3 case 1) and the parallel-vector skip (A2 D ≤ eps) ------
 ROMMA_CONFIGS = [c for c in CONFIGS if c[1] in ("romma", "agg-romma")] + [
-    ("agg-romma-reset-libol", "agg-romma", {"romma_reset_case": True, "compat": "libol"})]
+    ("agg-romma-reset-libol", "agg-romma", {"romma_reset_case": True, "compat": "libol"})
+]
 
 
 def shrinking_stream(seed, n=80, d=4):
@@ -230,7 +240,7 @@ def test_romma_reset_case_matches_reference(cid, name, params):
         assert_same_run(res, ref, clf, X, X[-5:], label=f"{cid} shrinking stream {seed}")
         resets += ref.events["resets"]
     if params.get("romma_reset_case"):
-        assert resets >= 5                 # the reset case really happened (and matched)
+        assert resets >= 5  # the reset case really happened (and matched)
     else:
         assert resets == 0
 
@@ -246,7 +256,7 @@ def test_romma_parallel_skip_matches_reference(cid, name, params):
         X, y, _ = random_stream(seed=500 + seed, n=30, d=5, sparse=seed % 2 == 1)
         X = X.toarray() if sp.issparse(X) else X
         y = np.where(y > 0, 1, -1)
-        y[0] = -1                                       # first update on round 0 (f = 0 predicts +1)
+        y[0] = -1  # first update on round 0 (f = 0 predicts +1)
         for j, c in enumerate((2.0, 0.5, 3.0), start=1):  # parallel copies, all mistakes / margin errors
             X[j] = c * X[0]
             y[j] = 1

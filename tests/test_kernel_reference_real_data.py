@@ -7,14 +7,15 @@ differences x_s − x_t; olkit computes them from BLAS dot products. The values 
 these runs also check that no decision of the algorithms hangs on rounding: DUOL's auxiliary example is
 chosen among the relatively tied candidates (A6), and a margin at exactly 1 does not occur on these data.
 """
+
 import numpy as np
 import pytest
-from helpers import require_data_files
-from reference.kernel_multiclass import run_reference
 
 import olkit
+from helpers import require_data_files
 from olkit import registry
 from olkit.experiment.orders import make_orders
+from reference.kernel_multiclass import run_reference
 
 SETTINGS = {"sigma": 8.0, "C": 10.0, "rho": 0.0}
 LEARNERS = ["duol", "duol-appr", "duol-iter", "pa1"]

@@ -17,6 +17,7 @@ update is computed:
 Every identity is checked on olkit's learners and on the slow reference (tests/reference/linear.py), so the
 reference is validated by the same identities.
 """
+
 import math
 
 import numpy as np
@@ -44,8 +45,10 @@ def run_model(backend, name, X, y, **params):
 # first update from μ = 0, Σ = aI
 # ---------------------------------------------------------------------------------------------------------
 FIRST = [
-    ("cw", {"eta": 0.7}), ("cw", {"eta": 0.9, "a": 0.5}),
-    ("scw1", {"eta": 0.75, "C": 1.0}), ("scw1", {"eta": 0.6, "C": 4.0, "a": 0.5}),
+    ("cw", {"eta": 0.7}),
+    ("cw", {"eta": 0.9, "a": 0.5}),
+    ("scw1", {"eta": 0.75, "C": 1.0}),
+    ("scw1", {"eta": 0.6, "C": 4.0, "a": 0.5}),
     ("scw1", {"eta": 0.9, "C": 0.25}),
 ]
 
@@ -62,8 +65,9 @@ def first_update_stream(x, label, n_classes):
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("covariance", ["full", "diagonal"])
 @pytest.mark.parametrize("n_classes", [2, 3, 4], ids=lambda k: "binary" if k == 2 else f"{k}classes")
-@pytest.mark.parametrize("name,params", FIRST, ids=[f"{n}-" + "-".join(f"{k}{v}" for k, v in p.items())
-                                                     for n, p in FIRST])
+@pytest.mark.parametrize(
+    "name,params", FIRST, ids=[f"{n}-" + "-".join(f"{k}{v}" for k, v in p.items()) for n, p in FIRST]
+)
 def test_first_update_alpha(name, params, n_classes, covariance, backend):
     rng = np.random.default_rng(11 + n_classes)
     phi = phi_of(params["eta"])
@@ -77,16 +81,16 @@ def test_first_update_alpha(name, params, n_classes, covariance, backend):
         label = int(rng.integers(n_classes))
         X, y = first_update_stream(x, label, n_classes)
         coef, _ = run_model(backend, name, X, y, covariance=covariance, **params)
-        v = a * float(x @ x) * (1 if n_classes == 2 else 2)     # v = xᵀΣx (multiclass: Σ_y + Σ_s)
-        alpha = phi / math.sqrt(v * zeta)                      # α = φ/sqrt(vζ) (cw.md)
+        v = a * float(x @ x) * (1 if n_classes == 2 else 2)  # v = xᵀΣx (multiclass: Σ_y + Σ_s)
+        alpha = phi / math.sqrt(v * zeta)  # α = φ/sqrt(vζ) (cw.md)
         if alpha >= C:
-            alpha = C                                           # SCW-I: α = min(C, …)
+            alpha = C  # SCW-I: α = min(C, …)
             capped += 1
         else:
             below += 1
         expected = np.zeros((1 if n_classes == 2 else n_classes, d))
         if n_classes == 2:
-            expected[0] = alpha * a * (1.0 if label == 1 else -1.0) * x      # μ' = α y Σx
+            expected[0] = alpha * a * (1.0 if label == 1 else -1.0) * x  # μ' = α y Σx
         else:
             s = min(c for c in range(n_classes) if c != label)  # all scores 0: s = smallest index ≠ y
             expected[label] = alpha * a * x
@@ -114,8 +118,7 @@ def update_pairs(backend, name, params, covariance, n_pairs=12, seed=0):
         mu, S = run_model(backend, name, Xp, yp, covariance=covariance, **params)
         x = rng.normal(size=d) * scale / math.sqrt(d) * 1.5
         y = -1 if float(mu[0] @ x) >= 0 else 1
-        mu2, S2 = run_model(backend, name, np.vstack([Xp, x]), np.append(yp, y), covariance=covariance,
-                            **params)
+        mu2, S2 = run_model(backend, name, np.vstack([Xp, x]), np.append(yp, y), covariance=covariance, **params)
         yield i, x, float(y), mu[0], S[0], mu2[0], S2[0]
 
 
@@ -137,16 +140,21 @@ def read_alpha(x, y, mu, S, mu2):
 
 
 CONSTRAINT = [
-    ("cw", {"eta": 0.7}), ("cw", {"eta": 0.9, "a": 0.5}),
-    ("scw1", {"eta": 0.75, "C": 1.0}), ("scw1", {"eta": 0.6, "C": 4.0}),
-    ("scw2", {"eta": 0.9, "C": 1.0}), ("scw2", {"eta": 0.6, "C": 0.25, "a": 0.5}),
-    ("cw-var", {"eta": 0.7}), ("cw-var", {"eta": 0.9, "a": 2.0}),
+    ("cw", {"eta": 0.7}),
+    ("cw", {"eta": 0.9, "a": 0.5}),
+    ("scw1", {"eta": 0.75, "C": 1.0}),
+    ("scw1", {"eta": 0.6, "C": 4.0}),
+    ("scw2", {"eta": 0.9, "C": 1.0}),
+    ("scw2", {"eta": 0.6, "C": 0.25, "a": 0.5}),
+    ("cw-var", {"eta": 0.7}),
+    ("cw-var", {"eta": 0.9, "a": 2.0}),
 ]
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-@pytest.mark.parametrize("name,params", CONSTRAINT, ids=[f"{n}-" + "-".join(f"{k}{v}" for k, v in p.items())
-                                                         for n, p in CONSTRAINT])
+@pytest.mark.parametrize(
+    "name,params", CONSTRAINT, ids=[f"{n}-" + "-".join(f"{k}{v}" for k, v in p.items()) for n, p in CONSTRAINT]
+)
 def test_constraint_active_after_update(name, params, backend):
     """Full covariance: the updated model satisfies the algorithm's constraint with equality
     (docs/algorithms/linear-family.md#verified-identities)."""
@@ -163,13 +171,13 @@ def test_constraint_active_after_update(name, params, backend):
             np.testing.assert_allclose(phi * math.sqrt(v2), m + alpha * n, **TOL, err_msg=label)  # φ√u = m + αn
             active += 1
         elif name == "cw-var":
-            np.testing.assert_allclose(m2, phi * v2, **TOL, err_msg=label)                   # m' = φ v'
+            np.testing.assert_allclose(m2, phi * v2, **TOL, err_msg=label)  # m' = φ v'
             active += 1
         elif name == "scw1" and alpha >= params["C"] * (1 - 1e-12):
-            np.testing.assert_allclose(alpha, params["C"], **TOL, err_msg=label)             # capped
-            assert m2 <= phi * math.sqrt(v2) + 1e-9, label                                   # not over-shot
+            np.testing.assert_allclose(alpha, params["C"], **TOL, err_msg=label)  # capped
+            assert m2 <= phi * math.sqrt(v2) + 1e-9, label  # not over-shot
         else:
-            np.testing.assert_allclose(m2, phi * math.sqrt(v2), **TOL, err_msg=label)        # m' = φ√v'
+            np.testing.assert_allclose(m2, phi * math.sqrt(v2), **TOL, err_msg=label)  # m' = φ√v'
             active += 1
     assert active >= 3
 
@@ -178,49 +186,55 @@ def test_constraint_active_after_update(name, params, backend):
 # full updates = inverse form (Sherman–Morrison); diagonal updates = inverse form on the diagonal
 # ---------------------------------------------------------------------------------------------------------
 INVERSE = [
-    ("arow", {"r": 1.0}), ("arow", {"r": 0.5, "a": 0.5}),
-    ("nherd", {"C": 1.0}), ("nherd", {"C": 4.0}),
-    ("narow", {"b": 1.0}), ("narow", {"b": 2.0}),
-    ("cw", {"eta": 0.7}), ("cw-var", {"eta": 0.7}),
-    ("scw1", {"eta": 0.75, "C": 1.0}), ("scw2", {"eta": 0.9, "C": 1.0}),
+    ("arow", {"r": 1.0}),
+    ("arow", {"r": 0.5, "a": 0.5}),
+    ("nherd", {"C": 1.0}),
+    ("nherd", {"C": 4.0}),
+    ("narow", {"b": 1.0}),
+    ("narow", {"b": 2.0}),
+    ("cw", {"eta": 0.7}),
+    ("cw-var", {"eta": 0.7}),
+    ("scw1", {"eta": 0.75, "C": 1.0}),
+    ("scw2", {"eta": 0.9, "C": 1.0}),
 ]
 
 
 def inverse_form_c(name, params, m, v, alpha):
     """Each algorithm's c in Σ'⁻¹ = Σ⁻¹ + c xxᵀ (docs/algorithms/linear-family.md#inverse-form)."""
     if name == "arow":
-        return 1.0 / params["r"]                               # arow.md: c = 1/r
+        return 1.0 / params["r"]  # arow.md: c = 1/r
     if name == "nherd":
         C = params["C"]
-        return C * C * v + 2.0 * C                             # nherd.md: c = C²v + 2C
+        return C * C * v + 2.0 * C  # nherd.md: c = C²v + 2C
     if name == "narow":
         b = params["b"]
-        r_t = v / (b * v - 1.0)                                # narow.md: r_t = v/(bv − 1)
+        r_t = v / (b * v - 1.0)  # narow.md: r_t = v/(bv − 1)
         return 1.0 / r_t
     phi = phi_of(params["eta"])
     if name == "cw-var":
-        return 2.0 * alpha * phi                               # cw-var.md: c = 2αφ
-    u = 0.25 * (-alpha * v * phi + math.sqrt(alpha ** 2 * v ** 2 * phi ** 2 + 4.0 * v)) ** 2
-    return alpha * phi / math.sqrt(u)                          # cw.md, scw1.md, scw2.md: c = αφ/√u
+        return 2.0 * alpha * phi  # cw-var.md: c = 2αφ
+    u = 0.25 * (-alpha * v * phi + math.sqrt(alpha**2 * v**2 * phi**2 + 4.0 * v)) ** 2
+    return alpha * phi / math.sqrt(u)  # cw.md, scw1.md, scw2.md: c = αφ/√u
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("covariance", ["full", "diagonal"])
-@pytest.mark.parametrize("name,params", INVERSE, ids=[f"{n}-" + "-".join(f"{k}{v}" for k, v in p.items())
-                                                      for n, p in INVERSE])
+@pytest.mark.parametrize(
+    "name,params", INVERSE, ids=[f"{n}-" + "-".join(f"{k}{v}" for k, v in p.items()) for n, p in INVERSE]
+)
 def test_inverse_form(name, params, covariance, backend):
     checked = 0
     for i, x, y, mu, S, mu2, S2 in update_pairs(backend, name, params, covariance, seed=17 + len(name)):
         m, v = y * float(mu @ x), quad(S, x)
         if name == "narow" and v <= 1.0 / params["b"]:
-            np.testing.assert_array_equal(S2, S)               # NAROW: no update when v ≤ 1/b
+            np.testing.assert_array_equal(S2, S)  # NAROW: no update when v ≤ 1/b
             continue
         alpha = read_alpha(x, y, mu, S, mu2)
         c = inverse_form_c(name, params, m, v, alpha)
         if covariance == "full":
-            expected = np.linalg.inv(np.linalg.inv(S) + c * np.outer(x, x))   # Σ' = (Σ⁻¹ + c xxᵀ)⁻¹
+            expected = np.linalg.inv(np.linalg.inv(S) + c * np.outer(x, x))  # Σ' = (Σ⁻¹ + c xxᵀ)⁻¹
         else:
-            expected = S / (1.0 + c * S * x * x)                               # Σ'_jj = Σ_jj/(1 + cΣ_jj x_j²)
+            expected = S / (1.0 + c * S * x * x)  # Σ'_jj = Σ_jj/(1 + cΣ_jj x_j²)
         np.testing.assert_allclose(S2, expected, **TOL, err_msg=f"pair {i}: c={c} m={m} v={v}")
         checked += 1
     assert checked >= 3

@@ -8,6 +8,7 @@
 * covariance stays symmetric positive definite, the diagonal stays positive;
 * bad parameters and inputs raise clear errors; full covariance too large fails before allocating.
 """
+
 import pickle
 
 import numpy as np
@@ -21,8 +22,16 @@ from olkit.learners.linear import model as linear_model
 from olkit.learners.linear.base import LinearLearner
 from reference.kernel_binary import DUAL_LINEAR
 
-FIRST_ORDER = [("perceptron", {}), ("pa", {}), ("pa1", {"C": 0.5}), ("pa2", {"C": 0.5}), ("romma", {}),
-               ("agg-romma", {}), ("agg-romma", {"romma_reset_case": True}), ("alma", {})]
+FIRST_ORDER = [
+    ("perceptron", {}),
+    ("pa", {}),
+    ("pa1", {"C": 0.5}),
+    ("pa2", {"C": 0.5}),
+    ("romma", {}),
+    ("agg-romma", {}),
+    ("agg-romma", {"romma_reset_case": True}),
+    ("alma", {}),
+]
 SECOND_ORDER = [name for name in registry.names() if "covariance" in registry.defaults(name)]
 """The second-order learners: those with a covariance (read from the registry)."""
 
@@ -136,12 +145,22 @@ def test_multiclass_predicts_labels_and_linear_learners_are_multiclass():
 
 
 def test_parameter_errors():
-    for name, params, match in [("cw", {"eta": 0.5}, "eta"), ("scw1", {"eta": 0.3}, "eta"), ("scw2", {"eta": 1.0}, "eta"),
-                                ("arow", {"r": 0}, "r"), ("arow", {"r": -1.0}, "r"), ("narow", {"b": 0}, "b"),
-                                ("nherd", {"C": 0}, "C"), ("iellip", {"b": 1.0}, "b"), ("scw1", {"C": -1}, "C"),
-                                ("cw", {"a": 0}, "a"), ("cw", {"covariance": "diag"}, "covariance"),
-                                ("nherd", {"diagonal": "x"}, "diagonal"), ("arow", {"compat": "sol"}, "compat"),
-                                ("pa1", {"kernel": "linear", "C": float("nan")}, "C")]:
+    for name, params, match in [
+        ("cw", {"eta": 0.5}, "eta"),
+        ("scw1", {"eta": 0.3}, "eta"),
+        ("scw2", {"eta": 1.0}, "eta"),
+        ("arow", {"r": 0}, "r"),
+        ("arow", {"r": -1.0}, "r"),
+        ("narow", {"b": 0}, "b"),
+        ("nherd", {"C": 0}, "C"),
+        ("iellip", {"b": 1.0}, "b"),
+        ("scw1", {"C": -1}, "C"),
+        ("cw", {"a": 0}, "a"),
+        ("cw", {"covariance": "diag"}, "covariance"),
+        ("nherd", {"diagonal": "x"}, "diagonal"),
+        ("arow", {"compat": "sol"}, "compat"),
+        ("pa1", {"kernel": "linear", "C": float("nan")}, "C"),
+    ]:
         with pytest.raises(ValueError, match=match):
             olkit.make(name, **params)
 
@@ -171,8 +190,12 @@ def test_libol_defaults_and_counting():
 def test_linear_learners_run_sparse_high_dimensional_data_without_densifying():
     X = sp.random(300, 50_000, density=2e-4, format="csr", random_state=1)
     y = np.where(np.asarray(X.sum(axis=1)).ravel() > np.median(np.asarray(X.sum(axis=1))), 1, 0)
-    for name, params in (("pa1", {"kernel": "linear"}), ("scw2", {"covariance": "diagonal"}),
-                         ("arow", {"covariance": "diagonal"}), ("romma", {"kernel": "linear"})):
+    for name, params in (
+        ("pa1", {"kernel": "linear"}),
+        ("scw2", {"covariance": "diagonal"}),
+        ("arow", {"covariance": "diagonal"}),
+        ("romma", {"kernel": "linear"}),
+    ):
         clf = olkit.make(name, **params)
         res = olkit.evaluate_online(clf, X, y)
         assert np.all(np.isfinite(res.scores))

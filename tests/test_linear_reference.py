@@ -18,6 +18,7 @@ CW-var update the constraint is active, and a later parallel example would sit e
 boundary, where rounding decides (the reference counts such near-ties and the streams have none; the
 one-feature test below, where they are unavoidable, allows #updates to differ by at most their number).
 """
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -126,9 +127,16 @@ def stream_spec(i, kind):
     """Stream i of every configuration: (random_stream kwargs, order or None)."""
     k = 2 if kind == "binary" else 3 + i % 2
     labels = BINARY_LABELS[(i // 2) % 3] if k == 2 else MULTI_LABELS[(i // 2) % 4][:k]
-    spec = dict(seed=104729 * (i + 1) + k, n=50 + (i * 37) % 101, d=3 + i % 10, n_classes=k,
-                sparse=i % 3 == 1, zero_frac=0.06 if i % 4 == 2 else 0.0,
-                scale=(1.0, 0.5, 2.0, 1.0, 0.3)[i % 5], label_set=labels)
+    spec = dict(
+        seed=104729 * (i + 1) + k,
+        n=50 + (i * 37) % 101,
+        d=3 + i % 10,
+        n_classes=k,
+        sparse=i % 3 == 1,
+        zero_frac=0.06 if i % 4 == 2 else 0.0,
+        scale=(1.0, 0.5, 2.0, 1.0, 0.3)[i % 5],
+        label_set=labels,
+    )
     order = None
     if i % 5 == 4:
         order = np.random.default_rng(i).permutation(spec["n"])
@@ -144,14 +152,18 @@ def first_difference(a, b, rtol=1e-9, atol=1e-9):
 def assert_same_run(res, ref, clf, Xt, label, n_updates_slack=0):
     """The comparison shared by the reference tests; the message names the first differing round."""
     t = first_difference(res.mistake_flags, ref.flags, 0, 0)
-    assert t is None, (f"{label}: mistake flags differ first at round {t}: olkit {res.mistake_flags[t]} "
-                       f"(score {res.scores[t]!r}) vs reference {ref.flags[t]} (score {ref.scores[t]!r})")
+    assert t is None, (
+        f"{label}: mistake flags differ first at round {t}: olkit {res.mistake_flags[t]} "
+        f"(score {res.scores[t]!r}) vs reference {ref.flags[t]} (score {ref.scores[t]!r})"
+    )
     assert res.mistakes == ref.mistakes, f"{label}: mistakes olkit {res.mistakes} vs reference {ref.mistakes}"
     t = first_difference(res.scores, ref.scores)
-    assert t is None, (f"{label}: scores differ first at round {t}: olkit {res.scores[t]!r} vs reference "
-                       f"{ref.scores[t]!r}")
+    assert t is None, (
+        f"{label}: scores differ first at round {t}: olkit {res.scores[t]!r} vs reference {ref.scores[t]!r}"
+    )
     assert abs(res.n_updates - ref.n_updates) <= n_updates_slack, (
-        f"{label}: #updates olkit {res.n_updates} vs reference {ref.n_updates}")
+        f"{label}: #updates olkit {res.n_updates} vs reference {ref.n_updates}"
+    )
     coef = np.asarray(clf.coef_, float)
     assert coef.shape == ref.coef.shape, f"{label}: coef_ shape {coef.shape} vs {ref.coef.shape}"
     np.testing.assert_allclose(coef, ref.coef, **TOL, err_msg=f"{label}: coef_")
@@ -162,10 +174,11 @@ def assert_same_run(res, ref, clf, Xt, label, n_updates_slack=0):
     Xd = Xt.toarray() if sp.issparse(Xt) else np.asarray(Xt, float)
     if clf.algorithm_name == "alma" and clf.get_params().get("compat", "none") != "libol":
         norms = np.linalg.norm(Xd, axis=1)
-        Xd = Xd / np.where(norms > 0, norms, 1.0)[:, None]          # ALMA scores w·x̂
-    expected = ref.decision_function(Xd)                            # coef·x (SOP: (A + xxᵀ)⁻¹v·x)
-    np.testing.assert_allclose(clf.decision_function(Xt), expected, **TOL,
-                               err_msg=f"{label}: decision_function of the final model")
+        Xd = Xd / np.where(norms > 0, norms, 1.0)[:, None]  # ALMA scores w·x̂
+    expected = ref.decision_function(Xd)  # coef·x (SOP: (A + xxᵀ)⁻¹v·x)
+    np.testing.assert_allclose(
+        clf.decision_function(Xt), expected, **TOL, err_msg=f"{label}: decision_function of the final model"
+    )
 
 
 def run_both(name, params, spec, order):
@@ -181,8 +194,10 @@ def run_both(name, params, spec, order):
 def test_matches_reference(cid, name, params, kind, i):
     spec, order = stream_spec(i, kind)
     res, ref, clf, Xt = run_both(name, params, spec, order)
-    label = (f"{cid} stream {i} (seed {spec['seed']}, n {spec['n']}, d {spec['d']}, sparse {spec['sparse']}, "
-             f"zero rows {spec['zero_frac'] > 0}, order {'perm' if order is not None else 'file'})")
+    label = (
+        f"{cid} stream {i} (seed {spec['seed']}, n {spec['n']}, d {spec['d']}, sparse {spec['sparse']}, "
+        f"zero rows {spec['zero_frac'] > 0}, order {'perm' if order is not None else 'file'})"
+    )
     assert ref.events.get("near_ties", 0) == 0, f"{label}: the stream has a trigger decided by rounding"
     assert_same_run(res, ref, clf, Xt, label)
 
@@ -215,16 +230,35 @@ def test_sop_multiclass_raises():
 
 
 # ---- one non-zero feature per row: full and diagonal covariance coincide (binary) ------------------------
-ONE_FEATURE = [("cw", {}), ("cw-var", {}), ("arow", {}), ("nherd", {"diagonal": "project"}),
-               ("nherd", {"diagonal": "exact", "C": 4.0}), ("nherd", {"diagonal": "drop", "C": 0.25}),
-               ("narow", {}), ("scw1", {}), ("scw1", {"eta": 0.6, "C": 0.25}), ("scw2", {}), ("iellip", {}),
-               ("sop", {}), ("sop", {"compat": "libol"})]
+ONE_FEATURE = [
+    ("cw", {}),
+    ("cw-var", {}),
+    ("arow", {}),
+    ("nherd", {"diagonal": "project"}),
+    ("nherd", {"diagonal": "exact", "C": 4.0}),
+    ("nherd", {"diagonal": "drop", "C": 0.25}),
+    ("narow", {}),
+    ("scw1", {}),
+    ("scw1", {"eta": 0.6, "C": 0.25}),
+    ("scw2", {}),
+    ("iellip", {}),
+    ("sop", {}),
+    ("sop", {"compat": "libol"}),
+]
 ONE_IDS = [n + "".join(f"-{k}{v}" for k, v in p.items()) for n, p in ONE_FEATURE]
 
 
 def one_feature_stream(seed, n_classes):
-    spec = dict(seed=seed, n=60 + 20 * (seed % 5), d=3 + seed % 4, n_classes=n_classes, one_feature=True,
-                sparse=seed % 2 == 1, zero_frac=0.05 if seed % 3 == 0 else 0.0, scale=(1.0, 0.4, 2.0)[seed % 3])
+    spec = dict(
+        seed=seed,
+        n=60 + 20 * (seed % 5),
+        d=3 + seed % 4,
+        n_classes=n_classes,
+        one_feature=True,
+        sparse=seed % 2 == 1,
+        zero_frac=0.05 if seed % 3 == 0 else 0.0,
+        scale=(1.0, 0.4, 2.0)[seed % 3],
+    )
     X, y, Xt = random_stream(**spec)
     if seed % 2:
         X = sp.csr_matrix(X)
@@ -246,7 +280,7 @@ def test_one_feature_full_equals_diagonal_binary(name, params):
         (cf, rf), (cd, rd) = runs["full"], runs["diagonal"]
         label = f"{name} {params} one-feature seed {seed}"
         ref = run_linear_reference(name, X, y, covariance="full", **params)
-        slack = ref.events.get("near_ties", 0)       # parallel rows sit on CW/SCW-I/CW-var's boundary
+        slack = ref.events.get("near_ties", 0)  # parallel rows sit on CW/SCW-I/CW-var's boundary
         np.testing.assert_array_equal(rf.mistake_flags, rd.mistake_flags, err_msg=f"{label}: mistake flags")
         assert abs(rf.n_updates - rd.n_updates) <= slack, f"{label}: #updates {rf.n_updates} vs {rd.n_updates}"
         np.testing.assert_allclose(rf.scores, rd.scores, **TOL, err_msg=f"{label}: scores")
@@ -254,14 +288,19 @@ def test_one_feature_full_equals_diagonal_binary(name, params):
         if name != "sop":
             cov_f = np.asarray(cf.covariance_, float)
             assert np.all(cov_f == np.array([np.diag(np.diag(c)) for c in cov_f])), f"{label}: Σ not diagonal"
-            np.testing.assert_allclose(np.array([np.diag(c) for c in cov_f]), cd.covariance_, **TOL,
-                                       err_msg=f"{label}: covariance_")
-        np.testing.assert_allclose(cf.decision_function(Xt), cd.decision_function(Xt), **TOL,
-                                   err_msg=f"{label}: decision_function")
+            np.testing.assert_allclose(
+                np.array([np.diag(c) for c in cov_f]), cd.covariance_, **TOL, err_msg=f"{label}: covariance_"
+            )
+        np.testing.assert_allclose(
+            cf.decision_function(Xt), cd.decision_function(Xt), **TOL, err_msg=f"{label}: decision_function"
+        )
 
 
-@pytest.mark.parametrize("name,params", [c for c in ONE_FEATURE if c[0] != "sop"],
-                         ids=[i for c, i in zip(ONE_FEATURE, ONE_IDS) if c[0] != "sop"])
+@pytest.mark.parametrize(
+    "name,params",
+    [c for c in ONE_FEATURE if c[0] != "sop"],
+    ids=[i for c, i in zip(ONE_FEATURE, ONE_IDS) if c[0] != "sop"],
+)
 def test_one_feature_multiclass(name, params):
     """Multiclass, one non-zero feature per row. Full per-class Σ_r stay diagonal, but full and diagonal do
     NOT coincide under the specified rules: β (or c) is computed from v = v_y + v_s, and the full block rule
@@ -273,8 +312,14 @@ def test_one_feature_multiclass(name, params):
             clf = olkit.make(name, covariance=cov, **params)
             res = olkit.evaluate_online(clf, X, y)
             ref = run_linear_reference(name, X, y, covariance=cov, **params)
-            assert_same_run(res, ref, clf, Xt, f"{name} {params} {cov} one-feature multiclass seed {seed}",
-                            n_updates_slack=ref.events.get("near_ties", 0))
+            assert_same_run(
+                res,
+                ref,
+                clf,
+                Xt,
+                f"{name} {params} {cov} one-feature multiclass seed {seed}",
+                n_updates_slack=ref.events.get("near_ties", 0),
+            )
             if cov == "full":
                 cov_f = np.asarray(clf.covariance_, float)
                 assert np.all(cov_f == np.array([np.diag(np.diag(c)) for c in cov_f]))

@@ -9,26 +9,43 @@ the eigenvectors may differ in sign (or in basis within a cluster of equal eigen
 see unless the top-k cut splits a cluster — the reference reports the gap at the cut and the streams used
 have one.
 """
+
 import itertools
 import pickle
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from reference.feature_maps import gaussian, nogd
-from reference.kernel_multiclass import stream
 
 import olkit
 from olkit.learners.budget.nogd import NOGD
+from reference.feature_maps import gaussian, nogd
+from reference.kernel_multiclass import stream
 
 SIGMA = 1.5
 
 # (seed, classes, B, k, eta)
-CASES = ([(seed, 2, B, k, eta) for seed, B, k, eta in
-          [(0, 4, None, 0.3), (1, 6, 2, 0.3), (2, 10, 3, 0.7), (3, 5, 5, 0.3), (4, 8, 1, 0.7), (5, 10, None, 0.3)]]
-         + [(10 + seed, K, B, k, eta) for seed, K, B, k, eta in
-            [(0, 3, 4, None, 0.3), (1, 4, 6, 2, 0.3), (2, 5, 10, 3, 0.7), (3, 3, 5, 5, 0.3), (4, 4, 8, 1, 0.7),
-             (5, 5, 10, None, 0.3)]])
+CASES = [
+    (seed, 2, B, k, eta)
+    for seed, B, k, eta in [
+        (0, 4, None, 0.3),
+        (1, 6, 2, 0.3),
+        (2, 10, 3, 0.7),
+        (3, 5, 5, 0.3),
+        (4, 8, 1, 0.7),
+        (5, 10, None, 0.3),
+    ]
+] + [
+    (10 + seed, K, B, k, eta)
+    for seed, K, B, k, eta in [
+        (0, 3, 4, None, 0.3),
+        (1, 4, 6, 2, 0.3),
+        (2, 5, 10, 3, 0.7),
+        (3, 3, 5, 5, 0.3),
+        (4, 4, 8, 1, 0.7),
+        (5, 5, 10, None, 0.3),
+    ]
+]
 
 
 def labelled_stream(seed, K):
@@ -138,9 +155,19 @@ def test_two_classes_as_multiclass_equal_binary_with_twice_the_step(seed, monkey
     assert multi.n_updates == binary.n_updates
 
 
-@pytest.mark.parametrize("params,name", [
-    ({"B": 1}, "B"), ({"B": 2.5}, "B"), ({"k": 0}, "k"), ({"k": 1.5}, "k"), ({"B": 10, "k": 11}, "k"),
-    ({"eta": 0}, "eta"), ({"sigma": 0}, "sigma"), ({"compat": "dogma"}, "compat")])
+@pytest.mark.parametrize(
+    "params,name",
+    [
+        ({"B": 1}, "B"),
+        ({"B": 2.5}, "B"),
+        ({"k": 0}, "k"),
+        ({"k": 1.5}, "k"),
+        ({"B": 10, "k": 11}, "k"),
+        ({"eta": 0}, "eta"),
+        ({"sigma": 0}, "sigma"),
+        ({"compat": "dogma"}, "compat"),
+    ],
+)
 def test_parameter_errors(params, name):
     with pytest.raises(ValueError, match=f"nogd: parameter {name}="):
         olkit.make("nogd", **params)

@@ -2,6 +2,7 @@
 refused with a ValueError naming the example (olkit.protocol.UnlearnableExample), and the model is left as
 it was before that round; σ is validated against what the Gaussian can represent; the crashes the fuzzer
 found (ZeroDivisionError, numba's re-raise) are gone."""
+
 import subprocess
 import sys
 
@@ -108,7 +109,7 @@ def test_state_restored_exactly_within_a_block():
     ref = olkit.make("duol")
     ref.partial_fit(X[:1], y[:1], classes=[-1, 1])
     for i in range(1, 150):
-        ref.partial_fit(X[i:i + 1], y[i:i + 1])
+        ref.partial_fit(X[i : i + 1], y[i : i + 1])
     n = clf.support_.n
     assert n == ref.support_.n
     np.testing.assert_array_equal(clf.support_.coef[:n], ref.support_.coef[:n])
@@ -140,17 +141,27 @@ def test_lsokl_zero_row(name, kernel):
 
 
 AHPATRON_1E85 = [
-    [-8.744564250507944e+84, -1.2199213398408457e+85], [1.133803932727506e+85, -1.8560793833327212e+85],
-    [5.312168055878893e+84, 1.0795068635930839e+85], [1.133803932727506e+85, -1.8560793833327212e+85],
-    [-2.0233786605846708e+85, 4.579155091533824e+84], [1.133803932727506e+85, -1.8560793833327212e+85],
-    [1.1807927571749615e+85, 1.2470260110233985e+85], [5.312168055878893e+84, 1.0795068635930839e+85],
-    [1.1474208152879438e+85, 1.2856682872895677e+84], [-8.744564250507944e+84, -1.2199213398408457e+85],
-    [-9.915189861827126e+84, 3.890081644288032e+84], [1.1807927571749615e+85, 1.2470260110233985e+85],
-    [8.354716333975677e+84, -1.699038313928135e+84], [1.3083473326036799e+85, -1.0909472094190072e+85],
-    [1.6164510462566408e+85, 1.8937952529718125e+84], [1.133803932727506e+85, -1.8560793833327212e+85],
-    [1.6164510462566408e+85, 1.8937952529718125e+84], [1.1807927571749615e+85, 1.2470260110233985e+85],
-    [1.133803932727506e+85, -1.8560793833327212e+85], [1.4514164962880598e+85, 1.822640986245957e+84],
-    [-9.915189861827126e+84, 3.890081644288032e+84],
+    [-8.744564250507944e84, -1.2199213398408457e85],
+    [1.133803932727506e85, -1.8560793833327212e85],
+    [5.312168055878893e84, 1.0795068635930839e85],
+    [1.133803932727506e85, -1.8560793833327212e85],
+    [-2.0233786605846708e85, 4.579155091533824e84],
+    [1.133803932727506e85, -1.8560793833327212e85],
+    [1.1807927571749615e85, 1.2470260110233985e85],
+    [5.312168055878893e84, 1.0795068635930839e85],
+    [1.1474208152879438e85, 1.2856682872895677e84],
+    [-8.744564250507944e84, -1.2199213398408457e85],
+    [-9.915189861827126e84, 3.890081644288032e84],
+    [1.1807927571749615e85, 1.2470260110233985e85],
+    [8.354716333975677e84, -1.699038313928135e84],
+    [1.3083473326036799e85, -1.0909472094190072e85],
+    [1.6164510462566408e85, 1.8937952529718125e84],
+    [1.133803932727506e85, -1.8560793833327212e85],
+    [1.6164510462566408e85, 1.8937952529718125e84],
+    [1.1807927571749615e85, 1.2470260110233985e85],
+    [1.133803932727506e85, -1.8560793833327212e85],
+    [1.4514164962880598e85, 1.822640986245957e84],
+    [-9.915189861827126e84, 3.890081644288032e84],
 ]
 AHPATRON_1E85_Y = "ant ant bee ant cat ant bee bee ant ant bee bee ant ant ant ant ant bee cat ant ant".split()
 
@@ -166,8 +177,13 @@ def test_ahpatron_linear_kernel_overflow_refused():
 def test_ahpatron_singular_solve_refused():
     """Linear-kernel Ahpatron on rows ~1e26: K₂ + ηI is singular to machine precision (η = 5e-4 is lost next to
     1e52) and the solve raised numpy's LinAlgError from the loop; the round is refused and says why."""
-    X = [[-1.9362816917018e+26], [3.202432047275546e+25], [-5.091553877844317e+23], [-1.6884952118834912e+26],
-         [-4.313860318417984e+25]]
+    X = [
+        [-1.9362816917018e26],
+        [3.202432047275546e25],
+        [-5.091553877844317e23],
+        [-1.6884952118834912e26],
+        [-4.313860318417984e25],
+    ]
     clf = olkit.make("ahpatron", kernel="linear", B=4)
     with pytest.raises(UnlearnableExample, match="LinAlgError") as info:
         clf.partial_fit(np.array(X), np.array([2, 1, 1, 0, 1]))
@@ -186,10 +202,18 @@ def test_decision_function_refuses_nonfinite_scores():
 def _cli_error(tmp_path, X, y, *args):
     """stderr lines and exit code of ``python -m olkit run ARGS --data FILE`` on (X, y) written as LIBSVM."""
     path = tmp_path / "d.libsvm"
-    path.write_text("".join(f"{label:+d} " + " ".join(f"{j + 1}:{float(v)!r}" for j, v in enumerate(row)) + "\n"
-                            for row, label in zip(X, y)))
-    out = subprocess.run([sys.executable, "-m", "olkit", "run", *args, "--data", str(path), "--repeats", "1"],
-                         check=False, capture_output=True, text=True)
+    path.write_text(
+        "".join(
+            f"{label:+d} " + " ".join(f"{j + 1}:{float(v)!r}" for j, v in enumerate(row)) + "\n"
+            for row, label in zip(X, y)
+        )
+    )
+    out = subprocess.run(
+        [sys.executable, "-m", "olkit", "run", *args, "--data", str(path), "--repeats", "1"],
+        check=False,
+        capture_output=True,
+        text=True,
+    )
     assert "Traceback" not in out.stderr, out.stderr
     return out.returncode, out.stderr.strip().splitlines()
 
@@ -208,6 +232,7 @@ def test_cli_tiny_sigma_is_one_line(tmp_path):
 
 
 # ---- the Gaussian kernel of near pairs (olkit.kernels.NEAR) ------------------------------------------------
+
 
 def _copies(scale, d=5, seed=3):
     """Rows at the given scale with every row repeated (duplicates of earlier rows later in the stream)."""

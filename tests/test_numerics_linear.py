@@ -14,19 +14,20 @@
 * the held results: wherever the formula as written has not cancelled or overflowed, the compiled rules
   return it bit for bit (checked against the formula evaluated in Python on ordinary inputs).
 """
+
 import math
 from decimal import Decimal, localcontext
 
 import numpy as np
 import pytest
-from fuzzing import checks as fuzz
-from helpers import CW_1E6, CW_1E6_Y, SCW2_1E13, SCW2_1E13_Y
 
 import olkit
+from fuzzing import checks as fuzz
+from helpers import CW_1E6, CW_1E6_Y, SCW2_1E13, SCW2_1E13_Y
 from olkit.learners.linear.base import phi_of
 from olkit.learners.linear.cw import (
-    CWParams,
     CANCELLED,
+    CWParams,
     cw_alpha,
     cw_alpha_stable,
     cw_covariance_step,
@@ -97,7 +98,7 @@ def exact_cw_alpha(phi, m, v):
         ctx.prec = PREC
         phi, m, v = _dec(phi, m, v)
         psi, zeta = 1 + phi * phi / 2, 1 + phi * phi
-        return (-m * psi + (m * m * phi ** 4 / 4 + v * phi * phi * zeta).sqrt()) / (v * zeta)
+        return (-m * psi + (m * m * phi**4 / 4 + v * phi * phi * zeta).sqrt()) / (v * zeta)
 
 
 def exact_cw_step(alpha, phi, v):
@@ -137,7 +138,7 @@ def _representable(exact):
 
 def _margins(rng, n):
     """m/bound ratios r: very negative, ordinary, and close to the trigger's boundary r → 1."""
-    r = np.concatenate([-10.0 ** rng.uniform(0, 8, n), rng.uniform(-1, 1, n), 1 - 10.0 ** rng.uniform(-12, -1, n)])
+    r = np.concatenate([-(10.0 ** rng.uniform(0, 8, n)), rng.uniform(-1, 1, n), 1 - 10.0 ** rng.uniform(-12, -1, n)])
     return r.tolist()
 
 
@@ -145,17 +146,27 @@ def _margins(rng, n):
 # 1. CW / SCW-I / SCW-II with a diagonal covariance: the streams that divided by zero
 # ---------------------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("scale", [1e-3, 1.0, 10.0, 1e7, 1e13, 1e18, 1e23, 1e29])
-@pytest.mark.parametrize("name,params", [("cw", {"covariance": "diagonal", "eta": 0.9}),
-                                         ("scw1", {"covariance": "diagonal", "C": 1.0, "eta": 0.9}),
-                                         ("scw2", {"covariance": "diagonal", "C": 0.1, "eta": 0.9})])
+@pytest.mark.parametrize(
+    "name,params",
+    [
+        ("cw", {"covariance": "diagonal", "eta": 0.9}),
+        ("scw1", {"covariance": "diagonal", "C": 1.0, "eta": 0.9}),
+        ("scw2", {"covariance": "diagonal", "C": 0.1, "eta": 0.9}),
+    ],
+)
 def test_cw_scw_diagonal_streams_run_finite(name, params, scale):
     _properties_hold(name, params, np.asarray(CW_1E6) * scale, CW_1E6_Y, cuts=(6,))
 
 
 @pytest.mark.parametrize("scale", [1e-3, 1.0, 1e7, 1e-13, 1e10])
-@pytest.mark.parametrize("name,params", [("scw2", {"covariance": "diagonal", "C": 0.1, "eta": 0.9}),
-                                         ("scw2", {"covariance": "full", "C": 0.1, "eta": 0.9}),
-                                         ("cw", {"covariance": "diagonal", "eta": 0.9})])
+@pytest.mark.parametrize(
+    "name,params",
+    [
+        ("scw2", {"covariance": "diagonal", "C": 0.1, "eta": 0.9}),
+        ("scw2", {"covariance": "full", "C": 0.1, "eta": 0.9}),
+        ("cw", {"covariance": "diagonal", "eta": 0.9}),
+    ],
+)
 def test_scw2_1e13_stream_runs_finite(name, params, scale):
     _properties_hold(name, params, np.asarray(SCW2_1E13) * scale, SCW2_1E13_Y, cuts=(6,))
 
@@ -179,7 +190,7 @@ def test_cw_inverse_constant_matches_the_formula_in_high_precision():
         step = cw_covariance_step(alpha, phi, v)
         a, beta, c2 = step.alpha, step.beta, step.c
         assert a == alpha and math.isfinite(beta) and c2 > 0.0
-        assert _rel(beta, exact_beta) < 4 * 2 ** 20 * EPS and _rel(c2, exact_c) < 4 * 2 ** 20 * EPS
+        assert _rel(beta, exact_beta) < 4 * 2**20 * EPS and _rel(c2, exact_c) < 4 * 2**20 * EPS
     assert worst < 8 * EPS, worst
 
 
@@ -214,8 +225,9 @@ def test_cw_alpha_stable_matches_the_formula_in_high_precision():
         exact = exact_cw_alpha(phi, m, v)
         if not _representable(exact) or exact <= 0:
             continue
-        loss_condition = (phi * math.sqrt(v) + abs(m)) / float(Decimal(float(phi)) * Decimal(float(v)).sqrt()
-                                                                - Decimal(float(m)))
+        loss_condition = (phi * math.sqrt(v) + abs(m)) / float(
+            Decimal(float(phi)) * Decimal(float(v)).sqrt() - Decimal(float(m))
+        )
         assert _rel(cw_alpha_stable(phi, m, v), exact) < 16 * EPS * (1 + loss_condition)
 
 
@@ -244,11 +256,11 @@ def test_scw2_large_rows_run_finite(covariance, exponent):
     """A zero row then one of 2·10^e (fuzz seed 1, run 52: NaN at 1e55, where 4nv(n + vφ²) overflows), and an
     ordinary stream with one outlier row of 10^e (run 73: 1e54)."""
     params = {"covariance": covariance, "C": 0.1, "eta": 0.75}
-    _properties_hold("scw2", params, [[0.0], [-2.0 * 10.0 ** exponent]], [0, 1])
+    _properties_hold("scw2", params, [[0.0], [-2.0 * 10.0**exponent]], [0, 1])
     rng = np.random.default_rng(exponent)
     X = rng.normal(size=(14, 8))
     y = np.where(X[:, 0] + 0.3 * X[:, 1] > 0, 1, -1)
-    X[-1] *= 10.0 ** exponent
+    X[-1] *= 10.0**exponent
     _properties_hold("scw2", {"covariance": covariance, "C": 10.0, "eta": 0.9}, X, y, cuts=(7,))
 
 
@@ -266,11 +278,12 @@ def test_scw2_alpha_stable_matches_the_formula_in_high_precision():
         exact = exact_scw2_alpha(phi, C, m, v)
         if not _representable(exact) or exact <= 0:
             continue
-        loss_condition = (phi * math.sqrt(v) + abs(m)) / float(Decimal(float(phi)) * Decimal(float(v)).sqrt()
-                                                                - Decimal(float(m)))
+        loss_condition = (phi * math.sqrt(v) + abs(m)) / float(
+            Decimal(float(phi)) * Decimal(float(v)).sqrt() - Decimal(float(m))
+        )
         assert _rel(scw2_alpha_stable(phi, C, m, v), exact) < 32 * EPS * (1 + loss_condition)
         # the rule: the formula where it neither overflowed nor lost more than ~20 bits, else the stable form
-        assert _rel(scw2_alpha(phi, C, m, v, False), exact) < 32 * EPS * (2 ** 20 + loss_condition)
+        assert _rel(scw2_alpha(phi, C, m, v, False), exact) < 32 * EPS * (2**20 + loss_condition)
 
 
 def test_scw2_alpha_is_the_formula_where_it_has_not_cancelled():
@@ -329,7 +342,7 @@ def test_cw_var_alpha_is_the_formula_unless_it_overflows():
 def test_nherd_beta_where_the_square_overflows():
     """β = (C²v + 2C)/(1 + Cv)²: (1 + Cv)² overflowed for Cv > ~1e154 (β = 0 where β ≈ 1/v)."""
     fst = np.zeros(6)
-    for C in (2.0 ** -4, 1.0, 2.0 ** 4):
+    for C in (2.0**-4, 1.0, 2.0**4):
         for v in (1e-6, 1.0, 1e100, 1e160, 1e200, 1e300):
             beta = nherd_step(NHERDParams(C), fst, 0.5, v, 0.0, True).beta
             with localcontext() as ctx:
@@ -341,7 +354,7 @@ def test_nherd_beta_where_the_square_overflows():
                 assert beta == (C * C * v + 2.0 * C) / ((1.0 + C * v) * (1.0 + C * v))
 
 
-ROWS_1E77 = ([[3e+77, 3e+77], [-2e+77, -2e+77], [0.0, 0.0], [-2e+77, 3e+77], [2e+77, -2e+77]], [-1, 1, 1, -1, 1])
+ROWS_1E77 = ([[3e77, 3e77], [-2e77, -2e77], [0.0, 0.0], [-2e77, 3e77], [2e77, -2e77]], [-1, 1, 1, -1, 1])
 """fuzz seed 1, run 0: rows ~1e77 on which full-covariance AROW and NAROW (compat='libol') lost positive
 definiteness."""
 
@@ -351,98 +364,129 @@ definiteness."""
 # ---------------------------------------------------------------------------------------------------------
 NEGATIVE_DIAGONAL = [
     # fuzz seed 0, run 956 (rows ~1e11)
-    ('nherd', {'covariance': 'full', 'diagonal': 'drop', 'C': 1.0},
-     [[-300000000000.0, -200000000000.0],
-      [300000000000.0, 0.0]],
-     [93, 65]),
+    (
+        "nherd",
+        {"covariance": "full", "diagonal": "drop", "C": 1.0},
+        [[-300000000000.0, -200000000000.0], [300000000000.0, 0.0]],
+        [93, 65],
+    ),
     # fuzz seed 1, run 137 (rows ~1e5)
-    ('nherd', {'covariance': 'full', 'diagonal': 'drop', 'C': 1.0},
-     [[0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
-      [0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
-      [-84041.6875, 102104.4921875, -115099.390625, -48484.04296875, -112421.3203125, 96973.046875],
-      [0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
-      [0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
-      [20228.576171875, -40829.3359375, 113586.28125, -31910.365234375, -213594.125, -32141.41796875],
-      [-84041.6875, 102104.4921875, -115099.390625, -48484.04296875, -112421.3203125, 96973.046875],
-      [-165829.703125, -31241.845703125, -8543.1044921875, -44925.046875, 109191.046875, -99215.5859375],
-      [-84041.6875, 102104.4921875, -115099.390625, -48484.04296875, -112421.3203125, 96973.046875],
-      [0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
-      [-84041.6875, 102104.4921875, -115099.390625, -48484.04296875, -112421.3203125, 96973.046875],
-      [0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
-      [0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
-      [1105.3646240234375, 55872.86328125, 124220.84375, -1886.000732421875, -53575.57421875, 55562.7734375],
-      [143477.0, -75840.5859375, -127568.78125, -3945.222412109375, -81732.875, 68376.3125],
-      [0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
-      [143477.0, -75840.5859375, -127568.78125, -3945.222412109375, -81732.875, 68376.3125],
-      [-144484.9375, 77030.1015625, -44147.1640625, 77842.1484375, 80270.5, 6627.7685546875]],
-     [1, 1, 1, 1, 1, -1, 1, 1, 1, -1, 1, 1, -1, -1, 1, 1, 1, 1]),
+    (
+        "nherd",
+        {"covariance": "full", "diagonal": "drop", "C": 1.0},
+        [
+            [0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
+            [0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
+            [-84041.6875, 102104.4921875, -115099.390625, -48484.04296875, -112421.3203125, 96973.046875],
+            [0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
+            [0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
+            [20228.576171875, -40829.3359375, 113586.28125, -31910.365234375, -213594.125, -32141.41796875],
+            [-84041.6875, 102104.4921875, -115099.390625, -48484.04296875, -112421.3203125, 96973.046875],
+            [-165829.703125, -31241.845703125, -8543.1044921875, -44925.046875, 109191.046875, -99215.5859375],
+            [-84041.6875, 102104.4921875, -115099.390625, -48484.04296875, -112421.3203125, 96973.046875],
+            [0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
+            [-84041.6875, 102104.4921875, -115099.390625, -48484.04296875, -112421.3203125, 96973.046875],
+            [0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
+            [0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
+            [1105.3646240234375, 55872.86328125, 124220.84375, -1886.000732421875, -53575.57421875, 55562.7734375],
+            [143477.0, -75840.5859375, -127568.78125, -3945.222412109375, -81732.875, 68376.3125],
+            [0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
+            [143477.0, -75840.5859375, -127568.78125, -3945.222412109375, -81732.875, 68376.3125],
+            [-144484.9375, 77030.1015625, -44147.1640625, 77842.1484375, 80270.5, 6627.7685546875],
+        ],
+        [1, 1, 1, 1, 1, -1, 1, 1, 1, -1, 1, 1, -1, -1, 1, 1, 1, 1],
+    ),
     # fuzz seed 1, run 24 (rows ~1e75)
-    ('nherd', {'covariance': 'diagonal', 'diagonal': 'drop', 'C': 0.1},
-     [[0.0, 1.9406939242146396e+75, 0.0, 3.252770797504818e+74],
-      [0.0, 5.115231344831745e+74, -3.3107451639560753e+74, 8.413293204424105e+74],
-      [-4.3859914771667693e+74, 0.0, 7.505727871756301e+74, 1.922683793825629e+75],
-      [0.0, 0.0, 1.3892784711387258e+75, 0.0],
-      [-2.2380854978187523e+74, 0.0, -2.758813315787056e+75, -1.8146112320694183e+75],
-      [0.0, -6.496045552603808e+74, 0.0, -1.1363515320673566e+75],
-      [0.0, 0.0, 0.0, 0.0],
-      [0.0, 0.0, 0.0, 2.3507305832733094e+74]],
-     [32, 32, 32, 32, 9, 9, 32, 32]),
+    (
+        "nherd",
+        {"covariance": "diagonal", "diagonal": "drop", "C": 0.1},
+        [
+            [0.0, 1.9406939242146396e75, 0.0, 3.252770797504818e74],
+            [0.0, 5.115231344831745e74, -3.3107451639560753e74, 8.413293204424105e74],
+            [-4.3859914771667693e74, 0.0, 7.505727871756301e74, 1.922683793825629e75],
+            [0.0, 0.0, 1.3892784711387258e75, 0.0],
+            [-2.2380854978187523e74, 0.0, -2.758813315787056e75, -1.8146112320694183e75],
+            [0.0, -6.496045552603808e74, 0.0, -1.1363515320673566e75],
+            [0.0, 0.0, 0.0, 0.0],
+            [0.0, 0.0, 0.0, 2.3507305832733094e74],
+        ],
+        [32, 32, 32, 32, 9, 9, 32, 32],
+    ),
     # fuzz seed 1, run 0 (rows ~1e77)
-    ('nherd', {'covariance': 'full', 'diagonal': 'exact', 'C': 0.1, 'compat': 'libol'},
-     [[3e+77, 3e+77],
-      [-2e+77, -2e+77],
-      [0.0, 0.0],
-      [-2e+77, 3e+77]],
-     [-1, 1, 1, -1]),
+    (
+        "nherd",
+        {"covariance": "full", "diagonal": "exact", "C": 0.1, "compat": "libol"},
+        [[3e77, 3e77], [-2e77, -2e77], [0.0, 0.0], [-2e77, 3e77]],
+        [-1, 1, 1, -1],
+    ),
     # fuzz seed 1, run 0 (rows ~1e77)
-    ('arow', {'covariance': 'full', 'r': 0.1, 'compat': 'libol'},
-     *ROWS_1E77),
+    ("arow", {"covariance": "full", "r": 0.1, "compat": "libol"}, *ROWS_1E77),
     # fuzz seed 1, run 0 (rows ~1e77)
-    ('narow', {'covariance': 'full', 'b': 0.1, 'compat': 'libol'},
-     *ROWS_1E77),
+    ("narow", {"covariance": "full", "b": 0.1, "compat": "libol"}, *ROWS_1E77),
     # fuzz seed 0, run 1367 (rows ~1e39)
-    ('cw-var', {'covariance': 'full', 'eta': 0.7, 'compat': 'libol'},
-     [[-3e+39, -1e+39, -1e+39, -2e+39, 1e+39, -3e+39],
-      [-3e+39, -2e+39, -2e+39, 0.0, 2e+39, 2e+39],
-      [3e+39, 3e+39, -1e+39, 0.0, -1e+39, 2e+39],
-      [-1e+39, -1e+39, -3e+39, 0.0, -3e+39, 3e+39],
-      [1e+39, -2e+39, 1e+39, 3e+39, -1e+39, -1e+39],
-      [3e+39, 1e+39, 3e+39, 2e+39, -3e+39, 2e+39]],
-     [59, 59, 38, 38, 38, 38]),
+    (
+        "cw-var",
+        {"covariance": "full", "eta": 0.7, "compat": "libol"},
+        [
+            [-3e39, -1e39, -1e39, -2e39, 1e39, -3e39],
+            [-3e39, -2e39, -2e39, 0.0, 2e39, 2e39],
+            [3e39, 3e39, -1e39, 0.0, -1e39, 2e39],
+            [-1e39, -1e39, -3e39, 0.0, -3e39, 3e39],
+            [1e39, -2e39, 1e39, 3e39, -1e39, -1e39],
+            [3e39, 1e39, 3e39, 2e39, -3e39, 2e39],
+        ],
+        [59, 59, 38, 38, 38, 38],
+    ),
     # fuzz seed 1, run 14 (rows ~1e89)
-    ('cw-var', {'covariance': 'full', 'eta': 0.9},
-     [[-1.5299950814913262e+87, 5.1220575426312e+91, -2.2725527961955534e+90],
-      [-1.5789696073647631e+88, 1.4589983953406544e+92, 1.916287777601554e+91],
-      [-2.756238491648125e+87, -7.651158491512833e+91, 1.204070068278711e+91]],
-     [2.0, 2.0, 1.0]),
+    (
+        "cw-var",
+        {"covariance": "full", "eta": 0.9},
+        [
+            [-1.5299950814913262e87, 5.1220575426312e91, -2.2725527961955534e90],
+            [-1.5789696073647631e88, 1.4589983953406544e92, 1.916287777601554e91],
+            [-2.756238491648125e87, -7.651158491512833e91, 1.204070068278711e91],
+        ],
+        [2.0, 2.0, 1.0],
+    ),
     # fuzz seed 1, run 14 (rows ~1e89)
-    ('sop', {'covariance': 'full', 'compat': 'libol'},
-     [[-1.5299950814913262e+87, 5.1220575426312e+91, -2.2725527961955534e+90],
-      [-1.5789696073647631e+88, 1.4589983953406544e+92, 1.916287777601554e+91],
-      [-2.756238491648125e+87, -7.651158491512833e+91, 1.204070068278711e+91]],
-     [2.0, 2.0, 1.0]),
+    (
+        "sop",
+        {"covariance": "full", "compat": "libol"},
+        [
+            [-1.5299950814913262e87, 5.1220575426312e91, -2.2725527961955534e90],
+            [-1.5789696073647631e88, 1.4589983953406544e92, 1.916287777601554e91],
+            [-2.756238491648125e87, -7.651158491512833e91, 1.204070068278711e91],
+        ],
+        [2.0, 2.0, 1.0],
+    ),
     # fuzz seed 1, run 68 (rows ~1e139)
-    ('sop', {'covariance': 'full'},
-     [[0.0, 0.0, 0.0],
-      [1.0031346222885636e+139, -5.4037869210513234e+138, 5.248908685530952e+138],
-      [-2.9774481782764374e+137, 7.082172034836367e+138, 7.829674191841963e+138],
-      [0.0, 0.0, 0.0],
-      [0.0, 0.0, 0.0],
-      [0.0, 0.0, 0.0],
-      [9.501867708932354e+138, -1.4141833472942431e+139, -9.93573340198271e+138],
-      [1.0521310644911834e+139, -7.97156848091709e+137, 3.384560798005465e+138],
-      [-1.6395800953624736e+139, -3.069837004327177e+138, -2.2477828364590363e+138],
-      [-1.3845767064396605e+138, -4.2707566299109595e+138, -9.425293297849761e+138],
-      [-9.284453508426938e+138, 8.617938825700604e+138, -5.951060810175638e+137],
-      [-1.0453008117627941e+139, -7.75618006845514e+137, 5.8029778748844366e+138]],
-     [41, 41, 41, 52, 52, 41, 41, 52, 41, 41, 52, 52]),
+    (
+        "sop",
+        {"covariance": "full"},
+        [
+            [0.0, 0.0, 0.0],
+            [1.0031346222885636e139, -5.4037869210513234e138, 5.248908685530952e138],
+            [-2.9774481782764374e137, 7.082172034836367e138, 7.829674191841963e138],
+            [0.0, 0.0, 0.0],
+            [0.0, 0.0, 0.0],
+            [0.0, 0.0, 0.0],
+            [9.501867708932354e138, -1.4141833472942431e139, -9.93573340198271e138],
+            [1.0521310644911834e139, -7.97156848091709e137, 3.384560798005465e138],
+            [-1.6395800953624736e139, -3.069837004327177e138, -2.2477828364590363e138],
+            [-1.3845767064396605e138, -4.2707566299109595e138, -9.425293297849761e138],
+            [-9.284453508426938e138, 8.617938825700604e138, -5.951060810175638e137],
+            [-1.0453008117627941e139, -7.75618006845514e137, 5.8029778748844366e138],
+        ],
+        [41, 41, 41, 52, 52, 41, 41, 52, 41, 41, 52, 52],
+    ),
 ]
 """The shortest prefixes of the fuzzer's runs that ended with a negative covariance diagonal (tools/fuzz.py,
 ``sample_run(seed, run, [algorithm])``; seed 0 runs drawn over the linear family)."""
 
 
-@pytest.mark.parametrize("name,params,X,y", NEGATIVE_DIAGONAL,
-                         ids=[f"{c[0]}-{i}" for i, c in enumerate(NEGATIVE_DIAGONAL)])
+@pytest.mark.parametrize(
+    "name,params,X,y", NEGATIVE_DIAGONAL, ids=[f"{c[0]}-{i}" for i, c in enumerate(NEGATIVE_DIAGONAL)]
+)
 def test_negative_diagonal_streams_keep_the_diagonal_non_negative(name, params, X, y):
     _properties_hold(name, params, X, y, cuts=(max(1, len(y) // 2),))
 
@@ -487,9 +531,21 @@ def test_full_downdate_is_the_formula_where_the_diagonal_stays_positive():
         np.testing.assert_array_equal(new, formula)
 
 
-@pytest.mark.parametrize("name,params", [("arow", {}), ("narow", {}), ("nherd", {}), ("cw-var", {}), ("cw", {}),
-                                         ("scw1", {}), ("scw2", {}), ("iellip", {}), ("sop", {}),
-                                         ("nherd", {"covariance": "diagonal", "diagonal": "drop"})])
+@pytest.mark.parametrize(
+    "name,params",
+    [
+        ("arow", {}),
+        ("narow", {}),
+        ("nherd", {}),
+        ("cw-var", {}),
+        ("cw", {}),
+        ("scw1", {}),
+        ("scw2", {}),
+        ("iellip", {}),
+        ("sop", {}),
+        ("nherd", {"covariance": "diagonal", "diagonal": "drop"}),
+    ],
+)
 @pytest.mark.parametrize("exponent", [10, 40, 77])
 def test_repeated_and_parallel_rows_at_large_magnitudes(name, params, exponent):
     """Rows along a few directions, repeated, at 10^e: after the first update Σ has almost no variance
@@ -497,7 +553,7 @@ def test_repeated_and_parallel_rows_at_large_magnitudes(name, params, exponent):
     rng = np.random.default_rng(exponent)
     base = rng.integers(-3, 4, size=(4, 3)).astype(float)
     pick = rng.integers(0, 4, size=30)
-    X = base[pick] * 10.0 ** exponent
+    X = base[pick] * 10.0**exponent
     y = np.where(pick % 2 == 0, 1, -1)
     y[:2] = (1, -1)
     _properties_hold(name, {"covariance": "full", **params}, X, y, cuts=(11,))
@@ -508,21 +564,40 @@ def test_repeated_and_parallel_rows_at_large_magnitudes(name, params, exponent):
 # ---------------------------------------------------------------------------------------------------------
 CANCELLED_COVARIANCE = [
     # fuzz seed 0, run 2931 over the second-order learners (rows ~1e55): μ = A⁻¹v overflowed
-    ("sop", {"covariance": "full", "compat": "libol"},
-     [[0.0, -3e+55, 0.0, -2e+55], [2e+55, 0.0, -3e+55, 3e+55], [0.0, 0.0, 3e+55, -2e+55], [1e+55, 0.0, 0.0, 0.0],
-      [0.0, 0.0, 0.0, 0.0], [0.0, -3e+55, -3e+55, 1e+55], [0.0, 0.0, 0.0, 0.0], [3e+55, 0.0, 0.0, 0.0],
-      [0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, -3e+55]],
-     [1, 1, -1, 1, 1, 1, 1, 1, 1, 1]),
+    (
+        "sop",
+        {"covariance": "full", "compat": "libol"},
+        [
+            [0.0, -3e55, 0.0, -2e55],
+            [2e55, 0.0, -3e55, 3e55],
+            [0.0, 0.0, 3e55, -2e55],
+            [1e55, 0.0, 0.0, 0.0],
+            [0.0, 0.0, 0.0, 0.0],
+            [0.0, -3e55, -3e55, 1e55],
+            [0.0, 0.0, 0.0, 0.0],
+            [3e55, 0.0, 0.0, 0.0],
+            [0.0, 0.0, 0.0, 0.0],
+            [0.0, 0.0, 0.0, -3e55],
+        ],
+        [1, 1, -1, 1, 1, 1, 1, 1, 1, 1],
+    ),
     # fuzz seed 0, run 14550 (rows ~1e92): the update would have put inf into Σ (a refusal)
-    ("narow", {"covariance": "full", "b": 1.0},
-     [[0.0, 8.131524449996199e+92, -7.957727636608246e+90, 0.0],
-      [-8.262745442623813e+94, 0.0, -4.639295714508497e+90, 1.2657070248582997e+90],
-      [-1.2688508966343675e+95, 0.0, -2.1632469355653125e+90, -2.3927794212830235e+89],
-      [0.0, 4.635964547995852e+92, 0.0, 1.41896159778218e+90],
-      [-1.2688508966343675e+95, 0.0, -2.1632469355653125e+90, -2.3927794212830235e+89],
-      [-2.4859156354138748e+94, 0.0, 0.0, 0.0], [0.0, 2.9844980669401693e+92, 0.0, 0.0],
-      [0.0, 0.0, 0.0, -3.091355216320349e+89], [1.66897597946035e+95, 0.0, 0.0, 0.0]],
-     ["ant", "bee", "bee", "bee", "bee", "bee", "ant", "ant", "ant"]),
+    (
+        "narow",
+        {"covariance": "full", "b": 1.0},
+        [
+            [0.0, 8.131524449996199e92, -7.957727636608246e90, 0.0],
+            [-8.262745442623813e94, 0.0, -4.639295714508497e90, 1.2657070248582997e90],
+            [-1.2688508966343675e95, 0.0, -2.1632469355653125e90, -2.3927794212830235e89],
+            [0.0, 4.635964547995852e92, 0.0, 1.41896159778218e90],
+            [-1.2688508966343675e95, 0.0, -2.1632469355653125e90, -2.3927794212830235e89],
+            [-2.4859156354138748e94, 0.0, 0.0, 0.0],
+            [0.0, 2.9844980669401693e92, 0.0, 0.0],
+            [0.0, 0.0, 0.0, -3.091355216320349e89],
+            [1.66897597946035e95, 0.0, 0.0, 0.0],
+        ],
+        ["ant", "bee", "bee", "bee", "bee", "bee", "ant", "ant", "ant"],
+    ),
 ]
 
 
@@ -555,12 +630,13 @@ def test_cauchy_schwarz_bound_leaves_a_semidefinite_sigma_alone():
 
 
 def test_cauchy_schwarz_bound_clamps_what_a_cancelled_sigma_gives():
-    """Σ as the downdates leave it at ~1e140 (fuzz seed 0, run 1397 over the 16 linear learners): diagonals ~1e-280, off-diagonal
+    """Σ as the downdates leave it at ~1e140 (fuzz seed 0, run 1397 over the 16 linear learners): diagonals ~1e-280,
+    off-diagonal
     residues ~1e-16; Σx along the second axis then has u_1 ~ 1e123 against a bound of ~1e-143."""
     from olkit.learners.linear.engine import _bound_by_cauchy_schwarz
 
     S = np.array([[1.392e-280, -1.1e-16], [-1.1e-16, 2.427e-284]])
-    x = np.array([0.0, -2.129e+139])
+    x = np.array([0.0, -2.129e139])
     u = S @ x
     v = float(u @ x)
     _bound_by_cauchy_schwarz(S, u, v)
@@ -584,7 +660,7 @@ def exact_scw2_libol_alpha(phi, C, m, v):
         ctx.prec = PREC
         phi, C, m, v = _dec(phi, C, m, v)
         n = v + 1 / (2 * C)
-        root = (phi ** 4 * m * m * v * 2 + 4 * n * v * phi * phi * (n + v * phi * 2)).sqrt()
+        root = (phi**4 * m * m * v * 2 + 4 * n * v * phi * phi * (n + v * phi * 2)).sqrt()
         mb = 2 * m * n + phi * phi * m * v
         alpha = (-mb + root) / (2 * (n * n + n * v * phi * phi))
         return alpha, float((abs(mb) + root) / abs(root - mb))  # (α, condition of its numerator)

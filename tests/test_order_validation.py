@@ -5,6 +5,7 @@ The rule (:func:`olkit.protocol.check_order`): a non-empty 1-D sequence of integ
 0-based indices in which each of the n examples appears exactly once. The library says ``order ...``, the
 command line names the file (``--order FILE ...``); the rest of the message is the same.
 """
+
 import numpy as np
 import pytest
 
@@ -37,7 +38,7 @@ def _library(order):
     except ValueError as exc:
         message = str(exc)
         assert message.startswith("order "), message
-        return message[len("order "):]
+        return message[len("order ") :]
     return None
 
 
@@ -58,7 +59,7 @@ def _cli(capsys, path, command):
     prefix = f"olkit: error: --order {path} "
     line = err.strip().splitlines()[-1]
     assert code == 2 and line.startswith(prefix), err
-    return line[len(prefix):]
+    return line[len(prefix) :]
 
 
 @pytest.mark.parametrize("case", list(ORDERINGS))

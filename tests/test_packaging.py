@@ -1,5 +1,6 @@
 """The package as it is shipped: the version in one place, the type information (PEP 561 ``py.typed``) and the
 typed public API."""
+
 import ast
 import importlib.metadata
 import importlib.resources
@@ -49,8 +50,18 @@ def test_installed_metadata_model_header_and_cli_agree(tmp_path, capsys):
 def _code_and_config_files():
     """The files where a version could be written by hand: code, the build and docs configuration (not the
     recorded benchmark results, which say which version produced them, nor prose)."""
-    for pattern in ("src/**/*.py", "tests/**/*.py", "tools/**/*.py", "benchmarks/**/*.py", "examples/**/*.py",
-                    "docs/**/*.py", "pyproject.toml", "Makefile", ".ci/*", "experiments/*.toml"):
+    for pattern in (
+        "src/**/*.py",
+        "tests/**/*.py",
+        "tools/**/*.py",
+        "benchmarks/**/*.py",
+        "examples/**/*.py",
+        "docs/**/*.py",
+        "pyproject.toml",
+        "Makefile",
+        ".ci/*",
+        "experiments/*.toml",
+    ):
         for path in ROOT.glob(pattern):
             if path.is_file() and not {"_build", "auto_examples", "__pycache__"} & set(path.parts):
                 yield path
@@ -58,8 +69,11 @@ def _code_and_config_files():
 
 def test_the_version_literal_is_written_once():
     literal = re.compile(r"[\"']" + re.escape(olkit.__version__) + r"[\"']")
-    found = [str(path.relative_to(ROOT)) for path in _code_and_config_files()
-             for _ in literal.finditer(path.read_text(encoding="utf-8", errors="replace"))]
+    found = [
+        str(path.relative_to(ROOT))
+        for path in _code_and_config_files()
+        for _ in literal.finditer(path.read_text(encoding="utf-8", errors="replace"))
+    ]
     assert found == ["src/olkit/__init__.py"], found
 
 
@@ -78,10 +92,15 @@ def test_the_wheel_ships_py_typed_and_the_version(tmp_path):
     (source / "src").mkdir(parents=True)
     for name in ("pyproject.toml", "README.md"):
         shutil.copy(ROOT / name, source / name)
-    shutil.copytree(ROOT / "src" / "olkit", source / "src" / "olkit",
-                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-    done = subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(tmp_path / "dist"),
-                           str(source)], capture_output=True, text=True, timeout=600)
+    shutil.copytree(
+        ROOT / "src" / "olkit", source / "src" / "olkit", ignore=shutil.ignore_patterns("__pycache__", "*.pyc")
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(tmp_path / "dist"), str(source)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     (wheel,) = (tmp_path / "dist").glob("olkit-*.whl")
     with zipfile.ZipFile(wheel) as archive:
@@ -98,15 +117,20 @@ def test_type_checking_imports_are_the_lazy_exports():
 
     tree = ast.parse((ROOT / "src" / "olkit" / "__init__.py").read_text())
     (block,) = [node for node in tree.body if isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING"]
-    spelled = {alias.asname or alias.name: (node.module, alias.name)
-               for node in block.body if isinstance(node, ast.ImportFrom) for alias in node.names}
+    spelled = {
+        alias.asname or alias.name: (node.module, alias.name)
+        for node in block.body
+        if isinstance(node, ast.ImportFrom)
+        for alias in node.names
+    }
     assert spelled == {name: (module, attr) for name, (module, attr) in _EXPORTS.items()}
 
 
 def _annotated(function, skip=("self",)):
     signature = inspect.signature(function)
-    missing = [name for name, p in signature.parameters.items()
-               if name not in skip and p.annotation is inspect.Parameter.empty]
+    missing = [
+        name for name, p in signature.parameters.items() if name not in skip and p.annotation is inspect.Parameter.empty
+    ]
     if signature.return_annotation is inspect.Signature.empty:
         missing.append("return")
     return missing

@@ -7,6 +7,7 @@ option set), and ``olkit.make`` must reject each with one ValueError naming the 
 the value and what is valid — as must ``set_params`` + ``fit``, and the command line (one stderr line,
 exit status 2). A new learner or parameter is covered as soon as it is registered with its constraints.
 """
+
 import math
 import subprocess
 import sys
@@ -82,9 +83,12 @@ def bad_values(constraint):
 
 def constrained_parameters():
     """(algorithm, parameter) for every declared constraint of every registered algorithm."""
-    return [(name, param) for name in registry.names()
-            for param in sorted(registry.get(name)._all_constraints())
-            if param in registry.get(name)._get_param_names()]
+    return [
+        (name, param)
+        for name in registry.names()
+        for param in sorted(registry.get(name)._all_constraints())
+        if param in registry.get(name)._get_param_names()
+    ]
 
 
 def cases():
@@ -188,8 +192,9 @@ def test_every_parameter_has_a_declared_constraint(name):
     """The one validation path needs every parameter declared (imperative checks are not enough)."""
     cls = registry.get(name)
     declared = cls._all_constraints()
-    missing = [p for p in cls._get_param_names()
-               if p not in declared and (name, p) not in PARAMETERS_ACCEPTING_ANY_VALUE]
+    missing = [
+        p for p in cls._get_param_names() if p not in declared and (name, p) not in PARAMETERS_ACCEPTING_ANY_VALUE
+    ]
     assert not missing, f"{name}: no declared constraint for {', '.join(missing)}"
 
 
@@ -228,8 +233,12 @@ def sample(pairs, k=4):
 def test_olkit_command_bad_set_is_one_line(name, param):
     """The real command (``python -m olkit``, docs/dev/architecture.md#commands) on a sample: one stderr line,
     exit 2."""
-    proc = subprocess.run([sys.executable, "-m", "olkit", "run", name, "--data", "german", "--set", f"{param}=abc"],
-                          capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-m", "olkit", "run", name, "--data", "german", "--set", f"{param}=abc"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 2, proc.stderr
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and "Traceback" not in proc.stderr, proc.stderr

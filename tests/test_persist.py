@@ -5,6 +5,7 @@ one, for every registered algorithm (kernel, primal kernel="linear", linear seco
 binary and 3-class data; the file holds no pickled object; a damaged or foreign file is refused with one
 line naming it.
 """
+
 import json
 import subprocess
 import sys
@@ -65,8 +66,12 @@ def continue_both(a, b, X, y, held):
 
 def assert_same(a, b, X_held):
     np.testing.assert_array_equal(a.decision_function(X_held), b.decision_function(X_held))
-    assert (a.n_seen_, a.n_updates_, a.n_support_, a.n_mistakes_) == (b.n_seen_, b.n_updates_, b.n_support_,
-                                                                      b.n_mistakes_)
+    assert (a.n_seen_, a.n_updates_, a.n_support_, a.n_mistakes_) == (
+        b.n_seen_,
+        b.n_updates_,
+        b.n_support_,
+        b.n_mistakes_,
+    )
     np.testing.assert_array_equal(a.classes_, b.classes_)
 
 
@@ -131,8 +136,11 @@ def test_file_holds_no_pickle(tmp_path):
     assert all(a.dtype != object for a in arrays.values())
     header = header_of(path)
     assert header["format"] == "olkit-model" and header["format_version"] == 2
-    assert header["algorithm"] == "duol" and header["classes"] == {"kind": "int", "dtype": arrays["classes_"].dtype.str,
-                                                                   "values": [0, 10, 20]}
+    assert header["algorithm"] == "duol" and header["classes"] == {
+        "kind": "int",
+        "dtype": arrays["classes_"].dtype.str,
+        "values": [0, 10, 20],
+    }
     assert header["n_features_in"] == 6 and header["multilabel"] is False and header["params"]["C"] is None
     assert set(header["arrays"]) == set(arrays) - {HEADER_KEY}
     for key, entry in header["arrays"].items():
@@ -193,15 +201,18 @@ def test_refuses_the_format_with_positional_rule_parameters(saved):
         olkit.load(saved)
 
 
-@pytest.mark.parametrize("change, message", [
-    (lambda h: h.update(algorithm="no-such-algo"), "unknown algorithm 'no-such-algo'"),
-    (lambda h: h["params"].update(C=-1), "C=-1 is not valid"),
-    (lambda h: h["params"].update(nonsense=1), "unknown parameter"),
-    (lambda h: h["arrays"]["support_.coef"].update(shape=[1, 1]), "support_.coef"),
-    (lambda h: h["arrays"]["state_.cnt"].update(dtype="<f8"), "state_.cnt"),
-    (lambda h: h["classes"].update(values=[0, 1]), "classes"),
-    (lambda h: h["state"].pop("state_"), "no state_"),
-])
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (lambda h: h.update(algorithm="no-such-algo"), "unknown algorithm 'no-such-algo'"),
+        (lambda h: h["params"].update(C=-1), "C=-1 is not valid"),
+        (lambda h: h["params"].update(nonsense=1), "unknown parameter"),
+        (lambda h: h["arrays"]["support_.coef"].update(shape=[1, 1]), "support_.coef"),
+        (lambda h: h["arrays"]["state_.cnt"].update(dtype="<f8"), "state_.cnt"),
+        (lambda h: h["classes"].update(values=[0, 1]), "classes"),
+        (lambda h: h["state"].pop("state_"), "no state_"),
+    ],
+)
 def test_refuses_tampered_header(saved, change, message):
     header = header_of(saved)
     change(header)
@@ -237,20 +248,23 @@ def write_libsvm(path, n, d, seed, labels=None):
     X = rng.normal(size=(n, d))
     y = np.where(X[:, 0] > 0, 1, -1) if labels is None else np.full(n, labels)
     with open(path, "w") as fh:
-        fh.writelines(f"{label} " + " ".join(f"{j + 1}:{v:.6g}" for j, v in enumerate(row)) + "\n"
-                      for row, label in zip(X, y))
+        fh.writelines(
+            f"{label} " + " ".join(f"{j + 1}:{v:.6g}" for j, v in enumerate(row)) + "\n" for row, label in zip(X, y)
+        )
     return X, y
 
 
 def test_cli_train_predict_continue(tmp_path, capsys):
     for name, n, d, seed in [("train", 200, 6, 0), ("more", 80, 6, 1), ("test", 50, 4, 2)]:
         write_libsvm(tmp_path / f"{name}.libsvm", n, d, seed)
-    (X, y), (X2, y2), (X3, y3) = (olkit.load_dataset(str(tmp_path / f"{name}.libsvm"))
-                                  for name in ("train", "more", "test"))
+    (X, y), (X2, y2), (X3, y3) = (
+        olkit.load_dataset(str(tmp_path / f"{name}.libsvm")) for name in ("train", "more", "test")
+    )
     assert X3.shape[1] == 4  # fewer columns than the training file: padded to the model's 6
     model, out = str(tmp_path / "m.npz"), str(tmp_path / "pred.txt")
-    assert olkit_main(["train", "pa1", "--data", str(tmp_path / "train.libsvm"), "--model", model,
-                       "--set", "C=0.5"]) == 0
+    assert (
+        olkit_main(["train", "pa1", "--data", str(tmp_path / "train.libsvm"), "--model", model, "--set", "C=0.5"]) == 0
+    )
     text = capsys.readouterr().out
     ref = olkit.evaluate_online(olkit.make("pa1", C=0.5), X, y)
     assert f"{100 * ref.mistake_rate:.3f}" in text and "model saved to" in text
@@ -278,11 +292,15 @@ def test_cli_errors(tmp_path, capsys):
     assert "no accuracy: the file's labels (0) are not among the model's classes (-1, 1)" in capsys.readouterr().out
     for argv, message in [
         (["predict", "--model", model, "--data", str(tmp_path / "wide.libsvm")], "has 8 features, but the model"),
-        (["train", "duol", "--continue", "--model", model, "--data", str(tmp_path / "train.libsvm")],
-         "is a pa1 model, not duol"),
+        (
+            ["train", "duol", "--continue", "--model", model, "--data", str(tmp_path / "train.libsvm")],
+            "is a pa1 model, not duol",
+        ),
         (["train", "--model", model, "--data", str(tmp_path / "train.libsvm")], "train needs an algorithm"),
-        (["predict", "--model", str(tmp_path / "train.libsvm"), "--data", str(tmp_path / "train.libsvm")],
-         "not an olkit model file"),
+        (
+            ["predict", "--model", str(tmp_path / "train.libsvm"), "--data", str(tmp_path / "train.libsvm")],
+            "not an olkit model file",
+        ),
         (["predict", "--model", str(tmp_path / "none.npz"), "--data", str(tmp_path / "train.libsvm")], "no such file"),
     ]:
         assert olkit_main(argv) == 2
@@ -294,16 +312,27 @@ def test_python_dash_m_is_the_same_program(tmp_path, capsys):
     """`python -m olkit train/predict` writes the same model and predictions as the `olkit` command."""
     write_libsvm(tmp_path / "train.libsvm", 100, 5, 0)
     run = [sys.executable, "-m", "olkit"]
-    done = subprocess.run(run + ["train", "arow", "--data", "train.libsvm", "--model", "m.npz"], cwd=tmp_path,
-                          capture_output=True, text=True, check=False)
+    done = subprocess.run(
+        run + ["train", "arow", "--data", "train.libsvm", "--model", "m.npz"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr
-    done = subprocess.run(run + ["predict", "--data", "train.libsvm", "--model", "m.npz", "--out", "p.txt"],
-                          cwd=tmp_path, capture_output=True, text=True, check=False)
+    done = subprocess.run(
+        run + ["predict", "--data", "train.libsvm", "--model", "m.npz", "--out", "p.txt"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert done.returncode == 0 and "accuracy" in done.stdout
     data, model, out = (str(tmp_path / name) for name in ("train.libsvm", "direct.npz", "direct.txt"))
     assert olkit_main(["train", "arow", "--data", data, "--model", model]) == 0
     assert olkit_main(["predict", "--data", data, "--model", model, "--out", out]) == 0
     assert (tmp_path / "p.txt").read_text() == Path(out).read_text()
     X = olkit.load_dataset(data)[0]
-    np.testing.assert_array_equal(olkit.load(tmp_path / "m.npz").decision_function(X),
-                                  olkit.load(model).decision_function(X))
+    np.testing.assert_array_equal(
+        olkit.load(tmp_path / "m.npz").decision_function(X), olkit.load(model).decision_function(X)
+    )

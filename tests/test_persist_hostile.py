@@ -4,6 +4,7 @@ the member and what is wrong, before anything is allocated, decompressed or hand
 Each case of the issue's table is a file crafted from a valid model. The loads run in one subprocess (a
 crash there would otherwise kill pytest): it prints one JSON line per case, and the tests read them.
 """
+
 import json
 import os
 import subprocess
@@ -51,6 +52,7 @@ def setitem(index, value):
     def edit(a):
         a[index] = value
         return a
+
     return edit
 
 
@@ -102,14 +104,14 @@ def files(tmp_path_factory):
         return path
 
     pa1_sparse = base("pa1_sparse", "pa1", sparse=True)
-    for v in (5000, 10**9, -10**9):
+    for v in (5000, 10**9, -(10**9)):
         out[f"indices={v}"] = tamper(pa1_sparse, d / f"indices{v}.npz", {"support_.indices": setitem(3, v)})
     pa1_mc = base("pa1_mc", "pa1", k=3)
     for field in ("hr", "hs"):
-        for v in (10**9, -10**9):
+        for v in (10**9, -(10**9)):
             out[f"{field}={v}"] = tamper(pa1_mc, d / f"{field}{v}.npz", {f"support_.{field}": setitem(0, v)})
     ahpatron = base("ahpatron", "ahpatron", B=20)
-    for v in (10**9, -10**9):
+    for v in (10**9, -(10**9)):
         out[f"arrival={v}"] = tamper(ahpatron, d / f"arrival{v}.npz", {"support_.arrival": setitem(1, v)})
     out["arrival twice"] = tamper(ahpatron, d / "arrival_dup.npz", {"support_.arrival": setitem(1, 0)})
     duol = base("duol", "duol")
@@ -120,31 +122,43 @@ def files(tmp_path_factory):
     with_header = d / "gram_bomb_header.npz"
     with open(with_header, "wb") as fh:
         np.savez_compressed(fh, **{HEADER_KEY: np.frombuffer(json.dumps(header).encode(), np.uint8)}, **content)
-    out["gram 11180^2"] = replace_member(with_header, d / "gram_bomb.npz", "support_.gram",
-                                         [npy_header("<f8", (11180, 11180)), *zeros_chunks(8 * 11180 * 11180)])
+    out["gram 11180^2"] = replace_member(
+        with_header,
+        d / "gram_bomb.npz",
+        "support_.gram",
+        [npy_header("<f8", (11180, 11180)), *zeros_chunks(8 * 11180 * 11180)],
+    )
     # a header padded with 500 MB of spaces (half a MB on disk)
     text = json.dumps(read(duol)[0]).encode()
     pad = 500 * 2**20
-    out["header + 500 MB"] = replace_member(duol, d / "padded.npz", HEADER_KEY,
-                                            [npy_header("|u1", (len(text) + pad,)), text,
-                                             *zeros_chunks(pad, byte=b" ")])
+    out["header + 500 MB"] = replace_member(
+        duol, d / "padded.npz", HEADER_KEY, [npy_header("|u1", (len(text) + pad,)), text, *zeros_chunks(pad, byte=b" ")]
+    )
     for cap in (10**9, 10**12):
-        out[f"capacity={cap}"] = tamper(duol, d / f"cap{cap}.npz",
-                                        change=lambda h, c=cap: h["state"]["support_"].update(capacity=c))
+        out[f"capacity={cap}"] = tamper(
+            duol, d / f"cap{cap}.npz", change=lambda h, c=cap: h["state"]["support_"].update(capacity=c)
+        )
     # a capacity that fits in memory, consistent with the file (its scratch row has that length): refused by
     # how far the set can have grown
-    out["capacity=10000000"] = tamper(duol, d / "cap1e7.npz", {"support_.grow": lambda a: np.zeros(10**7 + 1)},
-                                      change=lambda h: h["state"]["support_"].update(capacity=10**7))
-    out["member shape (10^12,)"] = replace_member(duol, d / "shape_huge.npz", "support_.coef",
-                                                  [npy_header("<f8", (10**12,)), b"\0" * 64])
-    out["member shape (-5,)"] = replace_member(duol, d / "shape_neg.npz", "support_.coef",
-                                               [npy_header("<f8", (-5,)), b"\0" * 64])
+    out["capacity=10000000"] = tamper(
+        duol,
+        d / "cap1e7.npz",
+        {"support_.grow": lambda a: np.zeros(10**7 + 1)},
+        change=lambda h: h["state"]["support_"].update(capacity=10**7),
+    )
+    out["member shape (10^12,)"] = replace_member(
+        duol, d / "shape_huge.npz", "support_.coef", [npy_header("<f8", (10**12,)), b"\0" * 64]
+    )
+    out["member shape (-5,)"] = replace_member(
+        duol, d / "shape_neg.npz", "support_.coef", [npy_header("<f8", (-5,)), b"\0" * 64]
+    )
 
     def nest(h, depth=400):
         value = 1
         for _ in range(depth):
             value = [value]
         h["params"]["C"] = value
+
     out["JSON nested 400 deep"] = tamper(duol, d / "nested.npz", change=nest)
     out["NaN in support_.coef"] = tamper(duol, d / "nan_coef.npz", {"support_.coef": setitem((0, 0), np.nan)})
     scw1 = base("scw1", "scw1")
@@ -155,20 +169,27 @@ def files(tmp_path_factory):
     def classes(values):
         def change(h):
             h["classes"] = {"kind": "float", "dtype": "<f8", "values": values}
+
         return change
+
     nan_one = [{"float": "nan"}, 1.0]
-    out["classes [nan, 1]"] = tamper(pa1, d / "classes_nan.npz", {"classes_": lambda a: np.array([np.nan, 1.0])},
-                                     change=classes(nan_one))
-    out["classes [1, 1]"] = tamper(pa1, d / "classes_dup.npz", {"classes_": lambda a: np.array([1.0, 1.0])},
-                                   change=classes([1.0, 1.0]))
+    out["classes [nan, 1]"] = tamper(
+        pa1, d / "classes_nan.npz", {"classes_": lambda a: np.array([np.nan, 1.0])}, change=classes(nan_one)
+    )
+    out["classes [1, 1]"] = tamper(
+        pa1, d / "classes_dup.npz", {"classes_": lambda a: np.array([1.0, 1.0])}, change=classes([1.0, 1.0])
+    )
     duol_params = json.loads(json.dumps(olkit.make("duol").get_params(), default=str))
 
     def relabel(h):
         h["algorithm"], h["params"] = "duol", duol_params
+
     out["pa1 relabelled duol"] = tamper(pa1, d / "relabelled.npz", change=relabel)
     out["negative counter"] = tamper(pa1, d / "cnt.npz", {"state_.cnt": setitem(0, -1)})
+
     def edit_budget(h):
         h["state"]["state_"]["fields"]["prm"]["fields"]["B"] = 10**6
+
     out["edited rule parameter"] = tamper(ahpatron, d / "prm.npz", change=edit_budget)
     pomdr = base("pomdr", "pomdr", k=3, B=20, B0=5)
     out["counter about to overflow"] = tamper(pa1, d / "cnt_max.npz", {"state_.cnt": setitem(2, 2**63 - 1)})
@@ -205,8 +226,14 @@ RUNNER = textwrap.dedent("""
 def outcomes(files):
     """Load every crafted file in one subprocess (a crash kills it, not pytest)."""
     env = {**os.environ, "PYTHONPATH": os.path.join(ROOT, "src")}
-    proc = subprocess.run([sys.executable, "-c", RUNNER, json.dumps({k: str(v) for k, v in files.items()})],
-                          capture_output=True, text=True, timeout=600, env=env, check=False)
+    proc = subprocess.run(
+        [sys.executable, "-c", RUNNER, json.dumps({k: str(v) for k, v in files.items()})],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=env,
+        check=False,
+    )
     lines = [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]
     assert proc.returncode == 0, f"the loads crashed (rc {proc.returncode}) at {lines[-1:]}: {proc.stderr[-2000:]}"
     return {line["case"]: line for line in lines if "outcome" in line}
@@ -225,8 +252,13 @@ CASES = [  # case: what the one-line message must say (the member and what is wr
     ("arrival twice", r"support_\.arrival is not a permutation"),
     ("gram 11180^2", r"support_\.gram has shape \(11180, 11180\), expected \(\d+, \d+\)"),
     ("header + 500 MB", r"member __header__: 524\d+ bytes, more than a header's"),
-    ("capacity=10000000", (r"support_: capacity 10000000 is more than a set of \d+ SVs that saw \d+ examples can "
-                           r"have grown to")),
+    (
+        "capacity=10000000",
+        (
+            r"support_: capacity 10000000 is more than a set of \d+ SVs that saw \d+ examples can "
+            r"have grown to"
+        ),
+    ),
     ("capacity=1000000000", r"support_: capacity 1000000000 .*(more than this machine's memory|can have grown to)"),
     ("capacity=1000000000000", r"support_: capacity 1000000000000 .*more than this machine's memory"),
     ("member shape (10^12,)", r"member support_\.coef: its header declares \[1000000000000\] <f8"),
@@ -256,8 +288,7 @@ def test_crafted_file_is_refused(outcomes, files, case, message):
     assert __import__("re").search(message, outcome), outcome
 
 
-@pytest.mark.parametrize("case", ["gram 11180^2", "header + 500 MB", "capacity=1000000000000",
-                                  "member shape (10^12,)"])
+@pytest.mark.parametrize("case", ["gram 11180^2", "header + 500 MB", "capacity=1000000000000", "member shape (10^12,)"])
 def test_refused_before_allocating(outcomes, case):
     """Refused from the zip directory and the .npy headers: the loader's peak allocation stays small
     (the file claims 1 GB, 500 MB, terabytes)."""
@@ -267,8 +298,10 @@ def test_refused_before_allocating(outcomes, case):
 def test_the_bombs_are_small_files_claiming_much(files):
     """The crafted files are what the issue describes: a few MB on disk (packed at deflate level 1 to keep
     the test quick; level 9 gives the issue's 1 MB) claiming 1 GB and 500 MB."""
-    for case, member, claimed in (("gram 11180^2", "support_.gram.npy", 8 * 11180**2),
-                                  ("header + 500 MB", HEADER_KEY + ".npy", 500 * 2**20)):
+    for case, member, claimed in (
+        ("gram 11180^2", "support_.gram.npy", 8 * 11180**2),
+        ("header + 500 MB", HEADER_KEY + ".npy", 500 * 2**20),
+    ):
         assert os.path.getsize(files[case]) < 8 * 2**20
         with zipfile.ZipFile(files[case]) as zf:
             assert zf.getinfo(member).file_size > claimed
@@ -280,10 +313,18 @@ def test_cli_refuses_in_one_line(files, tmp_path):
     data = tmp_path / "d.libsvm"
     data.write_text("".join(f"{i % 3} 1:{i / 10} 2:{(i * 7 % 5) / 5}\n" for i in range(20)))
     env = {**os.environ, "PYTHONPATH": os.path.join(ROOT, "src")}
-    for args in (["predict", "--model", str(files["FIFO"]), "--data", str(data)],
-                 ["train", "pa1", "--model", str(files["hr=1000000000"]), "--continue", "--data", str(data)]):
-        proc = subprocess.run([sys.executable, "-m", "olkit.cli", *args], capture_output=True, text=True,
-                              timeout=120, env=env, check=False)
+    for args in (
+        ["predict", "--model", str(files["FIFO"]), "--data", str(data)],
+        ["train", "pa1", "--model", str(files["hr=1000000000"]), "--continue", "--data", str(data)],
+    ):
+        proc = subprocess.run(
+            [sys.executable, "-m", "olkit.cli", *args],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env=env,
+            check=False,
+        )
         assert proc.returncode == 2, (args, proc.stderr)
         lines = proc.stderr.strip().splitlines()
         assert len(lines) == 1 and lines[0].startswith("olkit: error: ") and "Traceback" not in proc.stderr, lines
@@ -296,8 +337,11 @@ def test_save_refuses_a_state_that_load_would_refuse(tmp_path, name, change):
     clf = fitted(name)[0]
     clf.set_params(**change)
     path = tmp_path / "m.npz"
-    with pytest.raises(ValueError, match=r"olkit\.save: .*m\.npz: this .* learner's state does not match its "
-                                         r"parameters") as info:
+    with pytest.raises(
+        ValueError,
+        match=r"olkit\.save: .*m\.npz: this .* learner's state does not match its "
+        r"parameters",
+    ) as info:
         olkit.save(clf, path)
     assert "\n" not in str(info.value)
     assert not path.exists() and os.listdir(tmp_path) == []
@@ -312,8 +356,11 @@ def test_save_refuses_non_finite_state(tmp_path):
 
 def test_valid_files_still_load_and_agree(files, tmp_path):
     """The checks refuse nothing a save writes: every base file loads and predicts as its model did."""
-    for tag, name, kw in (("pa1_sparse", "pa1", {"sparse": True}), ("ahpatron", "ahpatron", {"B": 20}),
-                          ("pomdr", "pomdr", {"k": 3, "B": 20, "B0": 5})):
+    for tag, name, kw in (
+        ("pa1_sparse", "pa1", {"sparse": True}),
+        ("ahpatron", "ahpatron", {"B": 20}),
+        ("pomdr", "pomdr", {"k": 3, "B": 20, "B0": 5}),
+    ):
         clf, X, _ = fitted(name, **kw)
         again = olkit.load(files["indices=5000"].parent / f"{tag}.npz")
         np.testing.assert_array_equal(again.decision_function(X), clf.decision_function(X))
@@ -323,9 +370,27 @@ def test_tiny_mutation_fuzz(tmp_path):
     """A short run of ``tools/fuzz_models.py`` (``make fuzz`` runs 20,000 files with bounds checking): every
     mutated file loads and works or is refused with a ValueError; no other error, crash or hang."""
     out = tmp_path / "fuzz.json"
-    proc = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "fuzz_models.py"), "--files", "200",
-                           "--algorithms", "pa1,ahpatron,scw1", "--jobs", "1", "--no-boundscheck", "--seed", "7",
-                           "--out", str(out)], capture_output=True, text=True, check=False, timeout=1800)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            os.path.join(ROOT, "tools", "fuzz_models.py"),
+            "--files",
+            "200",
+            "--algorithms",
+            "pa1,ahpatron,scw1",
+            "--jobs",
+            "1",
+            "--no-boundscheck",
+            "--seed",
+            "7",
+            "--out",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=1800,
+    )
     assert out.exists(), proc.stderr[-3000:]
     summary = json.loads(out.read_text())
     assert proc.returncode == 0 and summary["failures_total"] == 0, summary["failures"]

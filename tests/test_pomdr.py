@@ -13,6 +13,7 @@ stream. Every configuration runs on 20 seeds × {binary, multiclass} × {dense, 
 mistake flags identical, per-round optimistic scores F̃ to 1e-9, #SV and #updates equal, ``diagnostics()``
 equal (floats to 1e-9) and the final model (SV arrival stamps and rows) equal to 1e-9.
 """
+
 import functools
 import itertools
 import math
@@ -21,11 +22,11 @@ import pickle
 import numpy as np
 import pytest
 import scipy.sparse as sp
+
+import olkit
 from helpers import check_diagnostics, check_final_model, model_norm2
 from reference.budget import stream
 from reference.pomdr import resolve, run_pomdr
-
-import olkit
 
 SIGMA = 1.5
 N_SEEDS = 20
@@ -36,15 +37,15 @@ CONFIGS = {
     "B8-B0_3-M3-a0.3-U2": {"B": 8, "B0": 3, "M": 3, "a": 0.3, "U": 2.0},
     "B10-B0_4-M5-a0.6-U5": {"B": 10, "B0": 4, "M": 5, "a": 0.6, "U": 5.0},
     "B12-B0_4-M5-a0.6-U5-coe0.5": {"B": 12, "B0": 4, "M": 5, "a": 0.6, "U": 5.0, "coe": 0.5},
-    "B16-B0_8-M3-a0.8-U3": {"B": 16, "B0": 8, "M": 3, "a": 0.8, "U": 3.0},     # long phase 1
-    "B8-B0_3-M0-a0.6-U2": {"B": 8, "B0": 3, "M": 0, "a": 0.6, "U": 2.0},       # no hint
-    "B8-B0_1-M3-U2": {"B": 8, "B0": 1, "M": 3, "a": 0.6, "U": 2.0},            # phase 2 from round 2
-    "B8-B0_6-M4-a0.8-U3": {"B": 8, "B0": 6, "M": 4, "a": 0.8, "U": 3.0},       # B0 > B/2: phase-1 SVs merged
-    "B10-B0_4-a0": {"B": 10, "B0": 4, "M": 5, "a": 0.0, "U": 5.0},             # only exact duplicates project
-    "B10-B0_4-a2": {"B": 10, "B0": 4, "M": 5, "a": 2.0, "U": 5.0},             # always projects: phase 1 forever
-    "B10-B0_4-a0.6-U25": {"B": 10, "B0": 4, "a": 0.6},                         # U, M, coe at their defaults
-    "B9-B0_3-M3-a0.6-U2": {"B": 9, "B0": 3, "M": 3, "a": 0.6, "U": 2.0},       # odd B: ⌊B/2⌋ permanent
-    "B12-defaults": {"B": 12},                                                 # B0, a from T (6, 1/√70)
+    "B16-B0_8-M3-a0.8-U3": {"B": 16, "B0": 8, "M": 3, "a": 0.8, "U": 3.0},  # long phase 1
+    "B8-B0_3-M0-a0.6-U2": {"B": 8, "B0": 3, "M": 0, "a": 0.6, "U": 2.0},  # no hint
+    "B8-B0_1-M3-U2": {"B": 8, "B0": 1, "M": 3, "a": 0.6, "U": 2.0},  # phase 2 from round 2
+    "B8-B0_6-M4-a0.8-U3": {"B": 8, "B0": 6, "M": 4, "a": 0.8, "U": 3.0},  # B0 > B/2: phase-1 SVs merged
+    "B10-B0_4-a0": {"B": 10, "B0": 4, "M": 5, "a": 0.0, "U": 5.0},  # only exact duplicates project
+    "B10-B0_4-a2": {"B": 10, "B0": 4, "M": 5, "a": 2.0, "U": 5.0},  # always projects: phase 1 forever
+    "B10-B0_4-a0.6-U25": {"B": 10, "B0": 4, "a": 0.6},  # U, M, coe at their defaults
+    "B9-B0_3-M3-a0.6-U2": {"B": 9, "B0": 3, "M": 3, "a": 0.6, "U": 2.0},  # odd B: ⌊B/2⌋ permanent
+    "B12-defaults": {"B": 12},  # B0, a from T (6, 1/√70)
 }
 MAIN = ["B8-B0_3-M3-a0.3-U2", "B10-B0_4-M5-a0.6-U5", "B12-B0_4-M5-a0.6-U5-coe0.5", "B16-B0_8-M3-a0.8-U3"]
 
@@ -78,17 +79,22 @@ def first_bad_round(a, b, tol=1e-9):
 
 def check_run(clf, res, ref, label=""):
     bad = np.flatnonzero(res.mistake_flags != ref.flags)
-    assert bad.size == 0, (f"{label}first differing mistake flag at round {bad[0]}: olkit "
-                           f"{res.mistake_flags[bad[0]]}, reference {ref.flags[bad[0]]}; scores olkit "
-                           f"{res.scores[bad[0]]} reference {ref.scores[bad[0]]}")
+    assert bad.size == 0, (
+        f"{label}first differing mistake flag at round {bad[0]}: olkit "
+        f"{res.mistake_flags[bad[0]]}, reference {ref.flags[bad[0]]}; scores olkit "
+        f"{res.scores[bad[0]]} reference {ref.scores[bad[0]]}"
+    )
     scores = np.asarray(res.scores)
     assert scores.reshape(len(scores), -1).shape == ref.scores.reshape(len(ref.scores), -1).shape
     t = first_bad_round(scores, ref.scores)
-    assert t is None, (f"{label}first differing score at round {t}: olkit {scores[t]}, reference {ref.scores[t]} "
-                       f"(reference after that round: {ref.trace[t]})")
+    assert t is None, (
+        f"{label}first differing score at round {t}: olkit {scores[t]}, reference {ref.scores[t]} "
+        f"(reference after that round: {ref.trace[t]})"
+    )
     check_final_model(clf, ref, label)
-    assert (res.n_sv, res.n_updates) == (ref.n_sv, ref.n_updates), \
+    assert (res.n_sv, res.n_updates) == (ref.n_sv, ref.n_updates), (
         f"{label}olkit (#SV, #updates) = {(res.n_sv, res.n_updates)}, reference {(ref.n_sv, ref.n_updates)}"
+    )
     check_diagnostics(clf.diagnostics(), ref.diagnostics, label)
     assert clf.support_.n <= int(clf.get_params()["B"])
 
@@ -140,17 +146,17 @@ def test_one_example_at_a_time(cid, kind):
     U = params.get("U", 25.0)
     for t in range(len(y)):
         if t > 0:
-            got = np.asarray(clf.decision_function(X[t:t + 1]), float).ravel()
+            got = np.asarray(clf.decision_function(X[t : t + 1]), float).ravel()
             np.testing.assert_allclose(got, np.ravel(ref.raw_scores[t]), rtol=1e-9, atol=1e-9, err_msg=f"round {t}")
         before = clf.n_mistakes_ if t > 0 else 0
-        clf.partial_fit(X[t:t + 1], y[t:t + 1], classes=classes_of(K))
+        clf.partial_fit(X[t : t + 1], y[t : t + 1], classes=classes_of(K))
         assert clf.n_mistakes_ - before == ref.flags[t], f"round {t}"
         assert clf.n_updates_ == ref.trace[t]["updates"], f"round {t}"
         s = clf.support_
         assert s.n == ref.trace[t]["n"] <= params["B"], f"round {t}: |S| = {s.n}"
         diag = clf.diagnostics()
         check_diagnostics(diag, {k: v for k, v in ref.trace[t].items() if k not in ("n", "updates")}, f"round {t}: ")
-        coef = np.asarray(s.coef[:s.n], float)
+        coef = np.asarray(s.coef[: s.n], float)
         # docs/algorithms/multiclass.md#budgeted-learners: rows built from H's sum to zero (projections and merges
         # keep it)
         if K is not None:
@@ -191,7 +197,7 @@ def test_chunks_equal_one_pass(cid, kind):
 
 
 @pytest.mark.parametrize("kind", ["bin", "mc"])
-@pytest.mark.parametrize("cut", [2, 6, 25, 50])   # phase 1, right after it, before / after merges
+@pytest.mark.parametrize("cut", [2, 6, 25, 50])  # phase 1, right after it, before / after merges
 def test_pickle_mid_stream_continues_identically(cut, kind):
     """A learner pickled mid-stream continues exactly as the original (the hint window, λ's merge factor,
     Σδ, ‖f‖², K_S⁻¹ and the phase travel with it), and both equal the reference."""
@@ -217,9 +223,21 @@ def test_pickle_mid_stream_continues_identically(cut, kind):
 # ---------------------------------------------------------------------------------------------------------
 # Parameters
 # ---------------------------------------------------------------------------------------------------------
-@pytest.mark.parametrize("bad", [{"B": 8, "B0": 8}, {"B": 8, "B0": 9}, {"B": 2, "B0": 2}, {"B0": 0}, {"M": -1},
-                                 {"U": 0.0}, {"U": -1.0}, {"coe": 0.0}, {"a": -0.1}],
-                         ids=lambda d: "-".join(f"{k}{v}" for k, v in d.items()))
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {"B": 8, "B0": 8},
+        {"B": 8, "B0": 9},
+        {"B": 2, "B0": 2},
+        {"B0": 0},
+        {"M": -1},
+        {"U": 0.0},
+        {"U": -1.0},
+        {"coe": 0.0},
+        {"a": -0.1},
+    ],
+    ids=lambda d: "-".join(f"{k}{v}" for k, v in d.items()),
+)
 @pytest.mark.parametrize("kind", ["bin", "mc"])
 def test_parameter_errors(bad, kind):
     """B0 ≥ B (phase 1 would never end before the budget), B0 < 1, M < 0, U ≤ 0, coe ≤ 0, a < 0: ValueError
@@ -252,7 +270,7 @@ def test_streams_exercise_the_cases(kind):
         # the largest |S| at the end of a round is B − 1 (a round that reaches B merges down to B/2)
         assert max(reference(cid, kind, s).max_sv for s in range(N_SEEDS)) == CONFIGS[cid]["B"] - 1, cid
     for cid, least in (("B10-B0_4-M5-a0.6-U5", 3), ("B16-B0_8-M3-a0.8-U3", 20), ("B8-B0_6-M4-a0.8-U3", 20)):
-        ev = _events(cid, kind)   # ALD projections onto the span of distinct points (δ² > 0)
+        ev = _events(cid, kind)  # ALD projections onto the span of distinct points (δ² > 0)
         assert ev["projections"] - ev["dup_projections"] >= least, (cid, ev)
     ev = _events("B10-B0_4-a0", kind)
     assert ev["projections"] == ev["dup_projections"] > 10, ev
@@ -260,7 +278,7 @@ def test_streams_exercise_the_cases(kind):
     assert ev["merged_phase1_rows"] > 10 and ev["merges"] > 20, ev
     ev = _events("B8-B0_1-M3-U2", kind)
     assert ev["projections"] == 0 and ev["merges"] > 40, ev
-    for s in range(N_SEEDS):                       # a = 2 ≥ √δ²: every step projects, |S| = 1, phase 1 throughout
+    for s in range(N_SEEDS):  # a = 2 ≥ √δ²: every step projects, |S| = 1, phase 1 throughout
         ref = reference("B10-B0_4-a2", kind, s)
         assert ref.diagnostics["phase"] == 1 and ref.diagnostics["additions"] == 1 and ref.max_sv == 1
     assert _events("B9-B0_3-M3-a0.6-U2", kind)["merges"] > 40

@@ -1,5 +1,6 @@
 """Progress on stderr (issue 10, item 3): tqdm bars for ``olkit run`` / ``tune`` / ``train``, the first-compile
 notice, and silence when stderr is not a terminal or with ``--quiet``."""
+
 import json
 import os
 import subprocess
@@ -18,14 +19,14 @@ def olkit(*args, progress_env=None, cache_dir=None):
         env["OLKIT_PROGRESS"] = progress_env
     if cache_dir is not None:
         env["NUMBA_CACHE_DIR"] = str(cache_dir)
-    proc = subprocess.run([sys.executable, "-m", "olkit", *args], capture_output=True, text=True, env=env,
-                          timeout=120)
+    proc = subprocess.run([sys.executable, "-m", "olkit", *args], capture_output=True, text=True, env=env, timeout=120)
     assert proc.returncode == 0, proc.stderr
     return proc.stdout, proc.stderr
 
 
 def without_times(text):
     """The ``--format json`` document with the measured seconds removed (they differ from run to run)."""
+
     def strip(node):
         if isinstance(node, dict):
             return {k: strip(v) for k, v in node.items() if k != "seconds"}

@@ -31,18 +31,19 @@ Magnitudes:
 * ``test_known_defect`` — the defects the fuzzer found at ordinary magnitudes (or that are crashes), each
   on a small literal stream, strict xfail likewise.
 """
+
 import os
 
 import numpy as np
 import pytest
-from fuzzing import checks
-from fuzzing.options import accepts_linear_kernel, sample_run
-from fuzzing.streams import build_stream
-from helpers import CW_1E6, CW_1E6_Y, SCW2_1E13, SCW2_1E13_Y
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import olkit
+from fuzzing import checks
+from fuzzing.options import accepts_linear_kernel, sample_run
+from fuzzing.streams import build_stream
+from helpers import CW_1E6, CW_1E6_Y, SCW2_1E13, SCW2_1E13_Y
 from olkit import registry
 
 HANDLED_EXPONENTS = (-2, 2)
@@ -97,8 +98,14 @@ CONFIG_IDS = [_config_id(*c) for c in CONFIGS]
 # Streams
 # ---------------------------------------------------------------------------------------------------------
 @st.composite
-def streams(draw, exponents, kinds=("uniform", "integer", "outlier-rows", "feature-scales"), spread=1,
-            multilabel=False, max_n=40):
+def streams(
+    draw,
+    exponents,
+    kinds=("uniform", "integer", "outlier-rows", "feature-scales"),
+    spread=1,
+    multilabel=False,
+    max_n=40,
+):
     """A stream description for :func:`build_stream` and the cuts of its chunked replay."""
     n = draw(st.integers(2, max_n))
     desc = {
@@ -132,8 +139,12 @@ def _documented_value_error(name, params, desc, message):
     if desc["labels"] == "multilabel":
         return "label matrix" in message or "multi-label" in message or "single-label" in message
     if desc["classes"] > 2:
-        return ("Only binary classification" in message or "no multiclass form" in message
-                or "binary algorithm" in message or "binary data only" in message)
+        return (
+            "Only binary classification" in message
+            or "no multiclass form" in message
+            or "binary algorithm" in message
+            or "binary data only" in message
+        )
     return False
 
 
@@ -144,13 +155,19 @@ def check_properties(name, params, desc, cuts):
     if outcome == "value_error":
         assert _documented_value_error(name, params, desc, message), f"undocumented ValueError: {message}"
         return outcome
-    assert outcome == "ok", (f"{outcome}: {info.get('kind')}: {message}\n{info.get('traceback', '')}\n"
-                             f"stream {desc}, cuts {cuts}")
+    assert outcome == "ok", (
+        f"{outcome}: {info.get('kind')}: {message}\n{info.get('traceback', '')}\nstream {desc}, cuts {cuts}"
+    )
     return outcome
 
 
-COMMON = {"deadline": None, "derandomize": True, "database": None, "print_blob": False,
-          "suppress_health_check": [HealthCheck.too_slow, HealthCheck.data_too_large]}
+COMMON = {
+    "deadline": None,
+    "derandomize": True,
+    "database": None,
+    "print_blob": False,
+    "suppress_health_check": [HealthCheck.too_slow, HealthCheck.data_too_large],
+}
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -226,8 +243,9 @@ def _fixed(name, params, X, y, cuts, reason, id):
 
 
 def _known(name, params, X, y, cuts, reason, id):
-    mark = pytest.mark.xfail(strict=True, reason="an exact tie decided by rounding (chunked = one pass up to "
-                             "rounding only): " + reason)
+    mark = pytest.mark.xfail(
+        strict=True, reason="an exact tie decided by rounding (chunked = one pass up to rounding only): " + reason
+    )
     return pytest.param(name, params, X, y, cuts, id=id, marks=mark)
 
 
@@ -240,32 +258,88 @@ ORTHOGONAL = [[-0.01, -0.03], [0.03, -0.01], [0.03, -0.01], [0.03, -0.01], [0.03
 """x0.x1 = -0.0003 + 0.0003 is 0 summed plainly and -1.07e-20 with a fused multiply-add (BLAS)."""
 
 KNOWN_DEFECTS = [
-    _fixed("cw", {"covariance": "diagonal", "eta": 0.9}, CW_1E6, CW_1E6_Y, [6],
-           "cw covariance='diagonal' raises ZeroDivisionError on features ~1e6 (and ~1e7, 1e13, 1e19, 1e24, 1e29 "
-           "for the same rows scaled)", "crash-cw-diagonal-1e6"),
-    _fixed("scw2", {"covariance": "diagonal", "C": 0.1, "eta": 0.9}, SCW2_1E13, SCW2_1E13_Y, [6],
-           "scw2 covariance='diagonal' raises ZeroDivisionError on features 1e11..1e13 (the issue's SCW-II case)",
-           "crash-scw2-diagonal-1e13"),
-    *[_fixed(name, {**kernel, "compat": "lsokl"}, [[0.0, 0.866400459662828], [0.0, 0.0]], [1, -1], [1],
-             f"{name} compat='lsokl' raises ZeroDivisionError on a zero row when kappa(0, 0) = 0 ({kernel})",
-             f"crash-{name}-lsokl-zero-row-{kernel['kernel']}")
-      for name in ("projectron", "projectron++")
-      for kernel in ({"kernel": "linear"}, {"kernel": "poly", "degree": 2, "coef0": 0.0})],
-    *[_fixed(name, {}, [ROW_835, ROW_835], [0, 1], [1],
-             f"{name}: the Gaussian kernel of two copies of a row of norm ~835 (sigma = 8) is 1 on one code path and "
-             "1 - 1.8e-12 on the other (||x||^2 + ||z||^2 - 2 x.z), so ROMMA's degenerate update is taken or not: "
-             "chunks and one pass end with different models (final score -1 vs 0)", f"duplicate-row-kernel-{name}")
-      for name in ("romma", "agg-romma")],
-    _known("pa", {"kernel": "poly", "degree": 2, "coef0": 0.0}, [[-0.002, -0.001, 0.003]] * 3, [0, 0, 1], [1],
-           "pa: a row just learned returns with margin 1 in exact arithmetic; rounding decides whether a step of "
-           "~1e-16 is taken (MIRA and Projectron++ guard this with MARGIN_TIE), so chunks and one pass count "
-           "different updates", "margin-tie-pa"),
-    *[_known(name, {"kernel": "linear", **_base(name)}, ORTHOGONAL, [0, 2, 2, 1, 0], [1],
-             f"{name}, multiclass: two other classes tie at score 0 in exact arithmetic; a -1e-20 residue of the "
-             "dot product (present on one code path only) picks the class s_t of the update, so chunks and one "
-             "pass learn different models", f"multiclass-tie-{name}")
-      for name in ("duol", "duol-appr", "duol-iter", "ahpatron", "avp", "bogd", "bogd++", "forgetron", "nogd",
-                   "pomdr")],
+    _fixed(
+        "cw",
+        {"covariance": "diagonal", "eta": 0.9},
+        CW_1E6,
+        CW_1E6_Y,
+        [6],
+        "cw covariance='diagonal' raises ZeroDivisionError on features ~1e6 (and ~1e7, 1e13, 1e19, 1e24, 1e29 "
+        "for the same rows scaled)",
+        "crash-cw-diagonal-1e6",
+    ),
+    _fixed(
+        "scw2",
+        {"covariance": "diagonal", "C": 0.1, "eta": 0.9},
+        SCW2_1E13,
+        SCW2_1E13_Y,
+        [6],
+        "scw2 covariance='diagonal' raises ZeroDivisionError on features 1e11..1e13 (the issue's SCW-II case)",
+        "crash-scw2-diagonal-1e13",
+    ),
+    *[
+        _fixed(
+            name,
+            {**kernel, "compat": "lsokl"},
+            [[0.0, 0.866400459662828], [0.0, 0.0]],
+            [1, -1],
+            [1],
+            f"{name} compat='lsokl' raises ZeroDivisionError on a zero row when kappa(0, 0) = 0 ({kernel})",
+            f"crash-{name}-lsokl-zero-row-{kernel['kernel']}",
+        )
+        for name in ("projectron", "projectron++")
+        for kernel in ({"kernel": "linear"}, {"kernel": "poly", "degree": 2, "coef0": 0.0})
+    ],
+    *[
+        _fixed(
+            name,
+            {},
+            [ROW_835, ROW_835],
+            [0, 1],
+            [1],
+            f"{name}: the Gaussian kernel of two copies of a row of norm ~835 (sigma = 8) is 1 on one code path and "
+            "1 - 1.8e-12 on the other (||x||^2 + ||z||^2 - 2 x.z), so ROMMA's degenerate update is taken or not: "
+            "chunks and one pass end with different models (final score -1 vs 0)",
+            f"duplicate-row-kernel-{name}",
+        )
+        for name in ("romma", "agg-romma")
+    ],
+    _known(
+        "pa",
+        {"kernel": "poly", "degree": 2, "coef0": 0.0},
+        [[-0.002, -0.001, 0.003]] * 3,
+        [0, 0, 1],
+        [1],
+        "pa: a row just learned returns with margin 1 in exact arithmetic; rounding decides whether a step of "
+        "~1e-16 is taken (MIRA and Projectron++ guard this with MARGIN_TIE), so chunks and one pass count "
+        "different updates",
+        "margin-tie-pa",
+    ),
+    *[
+        _known(
+            name,
+            {"kernel": "linear", **_base(name)},
+            ORTHOGONAL,
+            [0, 2, 2, 1, 0],
+            [1],
+            f"{name}, multiclass: two other classes tie at score 0 in exact arithmetic; a -1e-20 residue of the "
+            "dot product (present on one code path only) picks the class s_t of the update, so chunks and one "
+            "pass learn different models",
+            f"multiclass-tie-{name}",
+        )
+        for name in (
+            "duol",
+            "duol-appr",
+            "duol-iter",
+            "ahpatron",
+            "avp",
+            "bogd",
+            "bogd++",
+            "forgetron",
+            "nogd",
+            "pomdr",
+        )
+    ],
 ]
 
 

@@ -5,15 +5,16 @@ Every other list is derived from :data:`olkit.spec.SPECS`: the learner modules a
 the options of the property tests and of the fuzz are the specs' sweeps. These tests fail when a learner is
 missing from a derived list, or when a spec names something its learner does not have.
 """
+
 import ast
 import inspect
 from pathlib import Path
 
 import numpy as np
 import pytest
-from fuzzing.options import sample_params, sample_run
 
 import olkit
+from fuzzing.options import sample_params, sample_run
 from olkit import registry
 from olkit.spec import FAMILIES, SPECS
 
@@ -67,9 +68,13 @@ def test_sweep_names_only_parameters_of_the_learner(name):
     spec = registry.spec(name)
     params = set(spec.defaults)
     sweep = spec.sweep
-    for where, keys in (("grid", sweep.grid), ("small", sweep.small), ("length_dependent", sweep.length_dependent),
-                        *((f"case {c}", c) for c in sweep.cases),
-                        *((f"compat {m}", o) for m, o in sweep.compat.items())):
+    for where, keys in (
+        ("grid", sweep.grid),
+        ("small", sweep.small),
+        ("length_dependent", sweep.length_dependent),
+        *((f"case {c}", c) for c in sweep.cases),
+        *((f"compat {m}", o) for m, o in sweep.compat.items()),
+    ):
         assert set(keys) <= params, f"{name}: sweep {where} names {sorted(set(keys) - params)}, not parameters"
     for key, values in sweep.grid.items():
         assert values, f"{name}: empty grid for {key}"

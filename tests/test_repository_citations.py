@@ -8,6 +8,7 @@
   the benchmarks, the tools, the experiment configs and the docs themselves names a page that exists and,
   with an anchor, a heading of that page (MyST's heading anchors: the GitHub slug of the heading text).
 """
+
 import re
 import subprocess
 from pathlib import Path
@@ -111,15 +112,29 @@ def test_cited_pages_and_anchors_exist():
     assert cited >= 50  # the code cites its specification
 
 
-@pytest.mark.parametrize("heading,expected", [("Tie rule", "tie-rule"), ("Compat modes", "compat-modes"),
-                                              ("Multiclass and multi-label", "multiclass-and-multi-label"),
-                                              ("The `compat` modes (D12)", "the-compat-modes-d12")])
+@pytest.mark.parametrize(
+    "heading,expected",
+    [
+        ("Tie rule", "tie-rule"),
+        ("Compat modes", "compat-modes"),
+        ("Multiclass and multi-label", "multiclass-and-multi-label"),
+        ("The `compat` modes (D12)", "the-compat-modes-d12"),
+    ],
+)
 def test_slug(heading, expected):
     assert slug(heading) == expected
 
 
-SKELETON = ["parameters", "update-rule", "settled-questions", "ties", "compat-modes", "complexity", "example",
-            "references"]
+SKELETON = [
+    "parameters",
+    "update-rule",
+    "settled-questions",
+    "ties",
+    "compat-modes",
+    "complexity",
+    "example",
+    "references",
+]
 
 
 def test_every_algorithm_has_its_specification_page():
@@ -163,8 +178,7 @@ def test_every_learner_module_names_its_slow_reference():
                 continue
             if stem not in defined:
                 tree = ast.parse(path.read_text(encoding="utf-8"))
-                defined[stem] = {node.name for node in tree.body
-                                 if isinstance(node, (ast.FunctionDef, ast.ClassDef))}
+                defined[stem] = {node.name for node in tree.body if isinstance(node, (ast.FunctionDef, ast.ClassDef))}
             for function in re.findall(r"``(\w+)``", functions):
                 if function not in defined[stem]:
                     bad.append(f"{name}: {module} names {function} of tests/reference/{stem}.py, not defined there")

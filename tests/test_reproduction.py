@@ -3,6 +3,7 @@
 The full table (six datasets, nine algorithms, §5.4) is `make reproduce`; here the bundled datasets'
 DUOL and PA-I rows are regenerated and compared with the paper.
 """
+
 import json
 import os
 
@@ -35,8 +36,11 @@ def test_duol_table2_rows(dataset):
 
 def test_reproduction_page(tmp_path):
     config = load_config(CONFIG)
-    config.update(datasets=["sonar", "no-such-dataset"], algorithms=["pa1", "duol"],
-                  rho_sweep={"algorithm": "duol", "rho": [0.0, 0.5], "datasets": ["sonar"], "repeats": 2})
+    config.update(
+        datasets=["sonar", "no-such-dataset"],
+        algorithms=["pa1", "duol"],
+        rho_sweep={"algorithm": "duol", "rho": [0.0, 0.5], "datasets": ["sonar"], "repeats": 2},
+    )
     page, docs = reproduce_config(config, "test", repeats=2, output=str(tmp_path / "page.md"))
     text = open(page).read()
     assert "| duol |" in text and "34.255" in text  # paper value beside ours
@@ -49,11 +53,15 @@ def test_section_5_3_page(tmp_path):
     """JMLR §5.3 on a tiny config: DUOL vs DUOL_rand on the table's orderings, and the C sweep (Figure 3)
     with its figure, tables and claims; the generic sweep gives §5.4's rows unchanged."""
     config = load_config(CONFIG)
-    config.update(datasets=["sonar"], algorithms=["perceptron", "pa1", "duol"],
-                  rho_sweep={"algorithm": "duol", "rho": [0.0, 0.5], "datasets": ["sonar"], "repeats": 2})
+    config.update(
+        datasets=["sonar"],
+        algorithms=["perceptron", "pa1", "duol"],
+        rho_sweep={"algorithm": "duol", "rho": [0.0, 0.5], "datasets": ["sonar"], "repeats": 2},
+    )
     config["rand_comparison"].update(repeats=2)
-    config["c_sweep"].update(values=[0.25, 4.0, 16.0], algorithms=["pa1", "duol", "duol-rand"],
-                             reference=["perceptron", "romma"], repeats=2)
+    config["c_sweep"].update(
+        values=[0.25, 4.0, 16.0], algorithms=["pa1", "duol", "duol-rand"], reference=["perceptron", "romma"], repeats=2
+    )
     page, docs = reproduce_config(config, "test", repeats=2, output=str(tmp_path / "page.md"))
     with open(page) as fh:
         text = fh.read()
@@ -85,6 +93,7 @@ def test_section_5_3_page(tmp_path):
     assert rows[0]["M_d_weak"] >= rows[1]["M_d_weak"]
     assert "| sonar | 0.0 |" in text
 
+
 SCW_CONFIG = os.path.join(ROOT, "experiments", "scw_table3.toml")
 
 
@@ -104,6 +113,7 @@ def test_scw_table3_rows(dataset):
         assert ours["arow"] < ours["cw"]
         assert min(ours["scw1"], ours["scw2"]) <= ours["arow"] + 1.0
 
+
 AHP_CONFIG = os.path.join(ROOT, "experiments", "ahpatron_table2.toml")
 
 
@@ -112,21 +122,36 @@ def test_ahpatron_config_machinery(tmp_path):
     grids (1/√T-scaled steps included), an optional algorithm this build lacks, |N_T| beside Table 3,
     Table 5's comparison inheriting the selected ε, the budget sweep (FOGD's D as B) and the rules."""
     config = load_config(AHP_CONFIG)
-    config.update(datasets=["german"], algorithms=["projectron", "fogd", "no-such-learner", "ahpatron"],
-                  optional_algorithms=["no-such-learner"],
-                  per_dataset={"german": {"settings": {"sigma": 2, "B": 20, "D": 20},
-                                          "select": {"projectron": {"eta": [0.9]}},
-                                          "params": {"ahpatron:large": {"B": 40}}}},
-                  select={"ahpatron": {"epsilon": [0.5, 0.9]}, "projectron": {"eta": [0.1, 0.9]},
-                          "fogd": {"eta": {"values": [1, 100], "scale": "1/sqrt(T)"}}})
+    config.update(
+        datasets=["german"],
+        algorithms=["projectron", "fogd", "no-such-learner", "ahpatron"],
+        optional_algorithms=["no-such-learner"],
+        per_dataset={
+            "german": {
+                "settings": {"sigma": 2, "B": 20, "D": 20},
+                "select": {"projectron": {"eta": [0.9]}},
+                "params": {"ahpatron:large": {"B": 40}},
+            }
+        },
+        select={
+            "ahpatron": {"epsilon": [0.5, 0.9]},
+            "projectron": {"eta": [0.1, 0.9]},
+            "fogd": {"eta": {"values": [1, 100], "scale": "1/sqrt(T)"}},
+        },
+    )
     config["table5_comparison"].update(algorithms=["projectron", "ahpatron:large"], datasets=["german"])
-    config["budget_sweep"].update(algorithms=["ahpatron", "fogd", "no-such-learner"], reference=["projectron"],
-                                  values=[10, 30], datasets=["german"])
-    config["acceptance"] = {"within": [{"algorithm": "ahpatron"}],
-                            "lower_than": [{"algorithm": "ahpatron", "others": ["fogd", "no-such-learner"]}],
-                            "larger_set": [{"algorithm": "projectron", "than": "ahpatron"}],
-                            "comparison": [{"section": "table5_comparison", "algorithm": "ahpatron:large",
-                                            "than": "projectron"}]}
+    config["budget_sweep"].update(
+        algorithms=["ahpatron", "fogd", "no-such-learner"],
+        reference=["projectron"],
+        values=[10, 30],
+        datasets=["german"],
+    )
+    config["acceptance"] = {
+        "within": [{"algorithm": "ahpatron"}],
+        "lower_than": [{"algorithm": "ahpatron", "others": ["fogd", "no-such-learner"]}],
+        "larger_set": [{"algorithm": "projectron", "than": "ahpatron"}],
+        "comparison": [{"section": "table5_comparison", "algorithm": "ahpatron:large", "than": "projectron"}],
+    }
     page, docs = reproduce_config(config, "test", repeats=2, output=str(tmp_path / "page.md"))
     with open(page) as fh:
         text = fh.read()
@@ -146,7 +171,8 @@ def test_ahpatron_config_machinery(tmp_path):
     assert 100 * rows["ahpatron"]["mean"]["mistake_rate"] == pytest.approx(min(means))
     assert rows["ahpatron"]["selected"]["epsilon"] in (0.5, 0.9)
     assert [c["params"]["eta"] for c in rows["fogd"]["selection"]["candidates"]] == pytest.approx(
-        [1 / np.sqrt(1000), 100 / np.sqrt(1000)])
+        [1 / np.sqrt(1000), 100 / np.sqrt(1000)]
+    )
     assert [c["params"]["eta"] for c in rows["projectron"]["selection"]["candidates"]] == [0.9]
     assert "Selection in hindsight" in text and "10^2/√T" in text
     # |N_T| beside Table 3 (the n_T diagnostic of the table's Ahpatron runs)
@@ -174,10 +200,20 @@ def test_ahpatron_paper_values():
     e3 = {"phishing": 7.27, "SUSY": 23.66, "ijcnn1": 3.72, "cod-rna": 12.33, "w8a": 2.23, "a9a": 16.42}
     assert {d: t2[d]["ahpatron"]["mistake_pct"][0] for d in e3} == e3
     assert all(len(rows) == 7 for rows in t2.values()) and len(t2) == 6
-    assert [t3[d]["ahpatron"]["n_T"] for d in ("phishing", "SUSY", "cod-rna", "w8a", "ijcnn1", "a9a")] == \
-        [1429, 23045, 129497, 1525, 5204, 9234]
-    assert {d: t5[d]["ahpatron:large"]["budget"] for d in t5} == {"SUSY": 3000, "ijcnn1": 1570, "cod-rna": 3000,
-                                                                  "w8a": 500}
+    assert [t3[d]["ahpatron"]["n_T"] for d in ("phishing", "SUSY", "cod-rna", "w8a", "ijcnn1", "a9a")] == [
+        1429,
+        23045,
+        129497,
+        1525,
+        5204,
+        9234,
+    ]
+    assert {d: t5[d]["ahpatron:large"]["budget"] for d in t5} == {
+        "SUSY": 3000,
+        "ijcnn1": 1570,
+        "cod-rna": 3000,
+        "w8a": 500,
+    }
 
 
 NIPS_CONFIG = os.path.join(ROOT, "experiments", "duol_nips2009.toml")
@@ -203,9 +239,19 @@ def test_nips2009_config_and_paper_tables():
         with_svm = dataset not in ("a7a", "w7a")
         assert list(rows) == [a for a in config["algorithms"] if with_svm or a != "online-svm"], dataset
     assert {d: rows["duol"]["mistake_pct"][0] for d, rows in tables.items()} == {
-        "german": 29.990, "splice": 20.560, "spambase": 19.438, "mitface": 2.409, "a7a": 19.389, "w7a": 2.771}
+        "german": 29.990,
+        "splice": 20.560,
+        "spambase": 19.438,
+        "mitface": 2.409,
+        "a7a": 19.389,
+        "w7a": 2.771,
+    }
     assert {d: tables[d]["online-svm"]["mistake_pct"][0] for d in ("german", "splice", "spambase", "mitface")} == {
-        "german": 28.860, "splice": 17.455, "spambase": 17.138, "mitface": 1.142}
+        "german": 28.860,
+        "splice": 17.455,
+        "spambase": 17.138,
+        "mitface": 1.142,
+    }
     # the baselines the NIPS and JMLR papers share are the same numbers (splice, MITFace, w7a)
     jmlr = paper_values("duol_jmlr_table2")
     for dataset in ("splice", "mitface"):
@@ -232,8 +278,12 @@ def test_merge_adds_datasets_and_keeps_the_others_exactly(tmp_path):
     from olkit.experiment.config import ConfigError
 
     config = load_config(CONFIG)
-    config.update(datasets=["sonar", "german"], algorithms=["perceptron", "duol"], repeats=2,
-                  rho_sweep={"algorithm": "duol", "rho": [0.0, 0.5], "datasets": ["sonar", "splice"], "repeats": 2})
+    config.update(
+        datasets=["sonar", "german"],
+        algorithms=["perceptron", "duol"],
+        repeats=2,
+        rho_sweep={"algorithm": "duol", "rho": [0.0, 0.5], "datasets": ["sonar", "splice"], "repeats": 2},
+    )
     config["rand_comparison"].update(repeats=2)
     config["c_sweep"].update(values=[1.0, 4.0], algorithms=["duol"], reference=["perceptron"], repeats=2)
     output = str(tmp_path / "page.md")
@@ -256,7 +306,9 @@ def test_merge_adds_datasets_and_keeps_the_others_exactly(tmp_path):
     for key, name in (("sweeps", "c_sweep"), ("comparisons", "rand_comparison")):
         assert list(after[key][name]) == ["sonar", "splice", "german"]
         assert after[key][name]["sonar"] == before[key][name]["sonar"]
-    assert list(after["rho_sweep"]) == ["sonar", "splice"] and after["rho_sweep"]["sonar"] == before["rho_sweep"]["sonar"]
+    assert (
+        list(after["rho_sweep"]) == ["sonar", "splice"] and after["rho_sweep"]["sonar"] == before["rho_sweep"]["sonar"]
+    )
     with open(page) as fh:
         text = fh.read()
     assert "### sonar (208 × 60)" in text and "### splice (1000 × 60)" in text and "### german (1000 × 24)" in text
@@ -271,8 +323,13 @@ def test_merge_adds_datasets_and_keeps_the_others_exactly(tmp_path):
 def test_paper_datasets_show_a_paper_row_beside_another_dataset():
     from olkit.experiment.config import ConfigError, paper_table, validate_config
 
-    config = {"title": "t", "paper": "scw_icml_table3", "datasets": ["mitface-histeq"], "algorithms": ["scw1"],
-              "paper_datasets": {"mitface-histeq": "mitface", "mnist-1vs2-raw": "mnist-1vs2"}}
+    config = {
+        "title": "t",
+        "paper": "scw_icml_table3",
+        "datasets": ["mitface-histeq"],
+        "algorithms": ["scw1"],
+        "paper_datasets": {"mitface-histeq": "mitface", "mnist-1vs2-raw": "mnist-1vs2"},
+    }
     validate_config(config)
     paper = paper_table(config)
     assert paper["mitface-histeq"] == paper["mitface"] and paper["mnist-1vs2-raw"] == paper["mnist-1vs2"]

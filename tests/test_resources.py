@@ -2,6 +2,7 @@
 allocating, naming where it comes from and the cheaper choice; an unbudgeted kernel learner warns once when
 its support set grows past olkit.limits.SV_WARNING_THRESHOLD; the parsed-data cache is bounded, evicts least
 recently used entries, survives corrupt entries and is inspectable (``olkit cache info|clear``)."""
+
 import os
 import subprocess
 import sys
@@ -39,9 +40,16 @@ def one_line_error(capsys, argv):
 
 # ---- widths and state sizes ------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("argv", [["run", "pa1", "--stream"], ["train", "pa1", "--model", "M"],
-                                  ["train", "pa1", "--model", "M", "--stream"],
-                                  ["run", "scw1", "--set", "covariance=diagonal", "--stream"]])
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["run", "pa1", "--stream"],
+        ["train", "pa1", "--model", "M"],
+        ["train", "pa1", "--model", "M", "--stream"],
+        ["run", "scw1", "--set", "covariance=diagonal", "--stream"],
+    ],
+)
 def test_cli_names_the_line_of_the_widest_index(capsys, wide_file, tmp_path, argv):
     argv = [str(tmp_path / "m.npz") if a == "M" else a for a in argv]
     err = one_line_error(capsys, [*argv, "--data", str(wide_file)])
@@ -55,9 +63,13 @@ def test_in_memory_wide_data_is_refused_by_the_learner_not_the_reader(wide_file)
     X, y = read_libsvm(wide_file)  # CSR: a width of 2**31 - 1 costs nothing here
     assert X.shape == (4, 2147483647) and X.nnz == 6
     X, y = olkit.load_dataset(str(wide_file))
-    for name, params, need in [("pa1", {}, "16.0 GiB"), ("pa1", {"kernel": "linear"}, "16.0 GiB"),
-                               ("scw1", {"covariance": "diagonal"}, "32.0 GiB"), ("duol", {}, "16.0 GiB"),
-                               ("nogd", {}, "16.0 GiB")]:
+    for name, params, need in [
+        ("pa1", {}, "16.0 GiB"),
+        ("pa1", {"kernel": "linear"}, "16.0 GiB"),
+        ("scw1", {"covariance": "diagonal"}, "32.0 GiB"),
+        ("duol", {}, "16.0 GiB"),
+        ("nogd", {}, "16.0 GiB"),
+    ]:
         with pytest.raises(limits.StateTooLarge) as info:
             olkit.make(name, **params).fit(X, y)
         message = str(info.value)
@@ -77,11 +89,17 @@ def test_state_limit_is_half_the_physical_memory_or_the_environment(monkeypatch)
 
 
 def test_parameter_sizes_are_refused_at_the_parameter_check():
-    with pytest.raises(ValueError, match=r"nogd: parameter B=1000000000000: the k x B Nyström map .* would take "
-                                         r".* TiB, more than .*; use a smaller B \(the default is 600"):
+    with pytest.raises(
+        ValueError,
+        match=r"nogd: parameter B=1000000000000: the k x B Nyström map .* would take "
+        r".* TiB, more than .*; use a smaller B \(the default is 600",
+    ):
         olkit.make("nogd", B=10**12)  # was numpy's raw "array is too big"
-    with pytest.raises(ValueError, match=r"parameter degree=1000000000 is not valid; degree must be an integer >= 1 "
-                                         r"and <= 100 \(\(x·z \+ coef0\)\^degree overflows float64"):
+    with pytest.raises(
+        ValueError,
+        match=r"parameter degree=1000000000 is not valid; degree must be an integer >= 1 "
+        r"and <= 100 \(\(x·z \+ coef0\)\^degree overflows float64",
+    ):
         olkit.make("pa1", kernel="poly", degree=10**9)  # was "cannot learn example 27 ... feature magnitudes"
     X = np.random.RandomState(0).rand(30, 4)
     y = (X[:, 0] > 0.5).astype(int)
@@ -92,8 +110,11 @@ def test_parameter_sizes_are_refused_at_the_parameter_check():
 
 def test_full_covariance_on_a_very_wide_sparse_matrix_names_the_diagonal():
     X = sp.csr_matrix((np.ones(3), [5, 70_000, 999_999], [0, 1, 2, 3]), shape=(3, 1_000_000))
-    with pytest.raises(ValueError, match=r"covariance='full' for scw1 on 1000000 features .*7450.6 GiB.* use "
-                                         r"covariance='diagonal'"):
+    with pytest.raises(
+        ValueError,
+        match=r"covariance='full' for scw1 on 1000000 features .*7450.6 GiB.* use "
+        r"covariance='diagonal'",
+    ):
         olkit.make("scw1").fit(X, [0, 1, 0])
     assert olkit.make("scw1", covariance="diagonal").fit(X, [0, 1, 0]).n_seen_ == 3
 
@@ -103,17 +124,24 @@ def test_support_set_growth_that_cannot_fit_is_refused(monkeypatch):
     rng = np.random.RandomState(0)
     X, y = rng.randn(3000, 5), rng.randint(0, 2, 3000)
     clf = olkit.make("duol")
-    with pytest.raises(limits.StateTooLarge, match=r"duol: the support set grown to \d+ SVs \(its Gram cache: "
-                                                   r"O\(#SV²\) memory\) would take .*use a budgeted learner \(ahpatron"):
+    with pytest.raises(
+        limits.StateTooLarge,
+        match=r"duol: the support set grown to \d+ SVs \(its Gram cache: "
+        r"O\(#SV²\) memory\) would take .*use a budgeted learner \(ahpatron",
+    ):
         clf.partial_fit(X, y)
     assert 0 < clf.n_seen_ < 3000 and clf.support_.nbytes(clf.support_.capacity, 0) <= 4 * 2**20
-    with pytest.raises(limits.StateTooLarge, match=r"ahpatron: the support set grown to .*; use a smaller budget B "
-                                                   r"\(B=1000000000 now\)"):
+    with pytest.raises(
+        limits.StateTooLarge,
+        match=r"ahpatron: the support set grown to .*; use a smaller budget B "
+        r"\(B=1000000000 now\)",
+    ):
         olkit.make("ahpatron", B=10**9).partial_fit(X, y)
     assert olkit.make("forgetron", B=100).fit(X, y).n_seen_ == 3000
 
 
 # ---- the support-set growth warning ---------------------------------------------------------------------------
+
 
 def test_unbudgeted_kernel_learner_warns_once(monkeypatch):
     monkeypatch.setattr(limits, "SV_WARNING_THRESHOLD", 100)
@@ -123,7 +151,7 @@ def test_unbudgeted_kernel_learner_warns_once(monkeypatch):
         warnings.simplefilter("always")
         clf = olkit.make("pa1")
         for lo in range(0, 1200, 300):
-            clf.partial_fit(X[lo:lo + 300], y[lo:lo + 300], classes=[0, 1])
+            clf.partial_fit(X[lo : lo + 300], y[lo : lo + 300], classes=[0, 1])
         olkit.make("forgetron", B=150).fit(X, y)  # a budget: never
         olkit.make("pa1", kernel="linear").fit(X, y)  # primal: no support set
     growth = [w for w in caught if issubclass(w.category, olkit.SupportSetGrowthWarning)]
@@ -138,10 +166,17 @@ def test_command_line_shows_the_growth_warning_as_one_line(tmp_path):
     rng = np.random.RandomState(2)
     path = tmp_path / "noise.libsvm"
     path.write_text("".join(f"{rng.choice([-1, 1])} 1:{a:.4f} 2:{b:.4f}\n" for a, b in rng.randn(400, 2)))
-    code = ("import sys, olkit.limits as L; L.SV_WARNING_THRESHOLD = 50; from olkit.cli import run; "
-            f"sys.argv = ['olkit', 'run', 'pa1', '--data', {str(path)!r}, '--stream', '-q']; run()")
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
-                          env={**os.environ, "OLKIT_CACHE_DIR": "off"})
+    code = (
+        "import sys, olkit.limits as L; L.SV_WARNING_THRESHOLD = 50; from olkit.cli import run; "
+        f"sys.argv = ['olkit', 'run', 'pa1', '--data', {str(path)!r}, '--stream', '-q']; run()"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "OLKIT_CACHE_DIR": "off"},
+    )
     assert proc.returncode == 0, proc.stderr
     lines = [line for line in proc.stderr.splitlines() if line.strip()]
     assert len(lines) == 1 and lines[0].startswith("olkit: warning: pa1: the kernel model holds"), proc.stderr
@@ -149,10 +184,15 @@ def test_command_line_shows_the_growth_warning_as_one_line(tmp_path):
 
 # ---- the parsed-data cache ------------------------------------------------------------------------------------
 
+
 def _libsvm(path, rows, seed):
     rng = np.random.RandomState(seed)
-    path.write_text("".join(f"{rng.choice([-1, 1])} " + " ".join(f"{j}:{rng.rand():.6f}" for j in range(1, 40))
-                            + "\n" for _ in range(rows)))
+    path.write_text(
+        "".join(
+            f"{rng.choice([-1, 1])} " + " ".join(f"{j}:{rng.rand():.6f}" for j in range(1, 40)) + "\n"
+            for _ in range(rows)
+        )
+    )
     return path
 
 
@@ -270,8 +310,8 @@ class WorkerWarning(UserWarning):
 
 
 def _warn_twice_and_square(value):
-    warnings.warn(f"task {value} warns", WorkerWarning)
-    warnings.warn(f"task {value} warns", WorkerWarning)  # the same warning again: kept once per task
+    warnings.warn(f"task {value} warns", WorkerWarning)  # noqa: B028  (the worker's own line is the point)
+    warnings.warn(f"task {value} warns", WorkerWarning)  # noqa: B028  (the same warning again: kept once per task)
     return value * value
 
 

@@ -10,6 +10,7 @@ independent run: the JSON's "seconds" keys and the page's "Time (s) ours" column
 runs, the page is the same byte for byte (the date aside) and the JSON too (a section's wall-clock
 "seconds" aside).
 """
+
 import contextlib
 import json
 import os
@@ -66,8 +67,9 @@ def write_noisy(path, n=5000, d=8):
     X = rng.normal(size=(n, d))
     y = np.where(X[:, 0] + 0.8 * rng.normal(size=n) > 0, 1, -1)
     with open(path, "w") as fh:
-        fh.writelines(f"{label:+d} " + " ".join(f"{j + 1}:{v:.6g}" for j, v in enumerate(row)) + "\n"
-                      for row, label in zip(X, y))
+        fh.writelines(
+            f"{label:+d} " + " ".join(f"{j + 1}:{v:.6g}" for j, v in enumerate(row)) + "\n" for row, label in zip(X, y)
+        )
 
 
 def workdirs(tmp_path, *names):
@@ -82,8 +84,7 @@ def workdirs(tmp_path, *names):
 def kill_part_way(cmd, cwd, cells, after):
     """Start ``cmd``; SIGKILL its process group once ``after`` finished runs are stored in ``cells``; return
     the stored runs {file name: mtime_ns}, each checked to be complete JSON."""
-    proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            start_new_session=True)
+    proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     deadline = time.monotonic() + 300
     while len(list(cells.glob("*.json"))) < after:
         assert proc.poll() is None, "the run ended before it stored a run"
@@ -149,8 +150,10 @@ def test_reproduction_killed_and_resumed(tmp_path, monkeypatch, capsys):
         assert untouched(cells, stored) and len(list(cells.glob("*.json"))) == CELLS
         assert not list(cells.glob(".*.tmp"))  # a write the kill interrupted is cleaned up
         with capsys.disabled():  # the measured numbers, shown with -s
-            print(f"\nreproduction: {len(stored)} of {CELLS} runs stored before SIGKILL; rerun computed "
-                  f"{CELLS - len(stored)}")
+            print(
+                f"\nreproduction: {len(stored)} of {CELLS} runs stored before SIGKILL; rerun computed "
+                f"{CELLS - len(stored)}"
+            )
 
         monkeypatch.chdir(whole)  # the uninterrupted run, same command line, in another directory
         reproduce("config.toml", n_jobs=1)
@@ -179,23 +182,40 @@ def test_olkit_run_out_killed_and_resumed(tmp_path, monkeypatch, capsys):
     reuses them. The JSON document keeps its contract (docs/dev/architecture.md#the-olkit-run-command)."""
     with unless_the_code_changes():
         killed, whole = workdirs(tmp_path, "killed", "whole")
-        common = ["run", "perceptron", "pa1", "duol", "--data", "noisy.libsvm", "--set", "sigma=1", "--repeats", "8",
-                  "--format", "json", "--out", "res"]
+        common = [
+            "run",
+            "perceptron",
+            "pa1",
+            "duol",
+            "--data",
+            "noisy.libsvm",
+            "--set",
+            "sigma=1",
+            "--repeats",
+            "8",
+            "--format",
+            "json",
+            "--out",
+            "res",
+        ]
         args = common + ["--jobs", "2"]
         cells, total = killed / "res" / ".cells", 3 * 8
         stored = kill_part_way([sys.executable, "-m", "olkit", *args], killed, cells, after=6)
         assert 6 <= len(stored) < total and not (killed / "res" / "noisy.libsvm.json").exists()
 
-        proc = subprocess.run([sys.executable, "-m", "olkit", *args, "--resume"], cwd=killed, capture_output=True,
-                              text=True, timeout=600)
+        proc = subprocess.run(
+            [sys.executable, "-m", "olkit", *args, "--resume"], cwd=killed, capture_output=True, text=True, timeout=600
+        )
         assert proc.returncode == 0, proc.stderr
         assert f"res/.cells: {len(stored)} finished run(s) reused, {total - len(stored)} computed" in proc.stderr
         assert untouched(cells, stored) and len(list(cells.glob("*.json"))) == total
         resumed = json.loads(proc.stdout)
         assert json.loads((killed / "res" / "noisy.libsvm.json").read_text()) == resumed
         with capsys.disabled():
-            print(f"\nolkit run --out: {len(stored)} of {total} runs stored before SIGKILL; --resume computed "
-                  f"{total - len(stored)}")
+            print(
+                f"\nolkit run --out: {len(stored)} of {total} runs stored before SIGKILL; --resume computed "
+                f"{total - len(stored)}"
+            )
 
         monkeypatch.chdir(whole)  # uninterrupted, serially here (the runs do not depend on --jobs)
         capsys.readouterr()
@@ -223,10 +243,18 @@ def test_failed_runs_are_reported_and_the_others_complete(tmp_path, monkeypatch)
     a dataset that cannot be read is listed as not run with the reason; everything else completes."""
     monkeypatch.chdir(tmp_path)
     (tmp_path / "broken.libsvm").write_text("+1 1:0.5 2:1\n-1 1:zz\n")
-    config = {"title": "failures", "paper": "duol_jmlr_table2", "output": "out/page.md",
-              "datasets": ["broken.libsvm", "sonar"], "algorithms": ["perceptron", "pa1", "duol"], "repeats": 3,
-              "settings": {"sigma": 8}, "params": {"pa1": {"C": -1}}, "select": {"duol": {"C": [-2.0, 5.0]}},
-              "pa1_comparison": {"algorithms": ["duol", "pa1"], "repeats": 2}}
+    config = {
+        "title": "failures",
+        "paper": "duol_jmlr_table2",
+        "output": "out/page.md",
+        "datasets": ["broken.libsvm", "sonar"],
+        "algorithms": ["perceptron", "pa1", "duol"],
+        "repeats": 3,
+        "settings": {"sigma": 8},
+        "params": {"pa1": {"C": -1}},
+        "select": {"duol": {"C": [-2.0, 5.0]}},
+        "pa1_comparison": {"algorithms": ["duol", "pa1"], "repeats": 2},
+    }
     page, docs = reproduce_config(config, "test", n_jobs=1)
     text = (tmp_path / page).read_text()
     (doc,) = docs
@@ -241,19 +269,30 @@ def test_failed_runs_are_reported_and_the_others_complete(tmp_path, monkeypatch)
     assert data["failed"][0]["section"] == "pa1_comparison"
 
 
-@pytest.mark.parametrize("change,needle", [
-    ({"algoritms": ["pa1"]}, "unknown key 'algoritms'; did you mean 'algorithms'?"),
-    ({"algorithms": ["pa1", "duoll"]}, "algorithms: unknown algorithm 'duoll'; did you mean 'duol'?"),
-    ({"params": {"pa1": {"Cc": 1}}}, "[params.pa1] unknown parameter 'Cc'; did you mean 'C'?"),
-    ({"settings": {"sigmaa": 2}}, "[settings] unknown parameter 'sigmaa'; did you mean 'sigma'?"),
-    ({"c_sweep": {"parameter": "C", "values": [1], "algorithms": ["perceptron"]}},
-     "[c_sweep]: perceptron has no parameter 'C'"),
-    ({"x_comparison": {"algorithms": ["pa1"], "repeat": 2}}, "[x_comparison] unknown key 'repeat'"),
-    ({"repeats": 0}, "repeats must be an integer >= 1"),
-])
+@pytest.mark.parametrize(
+    "change,needle",
+    [
+        ({"algoritms": ["pa1"]}, "unknown key 'algoritms'; did you mean 'algorithms'?"),
+        ({"algorithms": ["pa1", "duoll"]}, "algorithms: unknown algorithm 'duoll'; did you mean 'duol'?"),
+        ({"params": {"pa1": {"Cc": 1}}}, "[params.pa1] unknown parameter 'Cc'; did you mean 'C'?"),
+        ({"settings": {"sigmaa": 2}}, "[settings] unknown parameter 'sigmaa'; did you mean 'sigma'?"),
+        (
+            {"c_sweep": {"parameter": "C", "values": [1], "algorithms": ["perceptron"]}},
+            "[c_sweep]: perceptron has no parameter 'C'",
+        ),
+        ({"x_comparison": {"algorithms": ["pa1"], "repeat": 2}}, "[x_comparison] unknown key 'repeat'"),
+        ({"repeats": 0}, "repeats must be an integer >= 1"),
+    ],
+)
 def test_config_errors_before_anything_runs(tmp_path, change, needle):
-    config = {"title": "t", "paper": "duol_jmlr_table2", "output": str(tmp_path / "out" / "page.md"),
-              "datasets": ["no-such-dataset"], "algorithms": ["pa1"], **change}
+    config = {
+        "title": "t",
+        "paper": "duol_jmlr_table2",
+        "output": str(tmp_path / "out" / "page.md"),
+        "datasets": ["no-such-dataset"],
+        "algorithms": ["pa1"],
+        **change,
+    }
     with pytest.raises(ConfigError) as err:
         reproduce_config(config, "test")
     assert str(err.value).startswith("config error: ") and needle in str(err.value)
@@ -262,11 +301,20 @@ def test_config_errors_before_anything_runs(tmp_path, change, needle):
 
 def test_config_error_from_the_command(tmp_path):
     """Not "data not found": one line naming the config error, exit 2, nothing written."""
-    (tmp_path / "bad.toml").write_text('title = "t"\npaper = "duol_jmlr_table2"\noutput = "out/page.md"\n'
-                                       'datasets = ["german"]\nalgorithms = ["pa1", "duoll"]\n')
-    proc = subprocess.run([sys.executable, "-m", "olkit.experiment.reproduce", "bad.toml"], cwd=tmp_path,
-                          capture_output=True, text=True, timeout=300)
+    (tmp_path / "bad.toml").write_text(
+        'title = "t"\npaper = "duol_jmlr_table2"\noutput = "out/page.md"\n'
+        'datasets = ["german"]\nalgorithms = ["pa1", "duoll"]\n'
+    )
+    proc = subprocess.run(
+        [sys.executable, "-m", "olkit.experiment.reproduce", "bad.toml"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert proc.returncode == 2 and proc.stdout == ""
-    assert proc.stderr.startswith("config error: bad.toml: algorithms: unknown algorithm 'duoll'; did you mean "
-                                  "'duol'?") and proc.stderr.count("\n") == 1
+    assert (
+        proc.stderr.startswith("config error: bad.toml: algorithms: unknown algorithm 'duoll'; did you mean 'duol'?")
+        and proc.stderr.count("\n") == 1
+    )
     assert not (tmp_path / "out").exists()

@@ -1,5 +1,6 @@
 """olkit.river.RiverClassifier: River's estimator checks, and the same mistakes as olkit.evaluate_online
 (issue 10, item 4's acceptance) for a linear, a kernel and a budgeted learner, binary and multiclass."""
+
 import pickle
 import subprocess
 import sys
@@ -7,6 +8,7 @@ import warnings
 
 import numpy as np
 import pytest
+
 from helpers import require_data_files
 
 river = pytest.importorskip("river")  # a guard only: `make test` installs the river extra
@@ -60,8 +62,9 @@ def test_progressive_val_score_matches_evaluate_online(name, dataset):
     # the same model up to rounding (the compiled loop sums in another order over a block of rows than over
     # one row, so the last bits of the weights differ; no prediction above depended on them)
     reference = olkit.make(name).partial_fit(X, y, classes=classes)
-    np.testing.assert_allclose(model.learner_.decision_function(X[:100]), reference.decision_function(X[:100]),
-                               rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(
+        model.learner_.decision_function(X[:100]), reference.decision_function(X[:100]), rtol=1e-9, atol=1e-9
+    )
     assert model._multiclass == (len(classes) > 2)
 
 
@@ -95,12 +98,14 @@ def test_classes_none_is_binary_from_the_first_two_labels():
             assert pred == y[0]
         flags.append(pred != label)
         model.learn_one(x, label)
-    np.testing.assert_array_equal(np.array(flags[first_other + 1:], dtype=np.int8),
-                                  res.mistake_flags[first_other + 1:])
+    np.testing.assert_array_equal(
+        np.array(flags[first_other + 1 :], dtype=np.int8), res.mistake_flags[first_other + 1 :]
+    )
     assert model.classes_ == ["bad", "good"]
     reference = olkit.make("pa").partial_fit(X, y)
-    np.testing.assert_allclose(model.learner_.decision_function(X), reference.decision_function(X),
-                               rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(
+        model.learner_.decision_function(X), reference.decision_function(X), rtol=1e-9, atol=1e-9
+    )
     with pytest.raises(ValueError, match="unknown label 'other'.*pass classes"):
         model.learn_one({0: 1.0}, "other")
 
@@ -188,6 +193,8 @@ def test_row_buffer_is_not_kept_by_the_learner(name):
 
 
 def test_import_olkit_does_not_import_river():
-    code = ("import sys, olkit; olkit.make('pa'); olkit.load_dataset('german'); "
-            "assert not [m for m in sys.modules if m == 'river' or m.startswith('river.')], 'river imported'")
+    code = (
+        "import sys, olkit; olkit.make('pa'); olkit.load_dataset('german'); "
+        "assert not [m for m in sys.modules if m == 'river' or m.startswith('river.')], 'river imported'"
+    )
     subprocess.run([sys.executable, "-c", code], check=True)

@@ -1,4 +1,5 @@
 """Every learner is a scikit-learn classifier: the real `sklearn.utils.estimator_checks` suite."""
+
 import warnings
 
 import numpy as np
@@ -24,9 +25,11 @@ def test_estimator_checks(name):
 PRIMAL = [(name, {"kernel": "linear"}) for name in ("perceptron", "pa", "pa1", "pa2", "romma", "agg-romma", "alma")]
 
 
-@pytest.mark.parametrize("name,params", PRIMAL + [("scw1", {"covariance": "diagonal"}),
-                                                  ("nherd", {"covariance": "diagonal", "diagonal": "drop"})],
-                         ids=lambda v: v if isinstance(v, str) else "-".join(map(str, v.values())))
+@pytest.mark.parametrize(
+    "name,params",
+    PRIMAL + [("scw1", {"covariance": "diagonal"}), ("nherd", {"covariance": "diagonal", "diagonal": "drop"})],
+    ids=lambda v: v if isinstance(v, str) else "-".join(map(str, v.values())),
+)
 def test_estimator_checks_linear_forms(name, params):
     """The primal (multiclass-capable) forms and diagonal covariance pass the same suite."""
     with warnings.catch_warnings():
@@ -62,6 +65,7 @@ def test_string_labels_and_tie_rule():
     clf = olkit.make("perceptron").fit(X, y)
     assert list(clf.classes_) == ["ham", "spam"]  # smallest label -> -1
     assert set(clf.predict(X)) <= {"ham", "spam"}
-    # before any update f = 0, which predicts the positive class (docs/algorithms/conventions.md#prediction-and-mistakes)
+    # before any update f = 0, which predicts the positive class
+    # (docs/algorithms/conventions.md#prediction-and-mistakes)
     res = olkit.evaluate_online(olkit.make("perceptron"), X[:2], ["ham", "spam"])
     assert res.scores[0] == 0.0 and res.mistake_flags[0] == 1

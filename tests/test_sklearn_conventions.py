@@ -1,5 +1,6 @@
 """scikit-learn's input conventions (issue 21, item 7): column names, the ``classes`` argument, and the
 parameters a fitted model was built with."""
+
 import json
 import os
 import subprocess
@@ -22,7 +23,7 @@ def german():
 
 
 def frame(X, columns):
-    return pd.DataFrame(X[:, :len(columns)], columns=columns)
+    return pd.DataFrame(X[:, : len(columns)], columns=columns)
 
 
 NAMES = [f"f{j}" for j in range(6)]
@@ -40,20 +41,28 @@ def test_feature_names_recorded_and_checked_as_sklearn(german, name):
     assert list(clf.feature_names_in_) == NAMES and clf.feature_names_in_.dtype.kind == "U"
     reordered = df[NAMES[::-1]]
     renamed = df.rename(columns={"f5": "g5"})
-    for bad, detail in [(reordered, "Feature names must be in the same order as they were in fit"),
-                        (renamed, ("Feature names unseen at fit time:\n- g5\nFeature names seen at fit time, "
-                                   "yet now missing:\n- f5"))]:
-        for call in (clf.predict, clf.decision_function, lambda X_: clf.score(X_, y),
-                     lambda X_: clf.partial_fit(X_, y)):
-            with pytest.raises(ValueError, match="The feature names should match those that were passed during fit"
-                               ) as info:
+    for bad, detail in [
+        (reordered, "Feature names must be in the same order as they were in fit"),
+        (renamed, ("Feature names unseen at fit time:\n- g5\nFeature names seen at fit time, yet now missing:\n- f5")),
+    ]:
+        for call in (
+            clf.predict,
+            clf.decision_function,
+            lambda X_: clf.score(X_, y),
+            lambda X_: clf.partial_fit(X_, y),
+        ):
+            with pytest.raises(
+                ValueError, match="The feature names should match those that were passed during fit"
+            ) as info:
                 call(bad)
             assert detail in str(info.value)
     seen = clf.n_seen_
     clf.partial_fit(df, y)  # the same columns: learned
     assert clf.n_seen_ == seen + len(y)
-    with pytest.warns(UserWarning, match=f"X does not have valid feature names, but {type(clf).__name__} was "
-                                         "fitted with feature names"):
+    with pytest.warns(
+        UserWarning,
+        match=f"X does not have valid feature names, but {type(clf).__name__} was fitted with feature names",
+    ):
         np.testing.assert_array_equal(clf.predict(X[:, :6]), clf.predict(df))
     clf.fit(X[:, :6], y)  # fitted again without names: the names are gone, as in scikit-learn
     assert not hasattr(clf, "feature_names_in_")
@@ -110,12 +119,22 @@ def test_a_file_with_feature_names_of_the_wrong_length_is_refused(german, tmp_pa
 
 
 # ---- the classes argument ----------------------------------------------------------------------------------
-@pytest.mark.parametrize("classes,message", [([-1, 1, np.nan], r"classes=\[-1.0, 1.0, nan\] holds NaN or infinity"),
-                                             ([-1, 1, np.inf], "holds NaN or infinity"),
-                                             ([1, 1, 2], (r"classes=\[1, 1, 2\] repeats 1; the classes must be "
-                                                          "distinct labels")),
-                                             (["a", "b", "a"], "repeats a"),
-                                             ([[-1, 1]], "classes must be a 1-D list of labels")])
+@pytest.mark.parametrize(
+    "classes,message",
+    [
+        ([-1, 1, np.nan], r"classes=\[-1.0, 1.0, nan\] holds NaN or infinity"),
+        ([-1, 1, np.inf], "holds NaN or infinity"),
+        (
+            [1, 1, 2],
+            (
+                r"classes=\[1, 1, 2\] repeats 1; the classes must be "
+                "distinct labels"
+            ),
+        ),
+        (["a", "b", "a"], "repeats a"),
+        ([[-1, 1]], "classes must be a 1-D list of labels"),
+    ],
+)
 def test_nan_or_duplicate_classes_are_refused(german, classes, message):
     X, y = german
     clf = olkit.make("pa1")
@@ -129,8 +148,14 @@ def test_nan_or_duplicate_classes_are_refused(german, classes, message):
 
 
 # ---- parameters changed after fit ----------------------------------------------------------------------------
-CHANGES = [("duol", {"kernel": "linear"}), ("scw1", {"covariance": "diagonal"}), ("pa1", {"sigma": 2.0}),
-           ("pa1", {"C": 3.0}), ("ahpatron", {"B": 50}), ("pa1", {"kernel": "linear"})]
+CHANGES = [
+    ("duol", {"kernel": "linear"}),
+    ("scw1", {"covariance": "diagonal"}),
+    ("pa1", {"sigma": 2.0}),
+    ("pa1", {"C": 3.0}),
+    ("ahpatron", {"B": 50}),
+    ("pa1", {"kernel": "linear"}),
+]
 
 
 @pytest.mark.parametrize("name,change", CHANGES, ids=lambda v: v if isinstance(v, str) else "-".join(map(str, v)))
@@ -141,15 +166,22 @@ def test_a_parameter_changed_after_fit_is_refused_until_fit(german, tmp_path, na
     X, y = german
     clf = olkit.make(name).partial_fit(X[:100], y[:100])
     before = clf.decision_function(X)
-    (key, value), = change.items()
+    ((key, value),) = change.items()
     built = clf.get_params()[key]
     clf.set_params(**change)
     path = tmp_path / "m.npz"
-    expected = (f"{name}: parameter {key} is {value!r}, but the model was built with {key}={built!r}; call fit to "
-                f"start afresh or set it back (set_params({key}={built!r}))")
-    for call in (lambda: clf.predict(X), lambda: clf.decision_function(X), lambda: clf.score(X, y),
-                 lambda: clf.partial_fit(X[100:], y[100:]), lambda: olkit.save(clf, path),
-                 lambda: olkit.evaluate_online(clf, X[100:], y[100:], reset=False)):
+    expected = (
+        f"{name}: parameter {key} is {value!r}, but the model was built with {key}={built!r}; call fit to "
+        f"start afresh or set it back (set_params({key}={built!r}))"
+    )
+    for call in (
+        lambda: clf.predict(X),
+        lambda: clf.decision_function(X),
+        lambda: clf.score(X, y),
+        lambda: clf.partial_fit(X[100:], y[100:]),
+        lambda: olkit.save(clf, path),
+        lambda: olkit.evaluate_online(clf, X[100:], y[100:], reset=False),
+    ):
         with pytest.raises(ValueError) as info:
             call()
         assert expected in str(info.value) and "\n" not in str(info.value)  # save adds the file's name
@@ -191,8 +223,9 @@ def test_model_files_and_the_record_of_fitted_parameters(german, tmp_path):
 
     olkit.save(clf, path)
     rewrite_model(path, lambda h: h["params"].update(sigma=3.0))
-    with pytest.raises(ValueError, match="invalid olkit model file: .*parameter sigma is 3.0, but the model was "
-                                         "built with sigma="):
+    with pytest.raises(
+        ValueError, match="invalid olkit model file: .*parameter sigma is 3.0, but the model was built with sigma="
+    ):
         olkit.load(path)
 
     olkit.save(clf, path)
@@ -211,9 +244,11 @@ def test_grid_search_sets_parameters_on_fresh_clones(german):
 def test_arrays_do_not_import_sklearn_for_column_names():
     """Plain arrays never reach scikit-learn's column-name helper (importing scikit-learn costs a second of
     the command line's start-up)."""
-    code = ("import sys, numpy as np, olkit; X = np.random.default_rng(0).normal(size=(40, 3)); "
-            "y = np.where(X[:, 0] > 0, 1, -1); c = olkit.make('pa1', shuffle=False).fit(X, y); c.predict(X); "
-            "c.partial_fit(X, y); print('sklearn' in sys.modules)")
+    code = (
+        "import sys, numpy as np, olkit; X = np.random.default_rng(0).normal(size=(40, 3)); "
+        "y = np.where(X[:, 0] > 0, 1, -1); c = olkit.make('pa1', shuffle=False).fit(X, y); c.predict(X); "
+        "c.partial_fit(X, y); print('sklearn' in sys.modules)"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=False)
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.strip() == "False"

@@ -1,5 +1,6 @@
 """High-dimensional sparse streams stay sparse end to end (CSR SV storage, sparse in-block dot products,
 on-demand SV rows for DUOL) and give the same results as the dense engine on the same data."""
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -19,8 +20,10 @@ def sparse_stream(seed, n=300, d=3000, nnz_per_row=12):
     return X, y
 
 
-@pytest.mark.parametrize("name", ["perceptron", "pa1", "romma", "agg-romma", "alma", "duol", "duol-iter",
-                                  "duol-appr", "duol-rand", "online-svm"])
+@pytest.mark.parametrize(
+    "name",
+    ["perceptron", "pa1", "romma", "agg-romma", "alma", "duol", "duol-iter", "duol-appr", "duol-rand", "online-svm"],
+)
 def test_sparse_equals_dense(name):
     X, y = sparse_stream(seed=hash(name) % 1000)
     assert not dense_is_cheap(X)
@@ -90,6 +93,9 @@ def test_sv_remove_keeps_storage_consistent(storage):
         assert coef == before[a][1]
     K = kernel_matrix(s.vectors(), s.vectors(), clf._kernel_spec())
     np.testing.assert_allclose(s.gram_matrix(), K, rtol=1e-12, atol=1e-12)
-    np.testing.assert_allclose(clf.decision_function(data[:5]),
-                               kernel_matrix(data[:5], s.vectors(), clf._kernel_spec()) @ s.coef[: s.n, 0],
-                               rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(
+        clf.decision_function(data[:5]),
+        kernel_matrix(data[:5], s.vectors(), clf._kernel_spec()) @ s.coef[: s.n, 0],
+        rtol=1e-10,
+        atol=1e-12,
+    )

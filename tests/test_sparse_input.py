@@ -5,6 +5,7 @@ structural validity (:mod:`olkit.sparse_check`) before anything compiled reads i
 a child process: without the check they end it with SIGSEGV or heap corruption, which must fail the test,
 not kill pytest.
 """
+
 import textwrap
 
 import numpy as np
@@ -12,8 +13,8 @@ import pytest
 import scipy.sparse as sp
 
 import olkit
-from olkit.sparse_check import check_sparse_structure, valid_csr
 from helpers import run_child_cases
+from olkit.sparse_check import check_sparse_structure, valid_csr
 
 FORMATS = ("csr", "csc", "coo", "bsr", "dia", "lil", "dok")
 
@@ -43,8 +44,7 @@ HOSTILE = {
     "coo negative col": ("X = sp.coo_array(X); X.coords[1][0] = -1", "col[0] = -1"),
     "bsr block index out of range": ("X = sp.bsr_matrix(X, blocksize=(2, 2)); X.indices[0] = 99", "block column"),
     "dia offset out of range": ("X = sp.dia_matrix(X); X.offsets[0] = 2**30", "offsets"),
-    "lil index out of range": ("X = sp.lil_matrix(X); X.rows[0].append(10**6); X.data[0].append(1.0)",
-                               "indices"),
+    "lil index out of range": ("X = sp.lil_matrix(X); X.rows[0].append(10**6); X.data[0].append(1.0)", "indices"),
     "lil rows/data mismatch": ("X = sp.lil_matrix(X); X.rows[0].append(3)", "same length"),
     "dok key out of range": ("X = sp.dok_matrix(X); X._dict[(0, 10**6)] = 1.0", "1000000"),
 }
@@ -61,7 +61,7 @@ CHILD = textwrap.dedent("""
     D = rng.normal(size=(12, 6)); D[rng.random((12, 6)) < 0.5] = 0.0
     y = np.where(D @ rng.normal(size=6) > 0, 1, -1)
     fitted = {name: olkit.make(name).fit(D, y) for name in ("pa1", "duol")}
-    for key, (code, algorithm, entry) in cases.items():
+    for key in cases:
         X = sp.csr_matrix(D)
         exec(code)
         print("RUN", key, flush=True)
@@ -100,7 +100,7 @@ def test_hostile_sparse_input_is_a_value_error_at_every_entry_point():
                     continue  # the validation is shared: a few kernel cases suffice
                 cases[f"{name} | {algorithm}.{entry}"] = (code, algorithm, entry)
     results = _run_child(cases)
-    for key, (code, algorithm, entry) in cases.items():
+    for key in cases:
         want = HOSTILE[key.split(" | ")[0]][1]
         outcome, message = results[key]
         assert outcome == "ValueError", f"{key}: {outcome} {message}"
@@ -142,10 +142,11 @@ def test_unsorted_indices_are_sorted_without_touching_the_input():
     before = U.indices.copy()
     C = valid_csr(U)
     np.testing.assert_array_equal(C.toarray(), X)
-    assert all(np.all(np.diff(C.indices[C.indptr[i]:C.indptr[i + 1]]) > 0) for i in range(C.shape[0]))
+    assert all(np.all(np.diff(C.indices[C.indptr[i] : C.indptr[i + 1]]) > 0) for i in range(C.shape[0]))
     np.testing.assert_array_equal(U.indices, before)  # the caller's matrix untouched
-    np.testing.assert_array_equal(olkit.make("pa1", shuffle=False).fit(U, y).predict(X),
-                                  olkit.make("pa1", shuffle=False).fit(X, y).predict(X))
+    np.testing.assert_array_equal(
+        olkit.make("pa1", shuffle=False).fit(U, y).predict(X), olkit.make("pa1", shuffle=False).fit(X, y).predict(X)
+    )
 
 
 def test_duplicate_indices_are_summed():

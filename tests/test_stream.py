@@ -1,4 +1,5 @@
 """Out-of-core streams (issue 10, item 6): olkit.data.iter_libsvm, olkit.stream and `olkit run/train --stream`."""
+
 import bz2
 import gzip
 import json
@@ -7,9 +8,9 @@ import tracemalloc
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from helpers import bad_compressed_files
 
 import olkit
+from helpers import bad_compressed_files
 from olkit.cli import main
 from olkit.data import iter_libsvm, read_libsvm, scan_libsvm
 from olkit.stream import evaluate_libsvm_stream
@@ -64,7 +65,7 @@ def test_chunks_equal_whole_file(tmp_path, kind):
 
 def test_zero_based(tmp_path):
     path = write(tmp_path / "z.libsvm", "1 0:1 2:3\n-1 1:2\n")
-    (X, y), = iter_libsvm(path, zero_based=True)
+    ((X, y),) = iter_libsvm(path, zero_based=True)
     assert X.toarray().tolist() == [[1, 0, 3], [0, 2, 0]] and y.tolist() == [1, -1]
     with pytest.raises(ValueError, match=r"z.libsvm:1: malformed LIBSVM line: index 0 is < 1"):
         list(iter_libsvm(path))
@@ -114,8 +115,9 @@ def test_bad_arguments(tmp_path):
         next(iter_libsvm(empty, n_features=3))
 
 
-@pytest.mark.parametrize("algo, params", [("scw1", {}), ("pa1", {"kernel": "linear"}), ("forgetron", {"B": 30}),
-                                          ("ahpatron", {"B": 30})])
+@pytest.mark.parametrize(
+    "algo, params", [("scw1", {}), ("pa1", {"kernel": "linear"}), ("forgetron", {"B": 30}), ("ahpatron", {"B": 30})]
+)
 def test_stream_equals_in_memory_pass(tmp_path, algo, params):
     path = write(tmp_path / "f.libsvm.gz", libsvm_text(3000, seed=1), "gz")
     X, y = read_libsvm(path)
@@ -165,6 +167,7 @@ def test_streamed_peak_memory_bounded_by_chunk(tmp_path):
 
 # ---- the command -----------------------------------------------------------------------------------
 
+
 def run_cli(capsys, *args):
     code = main([str(a) for a in args])
     out, err = capsys.readouterr()
@@ -173,29 +176,49 @@ def run_cli(capsys, *args):
 
 def test_cli_run_stream(tmp_path, capsys):
     path = write(tmp_path / "f.libsvm.bz2", libsvm_text(2000, seed=4), "bz2")
-    code, out, err = run_cli(capsys, "run", "scw1", "forgetron", "--data", path, "--stream", "--chunk-size", 300,
-                             "--set", "B=20", "--format", "json")
+    code, out, err = run_cli(
+        capsys,
+        "run",
+        "scw1",
+        "forgetron",
+        "--data",
+        path,
+        "--stream",
+        "--chunk-size",
+        300,
+        "--set",
+        "B=20",
+        "--format",
+        "json",
+    )
     assert code == 0, err
     doc = json.loads(out)
     X, y = read_libsvm(path)
     for got, (algo, params) in zip(doc["results"], [("scw1", {}), ("forgetron", {"B": 20})]):
         ref = olkit.evaluate_online(olkit.make(algo, **params), X, y)
-        assert (got["algorithm"], got["mistakes"], got["n_updates"], got["n_sv"]) == \
-            (algo, ref.mistakes, ref.n_updates, ref.n_sv)
+        assert (got["algorithm"], got["mistakes"], got["n_updates"], got["n_sv"]) == (
+            algo,
+            ref.mistakes,
+            ref.n_updates,
+            ref.n_sv,
+        )
     code, out, err = run_cli(capsys, "run", "scw1", "--data", path, "--stream")
     assert code == 0, err
     assert "(2000 examples, 30 features, 2 classes; 1 run, file order, streamed)" in out
     assert out.splitlines()[1].split() == ["Algorithm", "Mistake", "(%)", "#SV", "#Updates", "Time", "(s)"]
 
 
-@pytest.mark.parametrize("extra, message", [
-    (["--repeats", "3"], "--stream is one run in file order; it cannot be combined with --repeats > 1"),
-    (["--seed", "0"], "cannot be combined with --seed"),
-    (["--order", "ORDER"], "cannot be combined with --order"),
-    (["--tune"], "cannot be combined with --tune"),
-    (["--chunk-size", "0"], "--chunk-size must be >= 1, got 0"),
-    (["--format", "csv"], "--stream prints --format table or json, not csv"),
-])
+@pytest.mark.parametrize(
+    "extra, message",
+    [
+        (["--repeats", "3"], "--stream is one run in file order; it cannot be combined with --repeats > 1"),
+        (["--seed", "0"], "cannot be combined with --seed"),
+        (["--order", "ORDER"], "cannot be combined with --order"),
+        (["--tune"], "cannot be combined with --tune"),
+        (["--chunk-size", "0"], "--chunk-size must be >= 1, got 0"),
+        (["--format", "csv"], "--stream prints --format table or json, not csv"),
+    ],
+)
 def test_cli_stream_refusals(tmp_path, capsys, extra, message):
     path = write(tmp_path / "f.libsvm", libsvm_text(50))
     order = tmp_path / "order.txt"

@@ -12,6 +12,7 @@ operations directly and check, after every operation, that
 
 all to 1e-12, for dense and sparse storage.
 """
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -37,8 +38,11 @@ def _check_members(s):
     2·(the direction's other class) + (1 if the class is the direction's s)."""
     list_members(s.arrays())
     for c in range(s.n_outputs):
-        expect = [(i, 2 * int(s.hs[i])) if s.hr[i] == c else (i, 2 * int(s.hr[i]) + 1)
-                  for i in range(s.n) if c in (s.hr[i], s.hs[i])]
+        expect = [
+            (i, 2 * int(s.hs[i])) if s.hr[i] == c else (i, 2 * int(s.hr[i]) + 1)
+            for i in range(s.n)
+            if c in (s.hr[i], s.hs[i])
+        ]
         got = list(zip(s.members[c, : s.n_members[c]].tolist(), s.member_other[c, : s.n_members[c]].tolist()))
         assert got == expect
 
@@ -55,7 +59,7 @@ def test_random_add_remove_replace_keeps_caches_exact(storage, seed):
     d, n = 6, 400
     X = rng.integers(-2, 3, size=(n, d)).astype(float)  # small integers: duplicates and ties
     X[rng.random((n, d)) < 0.4] = 0.0
-    X[1::7] = X[0::7][: len(X[1::7])]                   # duplicate rows
+    X[1::7] = X[0::7][: len(X[1::7])]  # duplicate rows
     Xs = sp.csr_matrix(X) if storage == "sparse" else X
     spec = KernelSpec("gaussian", 1.3)
     stream = make_stream(Xs, np.ones(n), spec.params())
@@ -75,7 +79,7 @@ def test_random_add_remove_replace_keeps_caches_exact(storage, seed):
             nsv = int(s.meta[N])
             # kernel row valid despite the moves of earlier removals in this block
             if nsv:
-                expect = kernel_matrix(X[t:t + 1], _dense(s), spec)[0]
+                expect = kernel_matrix(X[t : t + 1], _dense(s), spec)[0]
                 np.testing.assert_allclose(s.krow[:nsv], expect, rtol=1e-12, atol=1e-12)
             op = rng.random()
             if op < 0.15 and nsv > 2:  # remove a random SV: its contribution leaves every cache
@@ -164,8 +168,8 @@ def test_related_gram_row_is_the_full_rows_entries(storage, gram, K):
     d, n = 9, 300
     X = rng.normal(size=(n, d)) * rng.choice([1.0, 3.7, 1e3], size=(n, 1))
     X[rng.random((n, d)) < 0.3] = 0.0
-    X[1::9] = X[0::9][: len(X[1::9])]                                     # copies
-    X[2::11] = X[0::11][: len(X[2::11])] * (1 + 1e-9)                     # near pairs
+    X[1::9] = X[0::9][: len(X[1::9])]  # copies
+    X[2::11] = X[0::11][: len(X[2::11])] * (1 + 1e-9)  # near pairs
     Xs = sp.csr_matrix(X) if storage == "sparse" else X
     spec = KernelSpec("gaussian", 2.0)
     stream = make_stream(Xs, np.zeros(n), spec.params(), n_outputs=K)
@@ -194,4 +198,4 @@ def test_related_gram_row_is_the_full_rows_entries(storage, gram, K):
         related = [i for i in range(n) if s.hr[i] >= 0 and len({rb, sb} & {int(s.hr[i]), int(s.hs[i])}) > 0]
         assert sorted(s.gsel[:m]) == related
         np.testing.assert_array_equal(s.grow[:m], full[s.gsel[:m]])
-        np.testing.assert_allclose(full, kernel_matrix(X[b:b + 1], X, spec)[0], rtol=1e-12, atol=1e-300)
+        np.testing.assert_allclose(full, kernel_matrix(X[b : b + 1], X, spec)[0], rtol=1e-12, atol=1e-300)

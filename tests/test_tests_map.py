@@ -13,6 +13,7 @@ The markers come from the current session when it collected the whole suite (``m
 alone) from a ``--collect-only`` run of the suite in a subprocess, which is why that test is not in the fast tier.
 ``python tests/test_tests_map.py`` prints the two derived tables, to paste into tests/README.md.
 """
+
 import json
 import os
 import re
@@ -61,8 +62,26 @@ def _collected_markers(session):
         return {item.nodeid: [m.name for m in item.iter_markers()] for item in session.items}
     dump = Path(os.environ.get("TMPDIR", "/tmp")) / f"olkit-tests-map-{os.getpid()}.json"
     env = dict(os.environ, OLKIT_TESTS_MAP_DUMP=str(dump))
-    proc = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-n", "0", "-p", "no:cacheprovider",
-                           "-o", "addopts=", str(TESTS)], cwd=ROOT, env=env, capture_output=True, text=True)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "--collect-only",
+            "-q",
+            "-n",
+            "0",
+            "-p",
+            "no:cacheprovider",
+            "-o",
+            "addopts=",
+            str(TESTS),
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     assert proc.returncode == 0, f"collecting the suite failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
     try:
         return json.loads(dump.read_text())
@@ -87,8 +106,10 @@ def test_every_test_file_has_a_subject():
     listed = [row[0].strip("`") for row in rows]
     on_disk = sorted(p.name for p in TESTS.glob("test_*.py"))
     assert len(listed) == len(set(listed)), "a file is listed twice in the subjects table"
-    assert sorted(listed) == on_disk, (f"tests/README.md's subjects table: missing {sorted(set(on_disk) - set(listed))}, "
-                                       f"no such file {sorted(set(listed) - set(on_disk))}")
+    assert sorted(listed) == on_disk, (
+        f"tests/README.md's subjects table: missing {sorted(set(on_disk) - set(listed))}, "
+        f"no such file {sorted(set(listed) - set(on_disk))}"
+    )
     for row in rows:
         assert len(row) == 2 and row[1], f"tests/README.md: {row[0]} needs a one-line subject"
 
@@ -118,12 +139,13 @@ def test_the_algorithm_map_is_what_the_markers_say(request):
     names = registry.names()
     every, own = derived(_collected_markers(request.session), names)
     assert _every_algorithm_files() == every, (
-        f"'## Tests of every algorithm' in tests/README.md should list exactly {sorted(every)}")
+        f"'## Tests of every algorithm' in tests/README.md should list exactly {sorted(every)}"
+    )
     rows = {row[0].strip("`"): set(_files(row[2])) for row in _rows("Algorithms")}
     wrong = {name: sorted(own[name]) for name in names if rows.get(name) != own[name]}
     assert not wrong, f"tests/README.md's algorithms table should list these files: {wrong}"
     for name in names:
-        slug = algo_marker(name)[len("algo_"):]
+        slug = algo_marker(name)[len("algo_") :]
         assert any("reference" in f or f.startswith(f"test_{slug}") for f in own[name]), f"{name}: no reference test"
 
 
@@ -135,10 +157,13 @@ if __name__ == "__main__":  # print the derived tables for tests/README.md
         config = type("C", (), {"option": type("O", (), {"markexpr": "", "keyword": ""})()})()
 
     def order(name, f):  # reference tests first, then invariants and identities, compat modes, the rest
-        slug = algo_marker(name)[len("algo_"):]
+        slug = algo_marker(name)[len("algo_") :]
         kinds = ("reference", "invariants|closed_forms|two_classes|_qp", "compat")
-        rank = 0 if f.startswith(f"test_{slug}") else next(
-            (k for k, pat in enumerate(kinds) if re.search(pat, f)), len(kinds))
+        rank = (
+            0
+            if f.startswith(f"test_{slug}")
+            else next((k for k, pat in enumerate(kinds) if re.search(pat, f)), len(kinds))
+        )
         return rank, f
 
     every, own = derived(_collected_markers(_Session()), registry.names())

@@ -5,6 +5,7 @@ learner crashed the process (duol: SIGSEGV or IndexError; projectron: ``free(): 
 silently lost updates (pa1): the compiled loops release the GIL, so two of them wrote one model at once. The
 threaded runs happen in a subprocess, so that a crash fails the test instead of killing pytest.
 """
+
 import copy
 import io
 import json
@@ -100,8 +101,14 @@ def test_threads_share_one_learner_as_some_sequential_order():
     saves: no crash, no lost update (n_seen_ = every row), and the model equals a sequential run of the
     same chunks in the order the threads got the lock."""
     with tempfile.TemporaryDirectory() as folder:
-        proc = subprocess.run([sys.executable, "-c", SCRIPT, folder, *LEARNERS], capture_output=True, text=True,
-                              timeout=600, check=False, env={**os.environ, "PYTHONFAULTHANDLER": "1"})
+        proc = subprocess.run(
+            [sys.executable, "-c", SCRIPT, folder, *LEARNERS],
+            capture_output=True,
+            text=True,
+            timeout=600,
+            check=False,
+            env={**os.environ, "PYTHONFAULTHANDLER": "1"},
+        )
     assert proc.returncode == 0, proc.stderr[-3000:]
     out = json.loads(proc.stdout.strip().splitlines()[-1])
     for name in LEARNERS:
@@ -140,7 +147,9 @@ def test_the_lock_is_held_for_the_whole_call():
         protocol._SPAN_HOOK = None
     assert finished and changed >= finished[0]
     assert clf.n_seen_ == 200
-    with pytest.raises(ValueError, match="parameter kernel is 'linear', but the model was built with kernel='gaussian'"):
+    with pytest.raises(
+        ValueError, match="parameter kernel is 'linear', but the model was built with kernel='gaussian'"
+    ):
         clf.predict(X[:5])
 
 
@@ -186,7 +195,8 @@ def test_threads_building_one_loop_at_once_all_get_it(tmp_path, monkeypatch):
     tag = uuid.uuid4().hex[:12]
     (tmp_path / f"olkit_test_template_{tag}.py").write_text("def loop(x):\n    return piece(x)\n")
     (tmp_path / f"olkit_test_slow_{tag}.py").write_text(
-        "import time\ntime.sleep(0.3)\n\n\ndef piece(x):\n    return x + 1\n")
+        "import time\ntime.sleep(0.3)\n\n\ndef piece(x):\n    return x + 1\n"
+    )
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "cache"))  # the generated module goes there
     template = importlib.import_module(f"olkit_test_template_{tag}").loop

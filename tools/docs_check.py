@@ -23,6 +23,7 @@ checks with one line (exit 0). Checked, one line per assertion:
 Screenshots of the index and of the DUOL page are saved to ``docs/_build/screenshots/``. Exit status 0
 when every assertion holds, 1 otherwise.
 """
+
 import argparse
 import functools
 import html.parser
@@ -37,8 +38,16 @@ from urllib.parse import unquote, urlsplit
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 TIMEOUT_MS = 60_000
 
 FAILURES = []
@@ -54,6 +63,7 @@ def report(ok, what, detail=""):
 
 
 # ---- links and images of the built files (no browser needed) ------------------------------------------
+
 
 class _Refs(html.parser.HTMLParser):
     """The ids and the href/src references of one HTML file."""
@@ -127,6 +137,7 @@ def check_links(site):
 
 # ---- the browser ---------------------------------------------------------------------------------------
 
+
 def find_chromium():
     """Path of Chromium, installing Debian's package when it is missing and apt-get is usable; else None."""
     if os.access(CHROMIUM, os.X_OK):
@@ -136,8 +147,9 @@ def find_chromium():
         print("docs-check: /usr/bin/chromium is missing; installing Debian's chromium with apt-get", flush=True)
         env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
         subprocess.run([apt, "update", "-qq"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        subprocess.run([apt, "install", "-y", "-qq", "chromium"], env=env, stdout=subprocess.DEVNULL,
-                       stderr=subprocess.DEVNULL)
+        subprocess.run(
+            [apt, "install", "-y", "-qq", "chromium"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
     return CHROMIUM if os.access(CHROMIUM, os.X_OK) else None
 
 
@@ -178,8 +190,14 @@ class _Watch:
         page.on("console", lambda msg: msg.type == "error" and self.errors.append(f"console: {msg.text}"))
         page.on("pageerror", lambda exc: self.errors.append(f"page error: {exc}"))
         page.on("requestfailed", lambda req: self.errors.append(f"request failed: {req.url} ({req.failure})"))
-        page.on("response", lambda resp: resp.status >= 400 and resp.url.startswith(base)
-                and self.errors.append(f"HTTP {resp.status}: {resp.url}"))
+        page.on(
+            "response",
+            lambda resp: (
+                resp.status >= 400
+                and resp.url.startswith(base)
+                and self.errors.append(f"HTTP {resp.status}: {resp.url}")
+            ),
+        )
 
 
 def _open(context, base, path, pages):
@@ -205,33 +223,50 @@ def browser_checks(site, base, shots):
             # the index
             page, response = _open(context, base, "index.html", pages)
             title = page.title()
-            report(response is not None and response.ok and "olkit" in title, "index loads",
-                   f"HTTP {response.status if response else '?'}, title {title!r}")
+            report(
+                response is not None and response.ok and "olkit" in title,
+                "index loads",
+                f"HTTP {response.status if response else '?'}, title {title!r}",
+            )
             page.screenshot(path=str(shots / "index.png"), full_page=True)
 
             # an algorithm page: MathJax output present, no raw $$ left
             if (site / "algorithms" / "duol.html").exists():
                 page, response = _open(context, base, "algorithms/duol.html", pages)
                 try:
-                    page.wait_for_function("() => document.querySelectorAll('mjx-container').length > 0",
-                                           timeout=TIMEOUT_MS)
-                    page.wait_for_function("() => !window.MathJax || !MathJax.startup || !MathJax.startup.promise"
-                                           " || MathJax.startup.promise.then(() => true)", timeout=TIMEOUT_MS)
+                    page.wait_for_function(
+                        "() => document.querySelectorAll('mjx-container').length > 0", timeout=TIMEOUT_MS
+                    )
+                    page.wait_for_function(
+                        "() => !window.MathJax || !MathJax.startup || !MathJax.startup.promise"
+                        " || MathJax.startup.promise.then(() => true)",
+                        timeout=TIMEOUT_MS,
+                    )
                 except PlaywrightError:
                     pass
                 rendered = page.locator("mjx-container").count()
                 text = page.inner_text("article") if page.locator("article").count() else page.inner_text("body")
                 raw = text.count("$$") + text.count("\\[") + text.count("\\(")
-                report(rendered > 0 and raw == 0, "algorithms/duol.html renders its math",
-                       f"{rendered} MathJax elements, {raw} raw delimiters left")
+                report(
+                    rendered > 0 and raw == 0,
+                    "algorithms/duol.html renders its math",
+                    f"{rendered} MathJax elements, {raw} raw delimiters left",
+                )
                 page.screenshot(path=str(shots / "duol.png"), full_page=True)
             else:
                 report(False, "algorithms/duol.html renders its math", "the page was not built")
 
             # a gallery page: its figure is loaded
             gallery = sorted(p for p in (site / "auto_examples").glob("*.html") if p.name != "index.html")
-            figure_page = next((p for p in gallery if "sphx-glr-single-img" in p.read_text(encoding="utf-8")
-                                or "sphx-glr-multi-img" in p.read_text(encoding="utf-8")), None)
+            figure_page = next(
+                (
+                    p
+                    for p in gallery
+                    if "sphx-glr-single-img" in p.read_text(encoding="utf-8")
+                    or "sphx-glr-multi-img" in p.read_text(encoding="utf-8")
+                ),
+                None,
+            )
             if figure_page is None:
                 report(False, "a gallery page shows its figure", "no built gallery page has a figure")
             else:
@@ -239,10 +274,14 @@ def browser_checks(site, base, shots):
                 page, response = _open(context, base, path, pages)
                 images = page.eval_on_selector_all(
                     "img.sphx-glr-single-img, img.sphx-glr-multi-img",
-                    "els => els.map(e => [e.getAttribute('src'), e.complete, e.naturalWidth])")
+                    "els => els.map(e => [e.getAttribute('src'), e.complete, e.naturalWidth])",
+                )
                 good = [i for i in images if i[1] and i[2] > 0]
-                report(bool(images) and len(good) == len(images), f"{path} shows its figure",
-                       f"{len(good)} of {len(images)} images loaded (naturalWidth {[i[2] for i in images]})")
+                report(
+                    bool(images) and len(good) == len(images),
+                    f"{path} shows its figure",
+                    f"{len(good)} of {len(images)} images loaded (naturalWidth {[i[2] for i in images]})",
+                )
 
             # the API page of olkit.make
             path = "api/generated/olkit.make.html"
@@ -250,8 +289,11 @@ def browser_checks(site, base, shots):
                 page, response = _open(context, base, path, pages)
                 heading = page.inner_text("h1") if page.locator("h1").count() else ""
                 named = page.locator("[id='olkit.make']").count() > 0
-                report(response is not None and response.ok and "make" in heading and named, f"{path} names olkit.make",
-                       f"h1 {heading.strip()!r}, anchor #olkit.make {'present' if named else 'missing'}")
+                report(
+                    response is not None and response.ok and "make" in heading and named,
+                    f"{path} names olkit.make",
+                    f"h1 {heading.strip()!r}, anchor #olkit.make {'present' if named else 'missing'}",
+                )
             else:
                 report(False, "the API page of olkit.make loads", f"{path} was not built")
 
@@ -261,13 +303,17 @@ def browser_checks(site, base, shots):
                 page.wait_for_function(
                     "() => [...document.querySelectorAll('#search-results a')]"
                     ".some(a => a.getAttribute('href') && a.getAttribute('href').includes('algorithms/duol.html'))",
-                    timeout=TIMEOUT_MS)
+                    timeout=TIMEOUT_MS,
+                )
             except PlaywrightError:
                 pass
             hrefs = page.eval_on_selector_all("#search-results a", "els => els.map(e => e.getAttribute('href'))")
             hits = [h for h in hrefs if h and "algorithms/duol.html" in h]
-            report(bool(hits), "search.html?q=DUOL lists algorithms/duol.html",
-                   f"{len(hrefs)} result links, the DUOL page {'among them' if hits else 'missing'}")
+            report(
+                bool(hits),
+                "search.html?q=DUOL lists algorithms/duol.html",
+                f"{len(hrefs)} result links, the DUOL page {'among them' if hits else 'missing'}",
+            )
 
             page.wait_for_timeout(500)  # late console messages
         finally:
@@ -280,8 +326,9 @@ def browser_checks(site, base, shots):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("site", nargs="?", default=str(ROOT / "docs" / "_build" / "html"))
-    parser.add_argument("--screenshots", default=None,
-                        help="directory of the screenshots (default: SITE/../screenshots)")
+    parser.add_argument(
+        "--screenshots", default=None, help="directory of the screenshots (default: SITE/../screenshots)"
+    )
     args = parser.parse_args(argv)
     site = Path(args.site).resolve()
     if not (site / "index.html").is_file():
@@ -291,8 +338,11 @@ def main(argv=None):
     shots.mkdir(parents=True, exist_ok=True)
 
     count, problems = check_links(site)
-    report(not problems, f"internal links and images of {len(list(site.rglob('*.html')))} HTML files",
-           f"{count} references, {len(problems)} broken" + ("; " + "; ".join(problems[:10]) if problems else ""))
+    report(
+        not problems,
+        f"internal links and images of {len(list(site.rglob('*.html')))} HTML files",
+        f"{count} references, {len(problems)} broken" + ("; " + "; ".join(problems[:10]) if problems else ""),
+    )
 
     if find_chromium() is None:
         print("SKIP browser checks: no Chromium at /usr/bin/chromium and no usable package manager to install it")

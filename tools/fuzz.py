@@ -50,6 +50,7 @@ command line: worker processes, the watchdog, reproducers and the summary.
     python tools/fuzz.py --runs 2000 --jobs 2 --algorithms pa,scw2 --exponents=-4,4
     python tools/fuzz.py --replay 1234        # one run, in this process: its record and reproducer
 """
+
 import argparse
 import collections
 import json
@@ -129,8 +130,12 @@ def _importable_self():
 
 
 def _died(case, message):
-    return {**case, "outcome": "crash", "seconds": None,
-            "info": {"kind": "the worker process died", "type": "WorkerDied", "message": message}}
+    return {
+        **case,
+        "outcome": "crash",
+        "seconds": None,
+        "info": {"kind": "the worker process died", "type": "WorkerDied", "message": message},
+    }
 
 
 def run_all(cases, jobs, time_limit, batch_size=25, progress=True):
@@ -141,7 +146,7 @@ def run_all(cases, jobs, time_limit, batch_size=25, progress=True):
     from joblib.externals.loky import get_reusable_executor
 
     worker = _importable_self()
-    batches = {i: cases[i:i + batch_size] for i in range(0, len(cases), batch_size)}
+    batches = {i: cases[i : i + batch_size] for i in range(0, len(cases), batch_size)}
     records = {}
     start = time.monotonic()
 
@@ -162,8 +167,9 @@ def run_all(cases, jobs, time_limit, batch_size=25, progress=True):
                 break
             before = len(records)
             executor = get_reusable_executor(max_workers=jobs, timeout=600)
-            futures = {executor.submit(worker.run_batch, batch, time_limit, hang_dir): key
-                       for key, batch in batches.items()}
+            futures = {
+                executor.submit(worker.run_batch, batch, time_limit, hang_dir): key for key, batch in batches.items()
+            }
             broken = False
             for fut in _as_completed(futures):
                 try:
@@ -181,10 +187,16 @@ def run_all(cases, jobs, time_limit, batch_size=25, progress=True):
             for path in Path(hang_dir).glob("hang-*.json"):
                 data = json.loads(path.read_text())
                 case = data["case"]
-                records[case["index"]] = {**case, "outcome": "hang", "seconds": round(data["seconds"], 1),
-                                          "info": {"kind": "never returned",
-                                                   "message": "no result after the hard limit, not even by the "
-                                                              "soft time limit (the watchdog ended the worker)"}}
+                records[case["index"]] = {
+                    **case,
+                    "outcome": "hang",
+                    "seconds": round(data["seconds"], 1),
+                    "info": {
+                        "kind": "never returned",
+                        "message": "no result after the hard limit, not even by the "
+                        "soft time limit (the watchdog ended the worker)",
+                    },
+                }
                 hung.add(case["index"])
                 path.unlink()
             suspects = []
@@ -263,8 +275,13 @@ def reproducer(rec, prefix=None):
     dense = X.toarray() if sp.issparse(X) and literal else np.asarray(X) if literal else None
     params = ", ".join(f"{k}={_literal(v)}" for k, v in rec["params"].items())
     found = f"{rec['info'].get('type', '')} {rec['info'].get('message', '')}".strip().replace("\n", " ")[:300]
-    lines = [f"# fuzz run {rec['index']}: {rec['outcome']}: {found}",
-             "import numpy as np", "import scipy.sparse as sp", "import olkit", ""]
+    lines = [
+        f"# fuzz run {rec['index']}: {rec['outcome']}: {found}",
+        "import numpy as np",
+        "import scipy.sparse as sp",
+        "import olkit",
+        "",
+    ]
     if literal and dense.size <= 240:
         dtype = "np.float32" if dense.dtype == np.float32 else "float"
         rows = ",\n     ".join("[" + ", ".join(repr(float(v)) for v in row) + "]" for row in dense)
@@ -273,26 +290,31 @@ def reproducer(rec, prefix=None):
             lines.append("X = sp.csr_matrix(X)")
         lines.append(f"y = np.array({np.asarray(y).tolist()!r})")
     else:
-        lines += ["import sys; sys.path.insert(0, 'tests')  # from the repository root",
-                  "from fuzzing.streams import build_stream",
-                  f"X, y = build_stream({json.dumps(rec['stream'])})"]
+        lines += [
+            "import sys; sys.path.insert(0, 'tests')  # from the repository root",
+            "from fuzzing.streams import build_stream",
+            f"X, y = build_stream({json.dumps(rec['stream'])})",
+        ]
         if literal:
             lines.append(f"X, y = X[:{m}], y[:{m}]")
     lines.append(f"clf = olkit.make({rec['algorithm']!r}{', ' if params else ''}{params})")
     kind = rec["outcome"]
     if kind == "chunked":
         cuts = prefix_cuts(rec["cuts"], m)
-        lines += ["one = olkit.evaluate_online(clf, X, y)",
-                  f"chunks = olkit.make({rec['algorithm']!r}{', ' if params else ''}{params})",
-                  f"edges = [0, *{cuts!r}, {m}]",
-                  "chunks.partial_fit(X[:edges[1]], y[:edges[1]], classes=np.unique(y))",
-                  ("rest = [olkit.evaluate_online(chunks, X[a:b], y[a:b], reset=False)\n"
-                   "        for a, b in zip(edges[1:-1], edges[2:])]"),
-                  "print(one.mistake_flags[edges[1]:], np.concatenate([r.mistake_flags for r in rest]))",
-                  "print(one.scores[edges[1]:], np.concatenate([r.scores for r in rest]))"]
+        lines += [
+            "one = olkit.evaluate_online(clf, X, y)",
+            f"chunks = olkit.make({rec['algorithm']!r}{', ' if params else ''}{params})",
+            f"edges = [0, *{cuts!r}, {m}]",
+            "chunks.partial_fit(X[:edges[1]], y[:edges[1]], classes=np.unique(y))",
+            (
+                "rest = [olkit.evaluate_online(chunks, X[a:b], y[a:b], reset=False)\n"
+                "        for a, b in zip(edges[1:-1], edges[2:])]"
+            ),
+            "print(one.mistake_flags[edges[1]:], np.concatenate([r.mistake_flags for r in rest]))",
+            "print(one.scores[edges[1]:], np.concatenate([r.scores for r in rest]))",
+        ]
     else:
-        lines += ["res = olkit.evaluate_online(clf, X, y)",
-                  "print(res.scores, clf.decision_function(X))"]
+        lines += ["res = olkit.evaluate_online(clf, X, y)", "print(res.scores, clf.decision_function(X))"]
     return "\n".join(lines)
 
 
@@ -330,8 +352,16 @@ def _example(r):
             prefix = shortest_failing_prefix(r)
         except Exception:  # noqa: BLE001
             prefix = None
-    return {"index": r["index"], "algorithm": r["algorithm"], "params": r["params"], "stream": r["stream"],
-            "cuts": r["cuts"], "info": r["info"], "prefix": prefix, "reproducer": reproducer(r, prefix)}
+    return {
+        "index": r["index"],
+        "algorithm": r["algorithm"],
+        "params": r["params"],
+        "stream": r["stream"],
+        "cuts": r["cuts"],
+        "info": r["info"],
+        "prefix": prefix,
+        "reproducer": reproducer(r, prefix),
+    }
 
 
 def summarise(records, args, seconds, examples):
@@ -365,12 +395,25 @@ def summarise(records, args, seconds, examples):
     work = []
     for (o, alg, kind), recs in sorted(groups.items(), key=lambda kv: (FAILURES.index(kv[0][0]), kv[0][1], kv[0][2])):
         e = sorted({r["stream"]["exponent"] for r in recs})
-        work.append({"outcome": o, "algorithm": alg, "kind": kind, "runs": len(recs), "exponents": [e[0], e[-1]],
-                     "exponent_values": e, "options": _option_summary(recs), "example": recs[0]["index"],
-                     "message": recs[0]["info"].get("message", "")})
+        work.append(
+            {
+                "outcome": o,
+                "algorithm": alg,
+                "kind": kind,
+                "runs": len(recs),
+                "exponents": [e[0], e[-1]],
+                "exponent_values": e,
+                "options": _option_summary(recs),
+                "example": recs[0]["index"],
+                "message": recs[0]["info"].get("message", ""),
+            }
+        )
     summary = {
         "command": " ".join(sys.argv),
-        "seed": args.seed, "runs": len(records), "jobs": args.jobs, "time_limit": args.time_limit,
+        "seed": args.seed,
+        "runs": len(records),
+        "jobs": args.jobs,
+        "time_limit": args.time_limit,
         "seconds": round(seconds, 1),
         "streams_tried": len(records),
         "exponent_range": [min(exps), max(exps)] if exps else None,
@@ -388,8 +431,9 @@ def summarise(records, args, seconds, examples):
             "workers_died": sum(r["info"].get("type") == "WorkerDied" for r in records),
             "nonfinite_scores_or_model": counts.get("nonfinite", 0),
             "malformed_sparse_streams": sum(bool(r["stream"].get("malformed")) for r in records),
-            "malformed_sparse_refused": sum(bool(r["stream"].get("malformed")) and r["outcome"] == "value_error"
-                                            for r in records),
+            "malformed_sparse_refused": sum(
+                bool(r["stream"].get("malformed")) and r["outcome"] == "value_error" for r in records
+            ),
             "other_scipy_format_streams": sum(r["stream"]["format"].split("_")[0] in OTHER_FORMATS for r in records),
         },
         "counts": {k: counts.get(k, 0) for k in OUTCOMES},
@@ -399,10 +443,13 @@ def summarise(records, args, seconds, examples):
         "work_list": work,
         "value_error_messages": dict(value_errors.most_common(40)),
         "info": dict(info_counts),
-        "info_by_decade_bin": {flag: dict(sorted(c.items(), key=lambda kv: int(kv[0][2:].split(".")[0])))
-                               for flag, c in info_bins.items()},
-        "slowest": [{"index": r["index"], "algorithm": r["algorithm"], "seconds": r["seconds"]}
-                    for r in sorted(records, key=lambda r: -(r["seconds"] or 0))[:5]],
+        "info_by_decade_bin": {
+            flag: dict(sorted(c.items(), key=lambda kv: int(kv[0][2:].split(".")[0]))) for flag, c in info_bins.items()
+        },
+        "slowest": [
+            {"index": r["index"], "algorithm": r["algorithm"], "seconds": r["seconds"]}
+            for r in sorted(records, key=lambda r: -(r["seconds"] or 0))[:5]
+        ],
         "examples": {},
     }
     for o, recs in first.items():
@@ -418,8 +465,11 @@ def summarise(records, args, seconds, examples):
 
 def print_table(summary, file=sys.stdout):
     c = summary["counts"]
-    print(f"\nolkit fuzz: {summary['runs']} runs in {summary['seconds']:.0f} s (seed {summary['seed']}), "
-          f"magnitudes 1e{summary['exponent_range'][0]}..1e{summary['exponent_range'][1]}", file=file)
+    print(
+        f"\nolkit fuzz: {summary['runs']} runs in {summary['seconds']:.0f} s (seed {summary['seed']}), "
+        f"magnitudes 1e{summary['exponent_range'][0]}..1e{summary['exponent_range'][1]}",
+        file=file,
+    )
     print("  " + ", ".join(f"{k} {c[k]}" for k in OUTCOMES), file=file)
     cols = ("ok", "value_error") + FAILURES
     head = "".join(f"{k:>12}" for k in cols)
@@ -433,19 +483,24 @@ def print_table(summary, file=sys.stdout):
         print("  failures by algorithm and kind (runs, magnitudes 1e..):", file=file)
         for w in summary["work_list"]:
             span = f"1e{w['exponents'][0]}..1e{w['exponents'][1]}"
-            print(f"    {w['outcome']:<10} {w['algorithm']:<13} {w['runs']:>5}  {span}"
-                  f"  {w['kind']}", file=file)
+            print(f"    {w['outcome']:<10} {w['algorithm']:<13} {w['runs']:>5}  {span}  {w['kind']}", file=file)
     acc = summary["acceptance"]
-    print(f"  acceptance (issue 9): {acc['non_value_error_exceptions']} non-ValueError exceptions, "
-          f"{acc['nonfinite_scores_or_model']} runs with NaN/inf scores or model, {acc['hangs_or_timeouts']} "
-          f"hangs/timeouts; other property failures (invariants, chunks != one pass): "
-          f"{acc['other_property_failures']}", file=file)
+    print(
+        f"  acceptance (issue 9): {acc['non_value_error_exceptions']} non-ValueError exceptions, "
+        f"{acc['nonfinite_scores_or_model']} runs with NaN/inf scores or model, {acc['hangs_or_timeouts']} "
+        f"hangs/timeouts; other property failures (invariants, chunks != one pass): "
+        f"{acc['other_property_failures']}",
+        file=file,
+    )
     acc = summary["acceptance_issue21"]
-    print(f"  acceptance (issue 21, bounds checking {'on' if summary['boundscheck'] else 'OFF'}): "
-          f"{acc['out_of_range_accesses']} out-of-range accesses, {acc['crashes']} crashes "
-          f"({acc['workers_died']} workers died), {acc['nonfinite_scores_or_model']} NaN/inf; malformed sparse "
-          f"streams refused {acc['malformed_sparse_refused']}/{acc['malformed_sparse_streams']}; "
-          f"{acc['other_scipy_format_streams']} streams in other scipy formats", file=file)
+    print(
+        f"  acceptance (issue 21, bounds checking {'on' if summary['boundscheck'] else 'OFF'}): "
+        f"{acc['out_of_range_accesses']} out-of-range accesses, {acc['crashes']} crashes "
+        f"({acc['workers_died']} workers died), {acc['nonfinite_scores_or_model']} NaN/inf; malformed sparse "
+        f"streams refused {acc['malformed_sparse_refused']}/{acc['malformed_sparse_streams']}; "
+        f"{acc['other_scipy_format_streams']} streams in other scipy formats",
+        file=file,
+    )
     print(f"  failures: {summary['failures']}", file=file)
 
 
@@ -463,30 +518,48 @@ def bounds_checked():
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--runs", type=int, default=20000, help="algorithm runs (default 20000)")
     parser.add_argument("--seed", type=int, default=0, help="master seed (default 0)")
     parser.add_argument("--jobs", type=int, default=2, help="worker processes (default 2)")
-    parser.add_argument("--time-limit", type=float, default=600.0,
-                        help="seconds per run before it counts as a timeout (default 600; a first attempt over the "
-                             "limit, e.g. a first bounds-checked compile on a busy machine, is run once more)")
+    parser.add_argument(
+        "--time-limit",
+        type=float,
+        default=600.0,
+        help="seconds per run before it counts as a timeout (default 600; a first attempt over the "
+        "limit, e.g. a first bounds-checked compile on a busy machine, is run once more)",
+    )
     parser.add_argument("--algorithms", default="", help="comma-separated algorithm names (default: all)")
-    parser.add_argument("--exponents", default=f"{EXPONENTS[0]},{EXPONENTS[1]}",
-                        help="magnitudes 10^e with e in LO,HI (default %(default)s)")
-    parser.add_argument("--kinds", default=",".join(KINDS),
-                        help="stream kinds: uniform (every row at 10^e), outlier-rows (a tenth of the rows at 10^e), "
-                             "feature-scales (feature j at 10^(e+s_j), |s_j| <= 3), integer (small integers x 10^e); "
-                             "default %(default)s")
+    parser.add_argument(
+        "--exponents",
+        default=f"{EXPONENTS[0]},{EXPONENTS[1]}",
+        help="magnitudes 10^e with e in LO,HI (default %(default)s)",
+    )
+    parser.add_argument(
+        "--kinds",
+        default=",".join(KINDS),
+        help="stream kinds: uniform (every row at 10^e), outlier-rows (a tenth of the rows at 10^e), "
+        "feature-scales (feature j at 10^(e+s_j), |s_j| <= 3), integer (small integers x 10^e); "
+        "default %(default)s",
+    )
     parser.add_argument("--out", default=str(DEFAULT_OUT), help=f"summary JSON (default {DEFAULT_OUT})")
     parser.add_argument("--examples", type=int, default=5, help="reproducers kept per failure kind (default 5)")
     parser.add_argument("--replay", type=int, default=None, help="run one run index in this process and print it")
     parser.add_argument("--quiet", action="store_true", help="no progress line")
-    parser.add_argument("--round-robin", action="store_true",
-                        help="take the algorithms in turn instead of at random (every one in the fewest runs)")
-    parser.add_argument("--no-boundscheck", dest="boundscheck", action="store_false",
-                        help="run the normally compiled code (default: numba's bounds checking on, with its own "
-                             "compile cache; the first run compiles every loop again)")
+    parser.add_argument(
+        "--round-robin",
+        action="store_true",
+        help="take the algorithms in turn instead of at random (every one in the fewest runs)",
+    )
+    parser.add_argument(
+        "--no-boundscheck",
+        dest="boundscheck",
+        action="store_false",
+        help="run the normally compiled code (default: numba's bounds checking on, with its own "
+        "compile cache; the first run compiles every loop again)",
+    )
     args = parser.parse_args(argv)
     if args.boundscheck:
         bounds_checked()

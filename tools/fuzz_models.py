@@ -26,6 +26,7 @@ worker died) and *hang* (no answer within ``--timeout`` s). A failing file is ke
 The summary (``--out``) holds the counts per outcome and per algorithm, the most frequent refusal messages
 and every failure with its mutation and reproducer file. Exit status 1 when any file failed.
 """
+
 import argparse
 import collections
 import io
@@ -46,7 +47,7 @@ import numpy as np
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 HEADER = "__header__"
 FAILURES = ("error", "crash", "hang")
-VALUES = [10**9, -10**9, 2**62, -(2**62), -1, 0, 1, np.nan, np.inf, -np.inf, 1e308, -1e308, 0.5, 1e-300]
+VALUES = [10**9, -(10**9), 2**62, -(2**62), -1, 0, 1, np.nan, np.inf, -np.inf, 1e308, -1e308, 0.5, 1e-300]
 
 
 # ---- valid files -------------------------------------------------------------------------------------------
@@ -121,8 +122,11 @@ def json_paths(node, path=()):
 def pick_value(rng, a=None):
     v = VALUES[rng.integers(len(VALUES))]
     if a is not None and a.size and rng.random() < 0.3:  # near the array's own values: a count ± 1
-        top = np.max(a[np.isfinite(a)]) if a.dtype.kind == "f" and np.isfinite(a).any() else (
-            np.max(a) if a.dtype.kind != "f" else 0)
+        top = (
+            np.max(a[np.isfinite(a)])
+            if a.dtype.kind == "f" and np.isfinite(a).any()
+            else (np.max(a) if a.dtype.kind != "f" else 0)
+        )
         v = int(np.nan_to_num(top, posinf=0, neginf=0)) + int(rng.integers(-1, 3))
     return v
 
@@ -195,8 +199,28 @@ def edit_json(rng, header, arrays):
     parent = header
     for k in path[:-1]:
         parent = parent[k]
-    pool = [None, -1, 0, 1, 10**9, 10**12, -10**12, 2**70, "x", "", [], {}, True, 1.5, {"float": "nan"},
-            {"float": "inf"}, [[[[1]]]], {"array": "support_.meta"}, {"ref": "state_"}, "olkit.base:RuleState"]
+    pool = [
+        None,
+        -1,
+        0,
+        1,
+        10**9,
+        10**12,
+        -(10**12),
+        2**70,
+        "x",
+        "",
+        [],
+        {},
+        True,
+        1.5,
+        {"float": "nan"},
+        {"float": "inf"},
+        [[[[1]]]],
+        {"array": "support_.meta"},
+        {"ref": "state_"},
+        "olkit.base:RuleState",
+    ]
     if rng.random() < 0.15 and isinstance(parent, dict):
         del parent[path[-1]]
         return f"header {'.'.join(map(str, path))} deleted"
@@ -269,8 +293,11 @@ def exercise(path, scratch):
     try:
         rng = np.random.default_rng(0)
         d = clf.n_features_in_
-        X = (sp.random(20, d, density=min(1.0, 8 / d), random_state=0, format="csr") if d > 50
-             else rng.normal(size=(20, d)))
+        X = (
+            sp.random(20, d, density=min(1.0, 8 / d), random_state=0, format="csr")
+            if d > 50
+            else rng.normal(size=(20, d))
+        )
         if clf.multilabel_:
             y = rng.integers(0, 2, size=(20, len(clf.classes_)))
         else:
@@ -295,8 +322,13 @@ def exercise(path, scratch):
 
 def failure(step, exc):
     frames = traceback.extract_tb(exc.__traceback__)[-4:]
-    return {"outcome": "error", "step": step, "type": type(exc).__name__, "message": str(exc)[:300],
-            "where": [f"{os.path.basename(f.filename)}:{f.lineno} {f.name}" for f in frames]}
+    return {
+        "outcome": "error",
+        "step": step,
+        "type": type(exc).__name__,
+        "message": str(exc)[:300],
+        "where": [f"{os.path.basename(f.filename)}:{f.lineno} {f.name}" for f in frames],
+    }
 
 
 def worker():
@@ -316,9 +348,15 @@ class Worker:
         self.start()
 
     def start(self):
-        self.proc = subprocess.Popen([sys.executable, os.path.abspath(__file__), "--worker"], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=self.env, text=True,
-                                     bufsize=1)
+        self.proc = subprocess.Popen(
+            [sys.executable, os.path.abspath(__file__), "--worker"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=self.env,
+            text=True,
+            bufsize=1,
+        )
         self.stderr = collections.deque(maxlen=20)
         threading.Thread(target=lambda: [self.stderr.append(x) for x in self.proc.stderr], daemon=True).start()
 
@@ -382,8 +420,11 @@ def main(argv=None):
     contents = {tag: read(path) for tag, (_, path) in bases.items()}
     tags = sorted(bases)
     env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "src")) if args.no_boundscheck else bounds_checked_env()
-    print(f"{len(tags)} valid files ({', '.join(tags[:4])}, ...); {args.files} mutations on {args.jobs} workers"
-          f"{'' if args.no_boundscheck else ' (NUMBA_BOUNDSCHECK=1)'}", flush=True)
+    print(
+        f"{len(tags)} valid files ({', '.join(tags[:4])}, ...); {args.files} mutations on {args.jobs} workers"
+        f"{'' if args.no_boundscheck else ' (NUMBA_BOUNDSCHECK=1)'}",
+        flush=True,
+    )
     counts, per_algorithm = collections.Counter(), collections.defaultdict(collections.Counter)
     messages, failures, later = collections.Counter(), [], []
     lock, next_index = threading.Lock(), iter(range(args.files))
@@ -415,8 +456,9 @@ def main(argv=None):
                         os.makedirs(keep, exist_ok=True)
                         kept = os.path.join(keep, f"{tag}-{i}.npz")
                         shutil.copy(path, kept)
-                        failures.append({"index": i, "base": tag, "mutation": what, "file": os.path.relpath(kept, ROOT),
-                                         **result})
+                        failures.append(
+                            {"index": i, "base": tag, "mutation": what, "file": os.path.relpath(kept, ROOT), **result}
+                        )
                         print(f"FAIL {i} {tag}: {what}: {result}", flush=True)
                     done = sum(counts.values())
                     if done % 1000 == 0:
@@ -428,12 +470,20 @@ def main(argv=None):
     def write_summary(finished):
         with lock:
             summary = {
-                "files": args.files, "files_done": sum(counts.values()), "finished": finished, "seed": args.seed,
-                "jobs": args.jobs, "boundscheck": not args.no_boundscheck, "valid_files": tags,
-                "seconds": round(time.time() - started, 1), "counts": dict(counts),
+                "files": args.files,
+                "files_done": sum(counts.values()),
+                "finished": finished,
+                "seed": args.seed,
+                "jobs": args.jobs,
+                "boundscheck": not args.no_boundscheck,
+                "valid_files": tags,
+                "seconds": round(time.time() - started, 1),
+                "counts": dict(counts),
                 "failures_total": sum(counts[k] for k in FAILURES),
                 "per_algorithm": {k: dict(v) for k, v in sorted(per_algorithm.items())},
-                "messages": dict(messages.most_common(60)), "failures": list(failures), "refused_later": list(later),
+                "messages": dict(messages.most_common(60)),
+                "failures": list(failures),
+                "refused_later": list(later),
             }
         os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
         with open(args.out + ".tmp", "w") as fh:

@@ -13,6 +13,7 @@ off (OLKIT_CACHE_DIR=off) so that both runs parse the text.
 
     .venv/bin/python tools/stream_memory.py [--rows 2000000] [--algo scw1] [--chunk-size 100000] [--keep]
 """
+
 import argparse
 import json
 import os
@@ -78,14 +79,17 @@ def main():
         subprocess.run([sys.executable, me, "--generate", file, str(rows), str(seed)], check=True)
     with open(order, "w") as fh:
         fh.write("\n".join(map(str, range(args.rows))) + "\n")
-    print(f"{path}: {args.rows} rows, {os.path.getsize(path) / 2**20:.0f} MiB of text "
-          f"(generated in {time.perf_counter() - t:.0f} s)")
+    print(
+        f"{path}: {args.rows} rows, {os.path.getsize(path) / 2**20:.0f} MiB of text "
+        f"(generated in {time.perf_counter() - t:.0f} s)"
+    )
     try:
         base, _, _ = measure(olkit + ["run", args.algo, "--data", small, "--stream", "--format", "json"])
-        s_rss, s_out, s_sec = measure(olkit + ["run", args.algo, "--data", path, "--stream", "--chunk-size",
-                                               str(args.chunk_size), "--format", "json"])
-        m_rss, m_out, m_sec = measure(olkit + ["run", args.algo, "--data", path, "--order", order, "--format",
-                                               "json"])
+        s_rss, s_out, s_sec = measure(
+            olkit
+            + ["run", args.algo, "--data", path, "--stream", "--chunk-size", str(args.chunk_size), "--format", "json"]
+        )
+        m_rss, m_out, m_sec = measure(olkit + ["run", args.algo, "--data", path, "--order", order, "--format", "json"])
     finally:
         if not args.keep:
             for f in (path, small, order):
@@ -95,13 +99,16 @@ def main():
     m = json.loads(m_out)["results"][0]["runs"][0]
     print(f"{'run':34s} {'peak RSS (MiB)':>14s} {'mistakes':>9s} {'updates':>9s} {'wall (s)':>9s}")
     print(f"{'baseline (1,000 rows, --stream)':34s} {base:14.0f}")
-    print(f"{f'--stream --chunk-size {args.chunk_size}':34s} {s_rss:14.0f} {s['mistakes']:9d} {s['n_updates']:9d} "
-          f"{s_sec:9.1f}")
-    print(f"{'in memory (file order, --order)':34s} {m_rss:14.0f} {m['mistakes']:9d} {m['n_updates']:9d} "
-          f"{m_sec:9.1f}")
+    print(
+        f"{f'--stream --chunk-size {args.chunk_size}':34s} {s_rss:14.0f} {s['mistakes']:9d} {s['n_updates']:9d} "
+        f"{s_sec:9.1f}"
+    )
+    print(f"{'in memory (file order, --order)':34s} {m_rss:14.0f} {m['mistakes']:9d} {m['n_updates']:9d} {m_sec:9.1f}")
     same = (s["mistakes"], s["n_updates"], s["n_sv"]) == (m["mistakes"], m["n_updates"], m["n_sv"])
-    print(f"same mistakes, updates and #SV: {same}; streamed peak above baseline: {s_rss - base:.0f} MiB, "
-          f"in memory: {m_rss - base:.0f} MiB")
+    print(
+        f"same mistakes, updates and #SV: {same}; streamed peak above baseline: {s_rss - base:.0f} MiB, "
+        f"in memory: {m_rss - base:.0f} MiB"
+    )
     return 0 if same else 1
 
 

@@ -6,12 +6,22 @@ with the date, the command and the git commit each file records. Run as a script
 
     python docs/_ext/olkit_benchmarks.py [RESULTS_DIR]
 """
+
 import json
 import sys
 from pathlib import Path
 
-ORDER = ["kernel_learners", "dorothea", "multiclass_kernel", "budget_learners", "linear_learners", "startup",
-         "sparse_check", "fuzz", "fuzz_models"]
+ORDER = [
+    "kernel_learners",
+    "dorothea",
+    "multiclass_kernel",
+    "budget_learners",
+    "linear_learners",
+    "startup",
+    "sparse_check",
+    "fuzz",
+    "fuzz_models",
+]
 
 TITLES = {
     "kernel_learners": "Kernel learners against the kernel-row bound",
@@ -48,8 +58,10 @@ def _pct(value):
 
 def _table(header, rows):
     out = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
-    out += ["| " + " | ".join(_num(c) if not isinstance(c, str) else c.replace("|", "\\|") for c in row) + " |"
-            for row in rows]
+    out += [
+        "| " + " | ".join(_num(c) if not isinstance(c, str) else c.replace("|", "\\|") for c in row) + " |"
+        for row in rows
+    ]
     return out + [""]
 
 
@@ -68,29 +80,52 @@ def _provenance(data, file):
         lines.append(f"*Command*: `{data['command']}`")
     if machine:
         cpus = machine.get("cpus_usable", machine.get("cpu_count", "?"))
-        lines.append(f"*Machine*: {machine.get('processor', '?')}, {cpus} "
-                     f"usable CPUs, {_num(machine.get('memory_gb'))} GB, Python {machine.get('python', '?')}"
-                     + (", " + ", ".join(f"{k} {v}" for k, v in versions.items()) if versions else ""))
+        lines.append(
+            f"*Machine*: {machine.get('processor', '?')}, {cpus} "
+            f"usable CPUs, {_num(machine.get('memory_gb'))} GB, Python {machine.get('python', '?')}"
+            + (", " + ", ".join(f"{k} {v}" for k, v in versions.items()) if versions else "")
+        )
     if data.get("quick"):
         lines.append("*Quick run* (`benchmarks/run.py --quick`): a subset of the configurations.")
     return [" \\\n".join(lines), ""]
 
 
 def _kernel_rows(results, extra=False):
-    header = ["configuration", "n", "#SV", "mistakes (%)", "seconds", "examples/s", "ratio_csr", "ratio_dense",
-              "ratio_matching", "peak RSS (MB)"]
+    header = [
+        "configuration",
+        "n",
+        "#SV",
+        "mistakes (%)",
+        "seconds",
+        "examples/s",
+        "ratio_csr",
+        "ratio_dense",
+        "ratio_matching",
+        "peak RSS (MB)",
+    ]
     if extra:
         header.insert(9, "ratio to bound + expansion")
     rows = []
     for r in results:
         learner = r.get("learner") or {}
         if not learner:
-            rows.append([r.get("name", "?"), r.get("n"), "skipped: " + str(r.get("skipped", r.get("reason", "")))]
-                        + [None] * (len(header) - 3))
+            rows.append(
+                [r.get("name", "?"), r.get("n"), "skipped: " + str(r.get("skipped", r.get("reason", "")))]
+                + [None] * (len(header) - 3)
+            )
             continue
-        row = [r["name"], r.get("n"), learner.get("n_sv"), _pct(learner.get("mistake_rate")), learner.get("seconds"),
-               learner.get("examples_per_second"), r.get("ratio_csr"), r.get("ratio_dense"), r.get("ratio_matching"),
-               r.get("peak_rss_mb")]
+        row = [
+            r["name"],
+            r.get("n"),
+            learner.get("n_sv"),
+            _pct(learner.get("mistake_rate")),
+            learner.get("seconds"),
+            learner.get("examples_per_second"),
+            r.get("ratio_csr"),
+            r.get("ratio_dense"),
+            r.get("ratio_matching"),
+            r.get("peak_rss_mb"),
+        ]
         if extra:
             row.insert(9, r.get("ratio_to_bound_plus_expansion_floor"))
         rows.append(row)
@@ -98,19 +133,45 @@ def _kernel_rows(results, extra=False):
 
 
 def _kernel(data):
-    out = ["Every ratio is the learner's time divided by a lower bound measured in the same process: the time to",
-           "compute the kernel rows the learner needs (`ratio_csr`: sparse products, `ratio_dense`: dense BLAS,",
-           "`ratio_matching`: the bound for the storage the learner used). Best of 3, learning time only.", ""]
-    out += _kernel_rows(data.get("results", []), extra=any("ratio_to_bound_plus_expansion_floor" in r
-                                                            for r in data.get("results", [])))
+    out = [
+        "Every ratio is the learner's time divided by a lower bound measured in the same process: the time to",
+        "compute the kernel rows the learner needs (`ratio_csr`: sparse products, `ratio_dense`: dense BLAS,",
+        "`ratio_matching`: the bound for the storage the learner used). Best of 3, learning time only.",
+        "",
+    ]
+    out += _kernel_rows(
+        data.get("results", []), extra=any("ratio_to_bound_plus_expansion_floor" in r for r in data.get("results", []))
+    )
     ref, kol = data.get("reference"), data.get("kol_comparison")
     if ref and kol:
         out += [f"**Peer**: {ref.get('text', '')}.", ""]
-        rows = [[key.replace("_", " "), v.get("n"), v.get("n_sv"), v.get("seconds"), v.get("call_cpu_seconds"),
-                 v.get("ratio_to_kol_5.8s"), v.get("cpu_ratio_to_kol_5.8s"), v.get("bound_dense_over_kol_bound_0.78s")]
-                for key, v in kol.items() if isinstance(v, dict)]
-        out += _table(["run", "n", "#SV", "olkit seconds", "olkit CPU seconds", "olkit / KOL (wall)",
-                       "olkit / KOL (CPU)", "our bound / KOL's bound"], rows)
+        rows = [
+            [
+                key.replace("_", " "),
+                v.get("n"),
+                v.get("n_sv"),
+                v.get("seconds"),
+                v.get("call_cpu_seconds"),
+                v.get("ratio_to_kol_5.8s"),
+                v.get("cpu_ratio_to_kol_5.8s"),
+                v.get("bound_dense_over_kol_bound_0.78s"),
+            ]
+            for key, v in kol.items()
+            if isinstance(v, dict)
+        ]
+        out += _table(
+            [
+                "run",
+                "n",
+                "#SV",
+                "olkit seconds",
+                "olkit CPU seconds",
+                "olkit / KOL (wall)",
+                "olkit / KOL (CPU)",
+                "our bound / KOL's bound",
+            ],
+            rows,
+        )
         if kol.get("note"):
             out += [kol["note"], ""]
     return out
@@ -118,26 +179,58 @@ def _kernel(data):
 
 def _budget(data):
     settings = data.get("settings") or {}
-    out = [f"Setting: {settings.get('dataset', '')}; B = {settings.get('B')}, FOGD D = {settings.get('D_fogd')}, "
-           f"σ = {settings.get('sigma')}. Bound: {settings.get('bound', '')}.", ""]
-    rows = [[r["name"], r.get("n"), _pct(r.get("mistake_rate")), r.get("n_sv"), r.get("learn_seconds"),
-             r.get("examples_per_second"), r.get("ratio_to_bound"), r.get("flatness_after_fill"), r.get("peak_rss_mb")]
-            for r in data.get("results", [])]
-    out += _table(["configuration", "n", "mistakes (%)", "#SV", "seconds", "examples/s", "ratio to bound",
-                   "flatness after fill", "peak RSS (MB)"], rows)
+    out = [
+        f"Setting: {settings.get('dataset', '')}; B = {settings.get('B')}, FOGD D = {settings.get('D_fogd')}, "
+        f"σ = {settings.get('sigma')}. Bound: {settings.get('bound', '')}.",
+        "",
+    ]
+    rows = [
+        [
+            r["name"],
+            r.get("n"),
+            _pct(r.get("mistake_rate")),
+            r.get("n_sv"),
+            r.get("learn_seconds"),
+            r.get("examples_per_second"),
+            r.get("ratio_to_bound"),
+            r.get("flatness_after_fill"),
+            r.get("peak_rss_mb"),
+        ]
+        for r in data.get("results", [])
+    ]
+    out += _table(
+        [
+            "configuration",
+            "n",
+            "mistakes (%)",
+            "#SV",
+            "seconds",
+            "examples/s",
+            "ratio to bound",
+            "flatness after fill",
+            "peak RSS (MB)",
+        ],
+        rows,
+    )
     summary = data.get("summary") or {}
     if summary.get("kol_ratios"):
-        out += ["**Peer** (KOL, the compiled C++ toolbox): olkit's time / KOL's time on the same run "
-                "(below 1: olkit is faster).", ""]
+        out += [
+            "**Peer** (KOL, the compiled C++ toolbox): olkit's time / KOL's time on the same run "
+            "(below 1: olkit is faster).",
+            "",
+        ]
         out += _table(["learner", "olkit / KOL"], [[k, v] for k, v in summary["kol_ratios"].items()])
     return out
 
 
 def _linear(data):
     results = [r for r in data.get("results", []) if r.get("group") != "vowpalwabbit"]
-    out = ["The floor is a plain compiled loop of binary PA-I over the same CSR arrays and ordering",
-           "(`benchmarks/linear.py`); the ratio is the learner's examples per second over the floor's, in the same",
-           "process (1 = as fast as the plain loop). Targets: ≥ 0.5 first-order, ≥ 0.25 diagonal second-order.", ""]
+    out = [
+        "The floor is a plain compiled loop of binary PA-I over the same CSR arrays and ordering",
+        "(`benchmarks/linear.py`); the ratio is the learner's examples per second over the floor's, in the same",
+        "process (1 = as fast as the plain loop). Targets: ≥ 0.5 first-order, ≥ 0.25 diagonal second-order.",
+        "",
+    ]
     columns = []
     for r in results:
         key = (r.get("group"), r.get("dataset"))
@@ -152,13 +245,33 @@ def _linear(data):
         table[(label, (r.get("group"), r.get("dataset")))] = r.get("ratio_to_floor")
     header = ["learner"] + [f"{d} ({g.replace('_', ' ')})" for g, d in columns]
     out += _table(header, [[label] + [table.get((label, c)) for c in columns] for label in learners])
-    rows = [[r["name"] + (f" ({r['covariance']})" if r.get("covariance") else ""),
-             (r.get("learner") or {}).get("examples_per_second"), (r.get("floor") or {}).get("examples_per_second"),
-             r.get("ratio_to_floor"), r.get("cpu_ratio_to_floor"), r.get("target"), r.get("meets_target"),
-             r.get("peak_rss_mb")] for r in results]
+    rows = [
+        [
+            r["name"] + (f" ({r['covariance']})" if r.get("covariance") else ""),
+            (r.get("learner") or {}).get("examples_per_second"),
+            (r.get("floor") or {}).get("examples_per_second"),
+            r.get("ratio_to_floor"),
+            r.get("cpu_ratio_to_floor"),
+            r.get("target"),
+            r.get("meets_target"),
+            r.get("peak_rss_mb"),
+        ]
+        for r in results
+    ]
     out += ["All rows:", ""]
-    out += _table(["configuration", "learner examples/s", "floor examples/s", "ratio", "CPU ratio", "target", "meets",
-                   "peak RSS (MB)"], rows)
+    out += _table(
+        [
+            "configuration",
+            "learner examples/s",
+            "floor examples/s",
+            "ratio",
+            "CPU ratio",
+            "target",
+            "meets",
+            "peak RSS (MB)",
+        ],
+        rows,
+    )
     vw = data.get("vowpalwabbit")
     peers = [r for r in data.get("results", []) if r.get("group") == "vowpalwabbit"]
     out += ["**Peer** (Vowpal Wabbit, the same streams): " + (vw if isinstance(vw, str) else "see below") + ".", ""]
@@ -166,10 +279,16 @@ def _linear(data):
         rows = []
         for r in peers:
             vals = {k: v for k, v in r.items() if isinstance(v, dict)}
-            rows.append([r["name"]] + [_num((vals.get(k) or {}).get("examples_per_second"))
-                                       for k in ("learn_only", "learn_only_raw", "driver")])
-        out += _table(["configuration", "learn_only examples/s", "learn_only_raw examples/s", "driver examples/s"],
-                      rows)
+            rows.append(
+                [r["name"]]
+                + [
+                    _num((vals.get(k) or {}).get("examples_per_second"))
+                    for k in ("learn_only", "learn_only_raw", "driver")
+                ]
+            )
+        out += _table(
+            ["configuration", "learn_only examples/s", "learn_only_raw examples/s", "driver examples/s"], rows
+        )
     return out
 
 
@@ -179,22 +298,40 @@ def _startup(data):
         v = data.get(key)
         if not isinstance(v, dict):
             continue
-        rows.append([f"`{v.get('command', key)}`", v.get("first_seconds", v.get("cold_median_seconds")),
-                     v.get("warm_median_seconds"), v.get("warm_min_seconds")])
+        rows.append(
+            [
+                f"`{v.get('command', key)}`",
+                v.get("first_seconds", v.get("cold_median_seconds")),
+                v.get("warm_median_seconds"),
+                v.get("warm_min_seconds"),
+            ]
+        )
     return _table(["process", "first / cold (s)", "warm median (s)", "warm min (s)"], rows)
 
 
 def _sparse_check(data):
-    rows = [[f"{r.get('dataset')}/{r.get('algorithm')}", r.get("rows"), r.get("learning_seconds"),
-             r.get("check_share_percent"), r.get("validate_X_share_percent")] for r in data.get("results", [])]
-    return _table(["configuration", "rows", "learning seconds", "check (% of learning)", "validation (% of learning)"],
-                  rows)
+    rows = [
+        [
+            f"{r.get('dataset')}/{r.get('algorithm')}",
+            r.get("rows"),
+            r.get("learning_seconds"),
+            r.get("check_share_percent"),
+            r.get("validate_X_share_percent"),
+        ]
+        for r in data.get("results", [])
+    ]
+    return _table(
+        ["configuration", "rows", "learning seconds", "check (% of learning)", "validation (% of learning)"], rows
+    )
 
 
 def _fuzz(data):
     counts = data.get("counts") or {}
-    out = [f"`{data.get('command', '')}`: {_num(data.get('runs', data.get('files')))} runs in "
-           f"{_num(data.get('seconds'))} s.", ""]
+    out = [
+        f"`{data.get('command', '')}`: {_num(data.get('runs', data.get('files')))} runs in "
+        f"{_num(data.get('seconds'))} s.",
+        "",
+    ]
     out += _table(["outcome", "count"], [[k, v] for k, v in counts.items()])
     for key in ("acceptance", "acceptance_issue21"):
         if isinstance(data.get(key), dict):
@@ -202,9 +339,17 @@ def _fuzz(data):
     return out
 
 
-RENDER = {"kernel_learners": _kernel, "dorothea": _kernel, "multiclass_kernel": _kernel, "budget_learners": _budget,
-          "linear_learners": _linear, "startup": _startup, "sparse_check": _sparse_check, "fuzz": _fuzz,
-          "fuzz_models": _fuzz}
+RENDER = {
+    "kernel_learners": _kernel,
+    "dorothea": _kernel,
+    "multiclass_kernel": _kernel,
+    "budget_learners": _budget,
+    "linear_learners": _linear,
+    "startup": _startup,
+    "sparse_check": _sparse_check,
+    "fuzz": _fuzz,
+    "fuzz_models": _fuzz,
+}
 
 
 def page(results_dir):
@@ -212,13 +357,18 @@ def page(results_dir):
     results_dir = Path(results_dir)
     files = {p.stem: p for p in sorted(results_dir.glob("*.json"))}
     names = [n for n in ORDER if n in files] + sorted(n for n in files if n not in ORDER and not n.endswith("_quick"))
-    out = ["% Generated by docs/_ext/olkit_benchmarks.py from benchmarks/results/*.json at build time: do not edit.",
-           "", "# Benchmarks", "",
-           "These tables are rendered from the JSON files that `make bench` (`benchmarks/run.py`) writes to",
-           "`benchmarks/results/`, when the site is built: the numbers here are the numbers of those files. Each",
-           "section names its file, its date, the commit it measured and the machine. `benchmarks/README.md` in the",
-           "repository describes every benchmark and every field. The machine has 2 shared cores, so compare ratios",
-           "measured in one process rather than absolute seconds across runs.", ""]
+    out = [
+        "% Generated by docs/_ext/olkit_benchmarks.py from benchmarks/results/*.json at build time: do not edit.",
+        "",
+        "# Benchmarks",
+        "",
+        "These tables are rendered from the JSON files that `make bench` (`benchmarks/run.py`) writes to",
+        "`benchmarks/results/`, when the site is built: the numbers here are the numbers of those files. Each",
+        "section names its file, its date, the commit it measured and the machine. `benchmarks/README.md` in the",
+        "repository describes every benchmark and every field. The machine has 2 shared cores, so compare ratios",
+        "measured in one process rather than absolute seconds across runs.",
+        "",
+    ]
     if not names:
         return "\n".join(out + ["No results yet: run `make bench`.", ""])
     for name in names:

@@ -10,6 +10,7 @@ The public names are imported on first use (PEP 562), so ``import olkit.cli`` st
 command line can tune the garbage collector before numba and SciPy are imported. Every module with
 compiled code imports :mod:`olkit._compile` first, which chooses the numba cache directory.
 """
+
 import importlib
 from typing import TYPE_CHECKING, Any
 

@@ -16,6 +16,7 @@ writing the same target at once each write their own temporary; the last rename 
   (checked at the first write into a directory, then at most every :data:`SWEEP_SECONDS`, so a store of
   thousands of cells is not listed at every write).
 """
+
 import contextlib
 import hashlib
 import os
@@ -34,11 +35,17 @@ _swept: dict[str, float] = {}  # directory -> time.monotonic() of its last sweep
 
 
 def file_kind(mode):
-    """"a FIFO (named pipe)", "a character device", ... for a non-regular ``st_mode``; None for a regular file.
+    """ "a FIFO (named pipe)", "a character device", ... for a non-regular ``st_mode``; None for a regular file.
     Every file olkit reads is checked with it before it is opened: opening a FIFO blocks until a writer comes,
     and a device never ends."""
-    kinds = ((stat.S_ISREG, None), (stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
-             (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+    kinds = (
+        (stat.S_ISREG, None),
+        (stat.S_ISDIR, "a directory"),
+        (stat.S_ISFIFO, "a FIFO (named pipe)"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+    )
     return next((kind for test, kind in kinds if test(mode)), "not a regular file")
 
 

@@ -10,6 +10,7 @@ SplitMix64 (Steele, Lea, Flood 2014) is simple enough to be re-implemented exact
     uniform = (z >> 11) * 2**-53                  in [0, 1)
     index in 0..n-1 = floor(uniform * n)
 """
+
 import numpy as np
 
 from ._compile import njit

@@ -3,6 +3,7 @@
 Only type checkers import this module (``if TYPE_CHECKING:`` in the modules that use it): nothing at run time
 depends on it, and the command line's start-up imports nothing more for it.
 """
+
 from typing import TypeAlias
 
 import scipy.sparse as sp

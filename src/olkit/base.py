@@ -12,6 +12,7 @@ command-line run on a small dataset. scikit-learn is imported lazily where its o
 
 Input validation happens once, here, at the boundary; the compiled loops never validate.
 """
+
 import inspect
 import numbers
 import re
@@ -91,8 +92,10 @@ def _label_array(values, what="y"):
             kind = "string" if isinstance(v, (str, bytes)) else "number" if isinstance(v, numbers.Number) else None
             examples.setdefault(kind or type(v).__name__, v)
         if len(examples) > 1 or not set(examples) <= {"string", "number"}:
-            shown = " and ".join(f"{v!r} ({kind})" if kind == "string" else f"{_plain_labels([v])} ({kind})"
-                                 for kind, v in examples.items())
+            shown = " and ".join(
+                f"{v!r} ({kind})" if kind == "string" else f"{_plain_labels([v])} ({kind})"
+                for kind, v in examples.items()
+            )
             raise ValueError(f"{what} mixes label types: {shown}; the labels must be all numbers or all strings")
     return arr
 
@@ -105,12 +108,15 @@ def _classes_argument(classes):
     if labels.ndim != 1:
         raise ValueError(f"classes must be a 1-D list of labels, got an array of shape {labels.shape}")
     if labels.dtype.kind in "fc" and not np.all(np.isfinite(labels)):
-        raise ValueError(f"classes=[{_plain_labels(labels)}] holds NaN or infinity; the classes must be finite, "
-                         "distinct labels")
+        raise ValueError(
+            f"classes=[{_plain_labels(labels)}] holds NaN or infinity; the classes must be finite, distinct labels"
+        )
     unique, counts = np.unique(labels, return_counts=True)
     if unique.size != labels.size:
-        raise ValueError(f"classes=[{_plain_labels(labels)}] repeats {_plain_labels(unique[counts > 1])}; the "
-                         "classes must be distinct labels")
+        raise ValueError(
+            f"classes=[{_plain_labels(labels)}] repeats {_plain_labels(unique[counts > 1])}; the "
+            "classes must be distinct labels"
+        )
     return unique
 
 
@@ -140,8 +146,10 @@ def _sections(doc):
     """``doc`` split into its preamble and its numpydoc sections: (preamble, [[name, indent, body], ...])."""
     found = list(_SECTION.finditer(doc))
     preamble = doc[: found[0].start()] if found else doc
-    sections = [[m.group(2), m.group(1), doc[m.end(): found[i + 1].start() if i + 1 < len(found) else len(doc)]]
-                for i, m in enumerate(found)]
+    sections = [
+        [m.group(2), m.group(1), doc[m.end() : found[i + 1].start() if i + 1 < len(found) else len(doc)]]
+        for i, m in enumerate(found)
+    ]
     return preamble, sections
 
 
@@ -270,8 +278,11 @@ class OnlineClassifier:
     @classmethod
     def _get_param_names(cls):
         sig = inspect.signature(cls.__init__)
-        return sorted(p.name for p in sig.parameters.values()
-                      if p.name != "self" and p.kind not in (p.VAR_KEYWORD, p.VAR_POSITIONAL))
+        return sorted(
+            p.name
+            for p in sig.parameters.values()
+            if p.name != "self" and p.kind not in (p.VAR_KEYWORD, p.VAR_POSITIONAL)
+        )
 
     @classmethod
     def _algorithm_param_names(cls):
@@ -303,8 +314,10 @@ class OnlineClassifier:
             return
         hints = [f"{near!r} for {key!r}" for key in unknown if (near := nearest_name(key, valid))]
         hint = f"; did you mean {', '.join(hints)}?" if hints else ""
-        raise ValueError(f"{cls.algorithm_name or cls.__name__}: unknown parameter(s) {', '.join(map(str, unknown))}; "
-                         f"valid parameters: {', '.join(valid)}{hint}")
+        raise ValueError(
+            f"{cls.algorithm_name or cls.__name__}: unknown parameter(s) {', '.join(map(str, unknown))}; "
+            f"valid parameters: {', '.join(valid)}{hint}"
+        )
 
     def __repr__(self):
         sig = inspect.signature(type(self).__init__)
@@ -319,9 +332,13 @@ class OnlineClassifier:
     def __sklearn_tags__(self):
         from sklearn.utils import ClassifierTags, InputTags, Tags, TargetTags
 
-        return Tags(estimator_type="classifier", target_tags=TargetTags(required=True),
-                    classifier_tags=ClassifierTags(multi_class=self._multiclass, poor_score=self._poor_score),
-                    input_tags=InputTags(sparse=True, allow_nan=False), requires_fit=True)
+        return Tags(
+            estimator_type="classifier",
+            target_tags=TargetTags(required=True),
+            classifier_tags=ClassifierTags(multi_class=self._multiclass, poor_score=self._poor_score),
+            input_tags=InputTags(sparse=True, allow_nan=False),
+            requires_fit=True,
+        )
 
     _estimator_type = "classifier"
     _block_size: ClassVar[int | None] = None  # examples per call of the compiled loop (None: olkit.protocol.BLOCK_SIZE)
@@ -371,12 +388,18 @@ class OnlineClassifier:
         record = getattr(self, "_state_params", None)
         if record is None:
             self._state_params = self._params_record()
-        elif not (isinstance(record, tuple)
-                  and all(isinstance(p, tuple) and len(p) == 2 and isinstance(p[1], (type(None), bool, int, float, str))
-                          for p in record)
-                  and [p[0] for p in record] == self._algorithm_param_names()):
-            raise ValueError(f"{self.algorithm_name}: the record of the parameters the model was built with "
-                             "(_state_params) is damaged")
+        elif not (
+            isinstance(record, tuple)
+            and all(
+                isinstance(p, tuple) and len(p) == 2 and isinstance(p[1], (type(None), bool, int, float, str))
+                for p in record
+            )
+            and [p[0] for p in record] == self._algorithm_param_names()
+        ):
+            raise ValueError(
+                f"{self.algorithm_name}: the record of the parameters the model was built with "
+                "(_state_params) is damaged"
+            )
         self._check_state_params()
 
     def _check_state(self):
@@ -413,11 +436,15 @@ class OnlineClassifier:
         labels = np.unique(y) if classes is None else _classes_argument(classes)
         if labels.size < 2:
             shown = _plain_labels(labels)
-            raise ValueError(f"Classifier can't train when only one class is present (found class "
-                             f"{shown}); the data need two classes for {self.algorithm_name}")
+            raise ValueError(
+                f"Classifier can't train when only one class is present (found class "
+                f"{shown}); the data need two classes for {self.algorithm_name}"
+            )
         if labels.size > 2 and not self._multiclass:
-            raise ValueError(f"Only binary classification is supported by {self.algorithm_name}; the data have "
-                             f"{labels.size} classes ({_plain_labels(labels)})")
+            raise ValueError(
+                f"Only binary classification is supported by {self.algorithm_name}; the data have "
+                f"{labels.size} classes ({_plain_labels(labels)})"
+            )
         self.classes_ = labels
 
     def _encode_labels(self, y):
@@ -425,8 +452,10 @@ class OnlineClassifier:
         multi-label: the 0/1 indicator matrix. Unknown labels raise ValueError."""
         if getattr(self, "multilabel_", False):
             if y.ndim != 2 or y.shape[1] != len(self.classes_):
-                raise ValueError(f"{self.algorithm_name} was set up for multi-label data with "
-                                 f"{len(self.classes_)} labels; y must be an n x {len(self.classes_)} 0/1 matrix")
+                raise ValueError(
+                    f"{self.algorithm_name} was set up for multi-label data with "
+                    f"{len(self.classes_)} labels; y must be an n x {len(self.classes_)} 0/1 matrix"
+                )
             return y.astype(np.int8)
         if y.ndim == 2:
             raise ValueError(f"{self.algorithm_name} was set up for single-label data; got a label matrix")
@@ -436,8 +465,10 @@ class OnlineClassifier:
         unknown = classes[pos_clipped] != y
         if np.any(unknown):
             bad = np.unique(np.asarray(y)[unknown])[:5]
-            raise ValueError(f"unknown label(s) {_plain_labels(bad)}; the classifier was set up "
-                             f"with classes {_plain_labels(classes)}")
+            raise ValueError(
+                f"unknown label(s) {_plain_labels(bad)}; the classifier was set up "
+                f"with classes {_plain_labels(classes)}"
+            )
         if len(classes) > 2:
             return pos.astype(np.float64)  # multiclass: the class index in classes_
         return np.where(pos == 1, 1.0, -1.0)
@@ -470,9 +501,11 @@ class OnlineClassifier:
                 except (TypeError, ValueError) as exc:
                     raise TypeError(f"X must contain numbers: {exc}") from None
             if arr.ndim != 2:
-                raise ValueError(f"Expected a 2D array for X, got a {arr.ndim}D array of shape {arr.shape}. "
-                                 "Reshape your data either using X.reshape(-1, 1) if it has a single "
-                                 "feature or X.reshape(1, -1) if it contains a single sample")
+                raise ValueError(
+                    f"Expected a 2D array for X, got a {arr.ndim}D array of shape {arr.shape}. "
+                    "Reshape your data either using X.reshape(-1, 1) if it has a single "
+                    "feature or X.reshape(1, -1) if it contains a single sample"
+                )
             X = np.ascontiguousarray(arr, dtype=np.float64)
             values = X
         if X.shape[0] == 0:
@@ -484,8 +517,10 @@ class OnlineClassifier:
         if reset:
             self.n_features_in_ = X.shape[1]
         elif X.shape[1] != self.n_features_in_:
-            raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} is expecting "
-                             f"{self.n_features_in_} features as input")
+            raise ValueError(
+                f"X has {X.shape[1]} features, but {type(self).__name__} is expecting "
+                f"{self.n_features_in_} features as input"
+            )
         return X
 
     def _check_feature_names(self, X, reset):
@@ -522,9 +557,11 @@ class OnlineClassifier:
         for name, fitted in record:  # the record's form is checked where it can come from a file (_after_load)
             now = getattr(self, name)
             if not _same_value(now, fitted):
-                raise ValueError(f"{self.algorithm_name}: parameter {name} is {_plain(now)}, but the model was built "
-                                 f"with {name}={_plain(fitted)}; call fit to start afresh or set it back "
-                                 f"(set_params({name}={_plain(fitted)}))")
+                raise ValueError(
+                    f"{self.algorithm_name}: parameter {name} is {_plain(now)}, but the model was built "
+                    f"with {name}={_plain(fitted)}; call fit to start afresh or set it back "
+                    f"(set_params({name}={_plain(fitted)}))"
+                )
 
     def _validate_y(self, y, n) -> np.ndarray:
         if y is None:
@@ -534,8 +571,11 @@ class OnlineClassifier:
         if y.ndim == 2 and y.shape[1] == 1:
             from sklearn.exceptions import DataConversionWarning
 
-            warnings.warn("A column-vector y was passed when a 1d array was expected; using y.ravel()",
-                          DataConversionWarning, stacklevel=3)
+            warnings.warn(
+                "A column-vector y was passed when a 1d array was expected; using y.ravel()",
+                DataConversionWarning,
+                stacklevel=3,
+            )
             y = y.ravel()
         if y.ndim == 2 and self._multilabel:
             if sp.issparse(y):
@@ -543,17 +583,21 @@ class OnlineClassifier:
             if y.shape[0] != n:
                 raise ValueError(f"X and y have mismatched lengths: {n} samples in X, {y.shape[0]} label rows in y")
             if y.shape[1] < 2 or not np.all((y == 0) | (y == 1)):
-                raise ValueError("a multi-label y must be an n x K indicator matrix of 0/1 with K >= 2 "
-                                 "(e.g. from sklearn.preprocessing.MultiLabelBinarizer)")
+                raise ValueError(
+                    "a multi-label y must be an n x K indicator matrix of 0/1 with K >= 2 "
+                    "(e.g. from sklearn.preprocessing.MultiLabelBinarizer)"
+                )
             return y.astype(np.int8)
         if y.ndim != 1:
             if y.ndim == 2:
                 from .spec import SPECS
 
                 multilabel = ", ".join(name for name, spec in SPECS.items() if "multilabel" in spec.data)
-                raise ValueError(f"y of shape {y.shape} is a label matrix; {self.algorithm_name} learns from "
-                                 f"one label per example (multi-label learners: {multilabel}, with a non-linear "
-                                 "kernel)")
+                raise ValueError(
+                    f"y of shape {y.shape} is a label matrix; {self.algorithm_name} learns from "
+                    f"one label per example (multi-label learners: {multilabel}, with a non-linear "
+                    "kernel)"
+                )
             raise ValueError(f"y must be one-dimensional, got shape {y.shape}")
         if len(y) != n:
             raise ValueError(f"X and y have mismatched lengths: {n} samples in X, {len(y)} labels in y")
@@ -561,8 +605,10 @@ class OnlineClassifier:
             if not np.all(np.isfinite(y)):
                 raise ValueError("y contains NaN or infinity; labels must be finite class labels")
             if np.any(y != np.round(y)):
-                raise ValueError("Unknown label type: continuous. Online classifiers need discrete "
-                                 "class labels (e.g. -1/+1 or 0..k-1), not real-valued targets")
+                raise ValueError(
+                    "Unknown label type: continuous. Online classifiers need discrete "
+                    "class labels (e.g. -1/+1 or 0..k-1), not real-valued targets"
+                )
         elif y.dtype.kind not in "iubUSO":
             raise ValueError(f"Unknown label type: {y.dtype}")
         return y
@@ -571,8 +617,9 @@ class OnlineClassifier:
         if not hasattr(self, "classes_"):
             from sklearn.exceptions import NotFittedError
 
-            raise NotFittedError(f"This {type(self).__name__} instance is not fitted yet; call fit or "
-                                 "partial_fit first")
+            raise NotFittedError(
+                f"This {type(self).__name__} instance is not fitted yet; call fit or partial_fit first"
+            )
 
     # ---- scikit-learn API ------------------------------------------------------------------------
     @serialised
@@ -615,8 +662,10 @@ class OnlineClassifier:
             self._set_classes(y, classes)
             self._reset_model(X)
         elif classes is not None and not np.array_equal(_classes_argument(classes), self.classes_):
-            raise ValueError(f"classes=[{_plain_labels(classes, None)}] differs from the classes of the first "
-                             f"partial_fit call ([{_plain_labels(self.classes_, None)}])")
+            raise ValueError(
+                f"classes=[{_plain_labels(classes, None)}] differs from the classes of the first "
+                f"partial_fit call ([{_plain_labels(self.classes_, None)}])"
+            )
         run_online(self, X, self._encode_labels(y), np.arange(X.shape[0]))
         return self
 
@@ -634,9 +683,11 @@ class OnlineClassifier:
         if bad.any():
             rows = np.flatnonzero(bad.reshape(len(scores), -1).any(axis=1))
             values = abs(X[rows[0]]).max()
-            raise ValueError(f"{self.algorithm_name}: the score of row {rows[0]} of X is NaN or infinite in float64 "
-                             f"({len(rows)} row(s) affected; its largest feature magnitude is {values:.3g}): "
-                             "rescale the features as the training data were")
+            raise ValueError(
+                f"{self.algorithm_name}: the score of row {rows[0]} of X is NaN or infinite in float64 "
+                f"({len(rows)} row(s) affected; its largest feature magnitude is {values:.3g}): "
+                "rescale the features as the training data were"
+            )
         return scores
 
     @serialised

@@ -21,6 +21,7 @@ one line on stderr, ``olkit: error: ...``, and exit with status 2 — never a tr
 line, ``olkit: interrupted``, and exits with status 130 (with ``--out``, every finished run stays stored for
 ``--resume``); a warning is one line, ``olkit: warning: ...``.
 """
+
 import argparse
 import contextlib
 import gc
@@ -89,13 +90,17 @@ def check_options(args):
 
         check_repeats(repeats, "--repeats")
     if args.order and repeats is not None and repeats > 1:
-        raise UsageError(f"--repeats {repeats} cannot be combined with --order: an order file is one run "
-                         "(drop --repeats, or use --seed S for random orderings)")
+        raise UsageError(
+            f"--repeats {repeats} cannot be combined with --order: an order file is one run "
+            "(drop --repeats, or use --seed S for random orderings)"
+        )
     if args.seed < 0:
         raise UsageError(f"--seed must be an integer >= 0, got {args.seed}")
     if args.jobs == 0:
-        raise UsageError("--jobs must be a number of processes >= 1, or negative to count back from the "
-                         "number of cores (-1: all cores), got 0")
+        raise UsageError(
+            "--jobs must be a number of processes >= 1, or negative to count back from the "
+            "number of cores (-1: all cores), got 0"
+        )
     from .experiment.backend import check
 
     check(args.backend, args.scheduler)  # issue 10 item 5
@@ -103,10 +108,17 @@ def check_options(args):
 
 def add_zero_based(command):
     """The ``--zero-based [auto]`` option of a command that reads --data."""
-    command.add_argument("--zero-based", nargs="?", const=True, default=False, choices=("auto",), metavar="auto",
-                         help="the --data LIBSVM file's feature indices start at 0 (default: at 1, LIBSVM's "
-                         "convention); '--zero-based auto': 0-based if some index is 0, else 1-based (as "
-                         "scikit-learn's load_svmlight_file)")
+    command.add_argument(
+        "--zero-based",
+        nargs="?",
+        const=True,
+        default=False,
+        choices=("auto",),
+        metavar="auto",
+        help="the --data LIBSVM file's feature indices start at 0 (default: at 1, LIBSVM's "
+        "convention); '--zero-based auto': 0-based if some index is 0, else 1-based (as "
+        "scikit-learn's load_svmlight_file)",
+    )
 
 
 def zero_based(args):
@@ -115,8 +127,10 @@ def zero_based(args):
     from .data import CATALOG
 
     if args.zero_based is not False and args.data in CATALOG:
-        raise UsageError(f"--zero-based applies to a LIBSVM file given by path; --data {args.data} is a catalog "
-                         "dataset, whose files are 1-based (drop --zero-based)")
+        raise UsageError(
+            f"--zero-based applies to a LIBSVM file given by path; --data {args.data} is a catalog "
+            "dataset, whose files are 1-based (drop --zero-based)"
+        )
     return args.zero_based
 
 
@@ -142,8 +156,9 @@ def widest_line(args):
         for index in candidates:
             line = line_of_index(args.data, index)
             if line is not None:
-                raise UsageError(f"{args.data}:{line}: feature index {index} makes the data {exc.width} features "
-                                 f"wide: {exc}") from None
+                raise UsageError(
+                    f"{args.data}:{line}: feature index {index} makes the data {exc.width} features wide: {exc}"
+                ) from None
         raise
 
 
@@ -160,8 +175,20 @@ def read_order(path, n):
         raise UsageError(str(exc)) from None
 
 
-DATA_EXTENSIONS = (".libsvm", ".svm", ".svmlight", ".txt", ".dat", ".bz2", ".gz", ".t", ".tr", ".train", ".test",
-                   ".scale")
+DATA_EXTENSIONS = (
+    ".libsvm",
+    ".svm",
+    ".svmlight",
+    ".txt",
+    ".dat",
+    ".bz2",
+    ".gz",
+    ".t",
+    ".tr",
+    ".train",
+    ".test",
+    ".scale",
+)
 """File extensions that make a --data value a path (LIBSVM files as the LIBSVM site names them)."""
 
 
@@ -180,8 +207,9 @@ def check_data_arg(data):
     try:
         mode = os.stat(data).st_mode
     except FileNotFoundError:
-        looks_like_path = any(sep in data for sep in (os.sep, os.altsep, "/") if sep) or \
-            data.lower().endswith(DATA_EXTENSIONS)
+        looks_like_path = any(sep in data for sep in (os.sep, os.altsep, "/") if sep) or data.lower().endswith(
+            DATA_EXTENSIONS
+        )
         if looks_like_path:
             raise UsageError(f"--data {data}: no such file") from None
         return  # the loader says: unknown dataset, with the valid names
@@ -216,8 +244,10 @@ def check_paths(args):
 def prepare_out_dir(path):
     """Create the ``--out`` directory before anything runs, so that a bad path fails at once."""
     if os.path.exists(path) and not os.path.isdir(path):
-        raise UsageError(f"--out {path} is an existing file; --out names a directory (created if missing; "
-                         "result files already in it are overwritten)")
+        raise UsageError(
+            f"--out {path} is an existing file; --out names a directory (created if missing; "
+            "result files already in it are overwritten)"
+        )
     try:
         os.makedirs(path, exist_ok=True)
     except OSError as exc:
@@ -235,7 +265,7 @@ def fixed_by_user(algorithm, settings):
 
 
 def tuning_words(params, trace, fixed):
-    """"C=2, eta=0.85", "eta=0.85 (C=1 fixed by --set)" or "nothing to tune (C=1, eta=0.7 fixed by --set)"."""
+    """ "C=2, eta=0.85", "eta=0.85 (C=1 fixed by --set)" or "nothing to tune (C=1, eta=0.7 fixed by --set)"."""
     tuned = ", ".join(f"{key}={_show(params[key])}" for key in dict.fromkeys(t["parameter"] for t in trace))
     kept = ", ".join(f"{key}={_show(value)}" for key, value in fixed.items())
     words = tuned or "nothing to tune"
@@ -243,102 +273,175 @@ def tuning_words(params, trace, fixed):
 
 
 def build_parser():
-    parser = ArgumentParser(prog="olkit", description="Online classification: kernel, second-order "
-                                     "linear and budgeted learners, and the papers' experiments.")
+    parser = ArgumentParser(
+        prog="olkit",
+        description="Online classification: kernel, second-order "
+        "linear and budgeted learners, and the papers' experiments.",
+    )
     from . import __version__
 
     parser.add_argument("--version", action="version", version=f"olkit {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
-    quiet = {"action": "store_true", "help": "no progress bar or compile notice on stderr (shown only when stderr "
-             "is a terminal, or with OLKIT_PROGRESS=1)"}
+    quiet = {
+        "action": "store_true",
+        "help": "no progress bar or compile notice on stderr (shown only when stderr "
+        "is a terminal, or with OLKIT_PROGRESS=1)",
+    }
     run = sub.add_parser("run", help="run algorithms online on a dataset")
     run.add_argument("algorithms", nargs="+", metavar="ALGO")
     run.add_argument("--data", required=True, help="dataset name (see `olkit datasets`) or LIBSVM file path")
     run.add_argument("--kernel", help="kernel of every kernel learner (gaussian, linear, poly)")
     run.add_argument("--set", action="append", metavar="KEY=VALUE", help="parameter for every algorithm that has it")
-    run.add_argument("--repeats", type=int, help=f"random orderings (default {DEFAULT_REPEATS}, as in the papers; "
-                     "not with --order)")
+    run.add_argument(
+        "--repeats", type=int, help=f"random orderings (default {DEFAULT_REPEATS}, as in the papers; not with --order)"
+    )
     group = run.add_mutually_exclusive_group()
-    group.add_argument("--seed", type=int, default=0, action=_StoreGiven,
-                       help="seed of the orderings (ordering r uses seed+r), >= 0")
-    group.add_argument("--order", metavar="FILE", help="one 0-based example index per line, each example exactly "
-                       "once (a file with duplicate, missing or out-of-range indices is refused); a single run")
+    group.add_argument(
+        "--seed", type=int, default=0, action=_StoreGiven, help="seed of the orderings (ordering r uses seed+r), >= 0"
+    )
+    group.add_argument(
+        "--order",
+        metavar="FILE",
+        help="one 0-based example index per line, each example exactly "
+        "once (a file with duplicate, missing or out-of-range indices is refused); a single run",
+    )
     run.add_argument("--format", choices=FORMATS, default="table")
-    run.add_argument("--out", metavar="DIR", help="also write results (JSON, table, curve plot) into DIR, created "
-                     "if missing; files of the same name already in DIR are overwritten")
+    run.add_argument(
+        "--out",
+        metavar="DIR",
+        help="also write results (JSON, table, curve plot) into DIR, created "
+        "if missing; files of the same name already in DIR are overwritten",
+    )
     run.add_argument("--jobs", type=int, help="parallel processes (default: automatic; -1: all cores)")
-    run.add_argument("--tune", action="store_true", help="first select parameters as the SCW experiments did "
-                     "(grids of docs/algorithms/evaluation.md#parameter-selection, one pass per candidate on the "
-                     "first ordering); parameters fixed by --set are not tuned")
+    run.add_argument(
+        "--tune",
+        action="store_true",
+        help="first select parameters as the SCW experiments did "
+        "(grids of docs/algorithms/evaluation.md#parameter-selection, one pass per candidate on the "
+        "first ordering); parameters fixed by --set are not tuned",
+    )
     # issue 9 (result store, olkit.experiment.store): --out DIR keeps every finished run in DIR/.cells
     run.add_argument("--quiet", "-q", **quiet)
-    run.add_argument("--resume", action="store_true", help="with --out: reuse the finished runs a previous "
-                     "(e.g. killed) run stored in DIR/.cells, compute only the others")
+    run.add_argument(
+        "--resume",
+        action="store_true",
+        help="with --out: reuse the finished runs a previous "
+        "(e.g. killed) run stored in DIR/.cells, compute only the others",
+    )
     # issue 10 item 6: out-of-core streams (olkit.stream)
-    run.add_argument("--stream", action="store_true", help="one run in file order, reading the LIBSVM file in "
-                     "chunks, never whole (memory: one chunk plus the model); a first scanning pass finds the "
-                     "width and the classes. Not with --repeats > 1, --seed, --order, --tune, --out")
+    run.add_argument(
+        "--stream",
+        action="store_true",
+        help="one run in file order, reading the LIBSVM file in "
+        "chunks, never whole (memory: one chunk plus the model); a first scanning pass finds the "
+        "width and the classes. Not with --repeats > 1, --seed, --order, --tune, --out",
+    )
     add_zero_based(run)
-    run.add_argument("--chunk-size", type=int, default=None, metavar="N", help="with --stream: examples per chunk "
-                     "(default 100000)")
-    tune = sub.add_parser("tune", help="select parameters as the SCW experiments did "
-                          "(docs/algorithms/evaluation.md#parameter-selection)")
+    run.add_argument(
+        "--chunk-size", type=int, default=None, metavar="N", help="with --stream: examples per chunk (default 100000)"
+    )
+    tune = sub.add_parser(
+        "tune", help="select parameters as the SCW experiments did (docs/algorithms/evaluation.md#parameter-selection)"
+    )
     tune.add_argument("algorithms", nargs="+", metavar="ALGO")
     tune.add_argument("--data", required=True, help="dataset name (see `olkit datasets`) or LIBSVM file path")
     tune.add_argument("--kernel", help="kernel of every kernel learner (gaussian, linear, poly)")
     tune.add_argument("--set", action="append", metavar="KEY=VALUE", help="fixed parameter values (not tuned)")
     group = tune.add_mutually_exclusive_group()
     group.add_argument("--seed", type=int, default=0, help="the validation ordering is permutation seed S (>= 0)")
-    group.add_argument("--order", metavar="FILE", help="validation ordering: one 0-based index per line, each "
-                       "example exactly once (otherwise refused)")
+    group.add_argument(
+        "--order",
+        metavar="FILE",
+        help="validation ordering: one 0-based index per line, each example exactly once (otherwise refused)",
+    )
     tune.add_argument("--format", choices=("table", "json"), default="table")
     tune.add_argument("--quiet", "-q", **quiet)
     add_zero_based(tune)
-    tune.add_argument("--jobs", type=int, help="parallel processes over candidates (default: automatic; -1: all "
-                      "cores)")
+    tune.add_argument("--jobs", type=int, help="parallel processes over candidates (default: automatic; -1: all cores)")
     for command in (run, tune):  # issue 10 item 5: olkit.experiment.backend
-        command.add_argument("--backend", metavar="NAME", help="where parallel runs go: loky (local processes, "
-                             "the default) or dask (a Dask cluster; extra olkit[dask])")
-        command.add_argument("--scheduler", metavar="ADDRESS", help="with --backend dask: the scheduler's address "
-                             "(e.g. tcp://host:8786); without it, a local cluster of --jobs (default 2) processes")
+        command.add_argument(
+            "--backend",
+            metavar="NAME",
+            help="where parallel runs go: loky (local processes, "
+            "the default) or dask (a Dask cluster; extra olkit[dask])",
+        )
+        command.add_argument(
+            "--scheduler",
+            metavar="ADDRESS",
+            help="with --backend dask: the scheduler's address "
+            "(e.g. tcp://host:8786); without it, a local cluster of --jobs (default 2) processes",
+        )
     lst = sub.add_parser("list", help="list the algorithms; with ALGO names (or --verbose), their full specs")
     lst.add_argument("algorithms", nargs="*", metavar="ALGO", help="show the full spec of these algorithms")
     lst.add_argument("--verbose", "-v", action="store_true", help="show the full spec of every algorithm")
     lst.add_argument("--format", choices=("table", "json"), default="table")
-    datasets = sub.add_parser("datasets", help="list the dataset catalog and where each dataset is found; "
-                              "--fetch NAME ... downloads datasets")
-    datasets.add_argument("--fetch", nargs="+", metavar="NAME", help="download the missing files of these catalog "
-                          "datasets (into OLKIT_DATA if set and writable, else the platform's cache folder), "
-                          "verify their SHA-256 and say where they went")
+    datasets = sub.add_parser(
+        "datasets", help="list the dataset catalog and where each dataset is found; --fetch NAME ... downloads datasets"
+    )
+    datasets.add_argument(
+        "--fetch",
+        nargs="+",
+        metavar="NAME",
+        help="download the missing files of these catalog "
+        "datasets (into OLKIT_DATA if set and writable, else the platform's cache folder), "
+        "verify their SHA-256 and say where they went",
+    )
     # issue 10: models on disk (olkit.persist)
     train = sub.add_parser("train", help="one online pass in file order over a dataset, then save the model")
-    train.add_argument("algorithm", nargs="?", metavar="ALGO", help="the algorithm (optional with --continue: "
-                       "the model's; if given it must match)")
+    train.add_argument(
+        "algorithm",
+        nargs="?",
+        metavar="ALGO",
+        help="the algorithm (optional with --continue: the model's; if given it must match)",
+    )
     train.add_argument("--data", required=True, help="dataset name (see `olkit datasets`) or LIBSVM file path")
-    train.add_argument("--model", required=True, metavar="FILE", help="model file to write (.npz; with "
-                       "--continue: read, then overwritten)")
+    train.add_argument(
+        "--model",
+        required=True,
+        metavar="FILE",
+        help="model file to write (.npz; with --continue: read, then overwritten)",
+    )
     train.add_argument("--kernel", help="kernel of a kernel learner (gaussian, linear, poly)")
     train.add_argument("--set", action="append", metavar="KEY=VALUE", help="parameter of the algorithm")
     train.add_argument("--quiet", "-q", **quiet)
-    train.add_argument("--continue", dest="resume", action="store_true", help="load --model and keep learning "
-                       "on --data (the model keeps its parameters)")
-    train.add_argument("--stream", action="store_true", help="read the LIBSVM file --data in chunks, never whole "
-                       "(a first scanning pass finds the width and the classes)")
+    train.add_argument(
+        "--continue",
+        dest="resume",
+        action="store_true",
+        help="load --model and keep learning on --data (the model keeps its parameters)",
+    )
+    train.add_argument(
+        "--stream",
+        action="store_true",
+        help="read the LIBSVM file --data in chunks, never whole "
+        "(a first scanning pass finds the width and the classes)",
+    )
     add_zero_based(train)
-    train.add_argument("--chunk-size", type=int, default=None, metavar="N", help="with --stream: examples per chunk "
-                       "(default 100000)")
+    train.add_argument(
+        "--chunk-size", type=int, default=None, metavar="N", help="with --stream: examples per chunk (default 100000)"
+    )
     predict = sub.add_parser("predict", help="predict the labels of a dataset with a saved model")
     predict.add_argument("--model", required=True, metavar="FILE", help="model file written by `olkit train`")
-    predict.add_argument("--data", required=True, help="dataset name (see `olkit datasets`) or LIBSVM file path; "
-                         "a file whose largest feature index exceeds the model's width is refused, a narrower one "
-                         "(LIBSVM files need not reach the last features) is padded with zeros, with a warning")
+    predict.add_argument(
+        "--data",
+        required=True,
+        help="dataset name (see `olkit datasets`) or LIBSVM file path; "
+        "a file whose largest feature index exceeds the model's width is refused, a narrower one "
+        "(LIBSVM files need not reach the last features) is padded with zeros, with a warning",
+    )
     predict.add_argument("--out", metavar="FILE", help="write one predicted label per line into FILE")
     add_zero_based(predict)
     # issue 21 item 6: the parsed-data cache (olkit.data.cache)
-    cache = sub.add_parser("cache", help="show or empty the parsed-data cache of LIBSVM files (OLKIT_CACHE_DIR, "
-                           "at most OLKIT_CACHE_MAX_BYTES, default 2G)")
-    cache.add_argument("action", choices=("info", "clear"), help="info: location, total and cap, the 20 most "
-                       "recently used entries; clear: remove every entry")
+    cache = sub.add_parser(
+        "cache",
+        help="show or empty the parsed-data cache of LIBSVM files (OLKIT_CACHE_DIR, "
+        "at most OLKIT_CACHE_MAX_BYTES, default 2G)",
+    )
+    cache.add_argument(
+        "action",
+        choices=("info", "clear"),
+        help="info: location, total and cap, the 20 most recently used entries; clear: remove every entry",
+    )
     cache.add_argument("--all", action="store_true", help="info: list every entry; clear: name every file removed")
     return parser
 
@@ -362,20 +465,33 @@ def cmd_run(args):
 
     store = run_out_store(args.out, args.resume)
     try:
-        doc = run_experiment(name, args.algorithms, X, y, settings=settings,
-                             repeats=args.repeats or DEFAULT_REPEATS, seed=args.seed, order=order, n_jobs=args.jobs,
-                             tune=args.tune, store=store)
+        doc = run_experiment(
+            name,
+            args.algorithms,
+            X,
+            y,
+            settings=settings,
+            repeats=args.repeats or DEFAULT_REPEATS,
+            seed=args.seed,
+            order=order,
+            n_jobs=args.jobs,
+            tune=args.tune,
+            store=store,
+        )
     except KeyboardInterrupt:
         if store is None:
             raise
-        raise KeyboardInterrupt(f"the finished runs are kept in {store.directory}; rerun with --resume to reuse "
-                                "them") from None
+        raise KeyboardInterrupt(
+            f"the finished runs are kept in {store.directory}; rerun with --resume to reuse them"
+        ) from None
     if args.resume:
         print(f"olkit: {store.summary()}", file=sys.stderr)
     print(format_results(doc, args.format))
     if args.tune and args.format == "table":
-        chosen = [f"{r['algorithm']}: {tuning_words(r['params'], r['tuning'], fixed_by_user(r['algorithm'], settings))}"
-                  for r in doc["results"]]
+        chosen = [
+            f"{r['algorithm']}: {tuning_words(r['params'], r['tuning'], fixed_by_user(r['algorithm'], settings))}"
+            for r in doc["results"]
+        ]
         print("\ntuned: " + "; ".join(chosen))
     if args.out:
         write_outputs(doc, args.out, args.format)
@@ -393,20 +509,35 @@ def _stream_path(args):
     if chunk < 1:
         raise UsageError(f"--chunk-size must be >= 1, got {chunk}")
     if not os.path.isfile(args.data):
-        raise UsageError(f"--stream reads a LIBSVM file; --data {args.data} is not a file (catalog datasets are "
-                         "loaded whole: drop --stream)")
+        raise UsageError(
+            f"--stream reads a LIBSVM file; --data {args.data} is not a file (catalog datasets are "
+            "loaded whole: drop --stream)"
+        )
     return args.data, chunk
 
 
 def _stream_table(name, results, info, what):
     from .report.tables import kernel_note, text_table
 
-    return (f"{name} ({info['n_examples']} examples, {info['n_features']} features, {len(info['labels'])} classes; "
-            f"{what}, file order, streamed)\n" +
-            text_table(["Algorithm", "Mistake (%)", "#SV", "#Updates", "Time (s)"],
-                       [[res.algorithm, f"{100 * res.mistake_rate:.3f}", str(res.n_sv), str(res.n_updates),
-                         f"{res.seconds:.3f}"] for res in results]) +
-            "\n" + kernel_note([(res.algorithm, res.params) for res in results]))
+    return (
+        f"{name} ({info['n_examples']} examples, {info['n_features']} features, {len(info['labels'])} classes; "
+        f"{what}, file order, streamed)\n"
+        + text_table(
+            ["Algorithm", "Mistake (%)", "#SV", "#Updates", "Time (s)"],
+            [
+                [
+                    res.algorithm,
+                    f"{100 * res.mistake_rate:.3f}",
+                    str(res.n_sv),
+                    str(res.n_updates),
+                    f"{res.seconds:.3f}",
+                ]
+                for res in results
+            ],
+        )
+        + "\n"
+        + kernel_note([(res.algorithm, res.params) for res in results])
+    )
 
 
 def cmd_run_stream(args):
@@ -418,9 +549,18 @@ def cmd_run_stream(args):
     from .registry import make
     from .stream import evaluate_libsvm_stream
 
-    refused = [opt for opt, on in (("--repeats > 1", (args.repeats or 1) > 1), ("--order", args.order),
-                                   ("--seed", "--seed" in getattr(args, "given", ())), ("--tune", args.tune),
-                                   ("--out", args.out), ("--resume", args.resume)) if on]
+    refused = [
+        opt
+        for opt, on in (
+            ("--repeats > 1", (args.repeats or 1) > 1),
+            ("--order", args.order),
+            ("--seed", "--seed" in getattr(args, "given", ())),
+            ("--tune", args.tune),
+            ("--out", args.out),
+            ("--resume", args.resume),
+        )
+        if on
+    ]
     if refused:
         raise UsageError(f"--stream is one run in file order; it cannot be combined with {', '.join(refused)}")
     if args.format not in ("table", "json"):
@@ -437,15 +577,40 @@ def cmd_run_stream(args):
     results = []
     for clf in learners:
         with widest_line(args):
-            res, _ = evaluate_libsvm_stream(clf, path, chunk, n_features=info["n_features"], classes=info["labels"],
-                                            n_examples=info["n_examples"], zero_based=info["zero_based"])
+            res, _ = evaluate_libsvm_stream(
+                clf,
+                path,
+                chunk,
+                n_features=info["n_features"],
+                classes=info["labels"],
+                n_examples=info["n_examples"],
+                zero_based=info["zero_based"],
+            )
         results.append(res)
     if args.format == "json":
-        print(json.dumps({"dataset": name, "n_examples": info["n_examples"], "n_features": info["n_features"],
-                          "classes": info["labels"].tolist(), "order": "file order (streamed)", "chunk_size": chunk,
-                          "results": [{"algorithm": r.algorithm, "params": r.params,
-                                       "kernel": describe_kernel(r.params), **r.to_dict()}
-                                      for r in results]}, indent=1, default=str))
+        print(
+            json.dumps(
+                {
+                    "dataset": name,
+                    "n_examples": info["n_examples"],
+                    "n_features": info["n_features"],
+                    "classes": info["labels"].tolist(),
+                    "order": "file order (streamed)",
+                    "chunk_size": chunk,
+                    "results": [
+                        {
+                            "algorithm": r.algorithm,
+                            "params": r.params,
+                            "kernel": describe_kernel(r.params),
+                            **r.to_dict(),
+                        }
+                        for r in results
+                    ],
+                },
+                indent=1,
+                default=str,
+            )
+        )
         return
     print(_stream_table(name, results, info, "1 run"))
 
@@ -462,14 +627,24 @@ def cmd_train_stream(args, clf):
         check_width(args, info["n_features"], clf.n_features_in_)
         unknown = sorted(set(info["labels"].tolist()) - set(clf.classes_.tolist()))
         if unknown:
-            raise UsageError(f"--data {args.data} has label(s) {', '.join(map(_label_text, unknown[:5]))} that are "
-                             f"not among the model's classes ({', '.join(map(_label_text, clf.classes_))})")
-        res, _ = evaluate_libsvm_stream(clf, path, chunk, n_features=clf.n_features_in_, classes=clf.classes_,
-                                        reset=False, zero_based=info["zero_based"])
+            raise UsageError(
+                f"--data {args.data} has label(s) {', '.join(map(_label_text, unknown[:5]))} that are "
+                f"not among the model's classes ({', '.join(map(_label_text, clf.classes_))})"
+            )
+        res, _ = evaluate_libsvm_stream(
+            clf,
+            path,
+            chunk,
+            n_features=clf.n_features_in_,
+            classes=clf.classes_,
+            reset=False,
+            zero_based=info["zero_based"],
+        )
         return res, clf.n_features_in_, os.path.basename(path)
     with widest_line(args):
-        res, _ = evaluate_libsvm_stream(clf, path, chunk, n_features=info["n_features"], classes=info["labels"],
-                                        zero_based=info["zero_based"])
+        res, _ = evaluate_libsvm_stream(
+            clf, path, chunk, n_features=info["n_features"], classes=info["labels"], zero_based=info["zero_based"]
+        )
     return res, info["n_features"], os.path.basename(path)
 
 
@@ -489,8 +664,11 @@ def cmd_tune(args):
         chosen, trace = tune(algo, X, y, order, params, n_jobs=args.jobs)  # parameters set by --set: not tuned
         out.append({"algorithm": algo, "params": chosen, "tuning": trace})
     if args.format == "json":
-        print(json.dumps({"dataset": args.data, "validation_order": args.order or f"seed:{args.seed}",
-                          "results": out}, indent=1))
+        print(
+            json.dumps(
+                {"dataset": args.data, "validation_order": args.order or f"seed:{args.seed}", "results": out}, indent=1
+            )
+        )
         return
     rows = []
     for entry in out:
@@ -522,12 +700,16 @@ def check_width(args, width, n_features):
     missing columns are taken as zeros, with one warning line (a file meant for another model is narrower
     too)."""
     if width > n_features:
-        raise UsageError(f"--data {args.data} has {width} features, but the model {args.model} was trained on "
-                         f"{n_features}: the data must use feature indices {index_range(args, n_features)}")
+        raise UsageError(
+            f"--data {args.data} has {width} features, but the model {args.model} was trained on "
+            f"{n_features}: the data must use feature indices {index_range(args, n_features)}"
+        )
     if width < n_features:
-        warn(f"--data {args.data} has {width} features (its largest feature index), the model {args.model} "
-             f"{n_features}: the {n_features - width} missing feature(s) are taken as 0 (a LIBSVM file need not "
-             "reach the last features; check that the file is meant for this model)")
+        warn(
+            f"--data {args.data} has {width} features (its largest feature index), the model {args.model} "
+            f"{n_features}: the {n_features - width} missing feature(s) are taken as 0 (a LIBSVM file need not "
+            "reach the last features; check that the file is meant for this model)"
+        )
 
 
 def _load_model(path):
@@ -559,20 +741,25 @@ def cmd_train(args):
     settings = command_settings(args)
     if args.resume:
         if settings:
-            raise UsageError("--set / --kernel cannot be combined with --continue: a model keeps the parameters "
-                             "it was trained with")
+            raise UsageError(
+                "--set / --kernel cannot be combined with --continue: a model keeps the parameters it was trained with"
+            )
         clf = _load_model(args.model)
         if args.algorithm and args.algorithm != clf.algorithm_name:
-            raise UsageError(f"--model {args.model} is a {clf.algorithm_name} model, not {args.algorithm} "
-                             "(leave ALGO out with --continue)")
+            raise UsageError(
+                f"--model {args.model} is a {clf.algorithm_name} model, not {args.algorithm} "
+                "(leave ALGO out with --continue)"
+            )
         if clf.multilabel_:
             raise UsageError(f"--model {args.model} is a multi-label model; olkit train reads single-label data")
         streamed = args.stream or args.chunk_size is not None  # issue 10 item 6: labels checked by the scan
         X, y, name = (None, clf.classes_, None) if streamed else _model_data(args, clf.n_features_in_)
         unknown = sorted(set(np.unique(y).tolist()) - set(clf.classes_.tolist()))
         if unknown:
-            raise UsageError(f"--data {args.data} has label(s) {', '.join(map(_label_text, unknown[:5]))} that are "
-                             f"not among the model's classes ({', '.join(map(_label_text, clf.classes_))})")
+            raise UsageError(
+                f"--data {args.data} has label(s) {', '.join(map(_label_text, unknown[:5]))} that are "
+                f"not among the model's classes ({', '.join(map(_label_text, clf.classes_))})"
+            )
     else:
         if not args.algorithm:
             raise UsageError("train needs an algorithm (see `olkit list`), or --continue to resume a saved model")
@@ -598,11 +785,24 @@ def cmd_train(args):
     except OSError as exc:
         raise UsageError(f"--model {args.model}: cannot write the model: {exc.strerror or exc}") from None
     what = "continued" if args.resume else "1 run"
-    print(f"{name} ({res.n_examples} examples, {width} features, {len(clf.classes_)} classes; {what}, "
-          f"file order{', streamed' if args.stream else ''})")
-    print(text_table(["Algorithm", "Mistake (%)", "#SV", "#Updates", "Time (s)"],
-                     [[clf.algorithm_name, f"{100 * res.mistake_rate:.3f}", str(res.n_sv), str(res.n_updates),
-                       f"{res.seconds:.3f}"]]))
+    print(
+        f"{name} ({res.n_examples} examples, {width} features, {len(clf.classes_)} classes; {what}, "
+        f"file order{', streamed' if args.stream else ''})"
+    )
+    print(
+        text_table(
+            ["Algorithm", "Mistake (%)", "#SV", "#Updates", "Time (s)"],
+            [
+                [
+                    clf.algorithm_name,
+                    f"{100 * res.mistake_rate:.3f}",
+                    str(res.n_sv),
+                    str(res.n_updates),
+                    f"{res.seconds:.3f}",
+                ]
+            ],
+        )
+    )
     print(kernel_note([(clf.algorithm_name, clf.get_params())]))
     print(f"model saved to {args.model} ({clf.n_seen_} examples seen in all)")
 
@@ -631,12 +831,20 @@ def cmd_predict(args):
     shown = ", ".join(map(_label_text, np.unique(y[~known])[:5]))
     print(f"{name}: {n} examples predicted by the {clf.algorithm_name} model {args.model}")
     if not known.any():
-        print(f"no accuracy: the file's labels ({shown}) are not among the model's classes ({classes}) — an "
-              "unlabelled file?")
+        print(
+            f"no accuracy: the file's labels ({shown}) are not among the model's classes ({classes}) — an "
+            "unlabelled file?"
+        )
     else:
         right = int(np.sum(pred[known] == y[known]))
-        scope = "" if known.all() else (f" on the {int(known.sum())} examples whose label is one of the model's "
-                                        f"classes ({classes}); {int((~known).sum())} have other labels ({shown})")
+        scope = (
+            ""
+            if known.all()
+            else (
+                f" on the {int(known.sum())} examples whose label is one of the model's "
+                f"classes ({classes}); {int((~known).sum())} have other labels ({shown})"
+            )
+        )
         print(f"accuracy {right / known.sum():.4f} ({right} of {int(known.sum())} right){scope}")
     if args.out:
         print(f"predictions written to {args.out} (one label per line)")
@@ -654,8 +862,7 @@ def cmd_cache(args):
         print(f"the parsed-data cache is off ({cache.DIR_ENV}=off): nothing to remove")
         return
     removed = cache.clear()
-    print(f"removed {len(removed)} file(s), {format_bytes(sum(size for _, size in removed))}, from "
-          f"{cache.directory()}")
+    print(f"removed {len(removed)} file(s), {format_bytes(sum(size for _, size in removed))}, from {cache.directory()}")
     for name, size in removed if args.all else ():
         print(f"  {name}  {format_bytes(size)}")
 
@@ -676,8 +883,9 @@ def write_outputs(doc, out_dir, fmt):
             write_text(f"{stem}.{ext}", format_results(doc, fmt) + "\n")
         plot_curves(doc, stem + "-curves.png")
     except OSError as exc:
-        raise UsageError(f"--out {out_dir}: cannot write {exc.filename or 'the results'}: "
-                         f"{exc.strerror or exc}") from None
+        raise UsageError(
+            f"--out {out_dir}: cannot write {exc.filename or 'the results'}: {exc.strerror or exc}"
+        ) from None
 
 
 def _resolved_defaults(spec):
@@ -748,22 +956,34 @@ def _spec_record(spec):
     params = {}
     for param, default in spec.defaults.items():
         values = {kind: _plain(r[param]) for kind, r in resolved.items()}
-        params[param] = {"meaning": meanings.get(param, ""), "default": _plain(default),
-                         "default_in_words": _default_words(default, values),
-                         "resolved_default": values, "valid": _constraint_words(spec, param),
-                         "source": spec.sources.get(param)}
-    return {"name": spec.name, "description": spec.description, "data": list(spec.data), "page": spec.page,
-            "parameters": params,
-            "tuning": [{"parameter": key, "candidates": [_plain(v) for v in values]}
-                       for key, values in spec.tuning]}
+        params[param] = {
+            "meaning": meanings.get(param, ""),
+            "default": _plain(default),
+            "default_in_words": _default_words(default, values),
+            "resolved_default": values,
+            "valid": _constraint_words(spec, param),
+            "source": spec.sources.get(param),
+        }
+    return {
+        "name": spec.name,
+        "description": spec.description,
+        "data": list(spec.data),
+        "page": spec.page,
+        "parameters": params,
+        "tuning": [{"parameter": key, "candidates": [_plain(v) for v in values]} for key, values in spec.tuning],
+    }
 
 
 def _spec_text(record):
     from .report.tables import text_table
 
     rows = [[name, p["default_in_words"], p["valid"], p["source"] or "-"] for name, p in record["parameters"].items()]
-    lines = [f"{record['name']}: {record['description']}", f"  data: {', '.join(record['data'])}",
-             f"  specification: {record['page']}", "  parameters:"]
+    lines = [
+        f"{record['name']}: {record['description']}",
+        f"  data: {', '.join(record['data'])}",
+        f"  specification: {record['page']}",
+        "  parameters:",
+    ]
     width = max((len(name) for name in record["parameters"]), default=0)
     lines += [f"    {name:{width}s}  {p['meaning'] or '-'}" for name, p in record["parameters"].items()]
     lines.append("  defaults and valid values:")
@@ -786,8 +1006,10 @@ def cmd_list(args):
     full = bool(chosen) or args.verbose
     specs = chosen or [spec(name) for name in names()]
     if args.format == "json":
-        records = [_spec_record(s) if full else {"name": s.name, "description": s.description, "data": list(s.data)}
-                   for s in specs]
+        records = [
+            _spec_record(s) if full else {"name": s.name, "description": s.description, "data": list(s.data)}
+            for s in specs
+        ]
         print(json.dumps({"algorithms": records}, indent=1))
         return
     if full:
@@ -801,7 +1023,7 @@ def cmd_list(args):
 
 
 def shape_words(shape):
-    """"1000 x 24, 2 classes" (a dataset's shape), or "?" when it is not known without loading the files."""
+    """ "1000 x 24, 2 classes" (a dataset's shape), or "?" when it is not known without loading the files."""
     if shape is None:
         return "?"
     return f"{shape['n_examples']} x {shape['n_features']}, {shape['n_classes']} classes"
@@ -822,16 +1044,28 @@ def cmd_datasets(args):
     def available(d):
         return "fetchable" if d["availability"] == "missing" and d["fetchable"] else d["availability"]
 
-    rows = [[d["name"], available(d), "-" if d["availability"] == "missing" else shape_words(d["shape"]),
-             d["paper_shape"], " + ".join(d["files"])] for d in entries]
+    rows = [
+        [
+            d["name"],
+            available(d),
+            "-" if d["availability"] == "missing" else shape_words(d["shape"]),
+            d["paper_shape"],
+            " + ".join(d["files"]),
+        ]
+        for d in entries
+    ]
     print(text_table(["dataset", "available", "shape (ours)", "paper shape", "files"], rows))
     unknown = [d["name"] for d in entries if d["shape"] is None and d["availability"] != "missing"]
     if unknown:
-        print(f"\n(shape ?: no MANIFEST.json describes the files of {', '.join(unknown)}; `olkit.dataset_info(NAME)` "
-              "loads them and tells)")
+        print(
+            f"\n(shape ?: no MANIFEST.json describes the files of {', '.join(unknown)}; `olkit.dataset_info(NAME)` "
+            "loads them and tells)"
+        )
     if any(d["availability"] == "missing" and d["fetchable"] for d in entries):
-        print(f"\n(fetchable: downloaded on first use, or now by `olkit datasets --fetch NAME ...`, into "
-              f"{download_dir()}; missing: olkit cannot download it, `olkit run ... --data NAME` says where to get it)")
+        print(
+            f"\n(fetchable: downloaded on first use, or now by `olkit datasets --fetch NAME ...`, into "
+            f"{download_dir()}; missing: olkit cannot download it, `olkit run ... --data NAME` says where to get it)"
+        )
     if not os.environ.get("OLKIT_DATA"):
         print("\n(OLKIT_DATA is not set: datasets are looked for among the bundled files and in the download cache)")
 
@@ -878,8 +1112,15 @@ def main(argv=None):
 
 
 def _main(args):
-    handler = {"run": cmd_run, "tune": cmd_tune, "list": cmd_list, "datasets": cmd_datasets, "train": cmd_train,
-               "predict": cmd_predict, "cache": cmd_cache}[args.command]
+    handler = {
+        "run": cmd_run,
+        "tune": cmd_tune,
+        "list": cmd_list,
+        "datasets": cmd_datasets,
+        "train": cmd_train,
+        "predict": cmd_predict,
+        "cache": cmd_cache,
+    }[args.command]
     try:
         check_paths(args)  # issue 21: empty paths, missing files, FIFOs and devices
         if args.command in ("run", "tune", "train"):  # issue 10: progress on stderr (a terminal, or OLKIT_PROGRESS=1)

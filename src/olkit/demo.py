@@ -6,6 +6,7 @@ online-curve plots to ``olkit-demo/`` in the current directory.
 
     python -m olkit.demo [--repeats N] [--out DIR]
 """
+
 import argparse
 import os
 
@@ -19,7 +20,7 @@ DEMO_CONFIG = {
     "repeats": 20,
     "seed": 0,
     "settings": {"C": 5, "sigma": 8, "rho": 0, "alpha": 0.9},
-    "params": {"alma": {"C": 2 ** 0.5}},
+    "params": {"alma": {"C": 2**0.5}},
 }
 
 

@@ -10,12 +10,14 @@ engine compute a whole block of kernel rows with one BLAS matrix product:
   differently), and copies of a row of norm 1e10 with σ = 8 get anything from 0 to 1. A pair whose expanded
   ‖x − z‖² is at most NEAR·(‖x‖² + ‖z‖²) is therefore marked (NEAR_PAIR) by :func:`kernel_row_from_dots` and
   recomputed by the caller from the explicit differences Σ (x_k − z_k)²
-  (:func:`olkit.learners.kernel.dots.near_pairs_dense`, :func:`fix_near_pairs`): copies of a row get κ = 1 on every path, at any
+  (:func:`olkit.learners.kernel.dots.near_pairs_dense`, :func:`fix_near_pairs`): copies of a row get κ = 1 on every
+  path, at any
   magnitude, and a near pair's value is accurate. Any other pair's expanded distance has a relative
   error below ~d·ε/NEAR (d features).
 * linear    κ(x, z) = x·z
 * polynomial κ(x, z) = (x·z + coef0)^degree
 """
+
 import math
 from dataclasses import dataclass
 
@@ -138,7 +140,7 @@ def kernel_diagonal(kp, norm2):
     return out
 
 
-NEAR = 2.0 ** -20
+NEAR = 2.0**-20
 """A Gaussian pair with expanded ‖x − z‖² ≤ NEAR·(‖x‖² + ‖z‖²) is recomputed from the differences (see the
 module docstring). Measured on the paper datasets, only copies of a row and near-copies qualify."""
 NEAR_PAIR = -1.0
@@ -196,7 +198,7 @@ def fix_near_pairs(K, A, B, kp, chunk=4096):
     ii, jj = np.nonzero(K == NEAR_PAIR)
     mixed = sp.issparse(A) != sp.issparse(B)
     for lo in range(0, ii.size, chunk):
-        i, j = ii[lo:lo + chunk], jj[lo:lo + chunk]
+        i, j = ii[lo : lo + chunk], jj[lo : lo + chunk]
         Ai, Bj = A[i], B[j]
         if mixed:  # CSR and dense rows: the dense ones as CSR (never a dense copy of wide sparse rows)
             Ai, Bj = (M if sp.issparse(M) else sp.csr_matrix(M) for M in (Ai, Bj))
@@ -243,4 +245,3 @@ def describe(params):
     if kind == "poly":
         return f"poly (degree={params['degree']}, coef0={params['coef0']:g})"
     return str(kind)
-

@@ -18,6 +18,7 @@ another limit (a number of bytes, optionally with a binary suffix: ``8G``, ``512
 
 **Support-set growth.** See :class:`SupportSetGrowthWarning`.
 """
+
 import os
 import re
 import warnings
@@ -35,8 +36,10 @@ def parse_bytes(text, variable):
     suffixes K, M, G, T, optionally followed by ``iB`` or ``B``). ValueError naming ``variable`` otherwise."""
     match = re.fullmatch(r"\s*([0-9]+(?:\.[0-9]*)?)\s*([KMGT]?)(?:I?B)?\s*", str(text), flags=re.IGNORECASE)
     if match is None:
-        raise ValueError(f"{variable}={text!r} is not a size; expected a number of bytes, optionally with a "
-                         f"suffix K, M, G or T (e.g. 2G)")
+        raise ValueError(
+            f"{variable}={text!r} is not a size; expected a number of bytes, optionally with a "
+            f"suffix K, M, G or T (e.g. 2G)"
+        )
     return int(float(match.group(1)) * _SUFFIXES[match.group(2).upper()])
 
 
@@ -67,8 +70,11 @@ def state_limit_bytes():
 
 
 def _limit_words():
-    source = (f"set by {STATE_LIMIT_ENV}" if os.environ.get(STATE_LIMIT_ENV, "").strip()
-              else f"half of the physical memory; {STATE_LIMIT_ENV} sets another limit")
+    source = (
+        f"set by {STATE_LIMIT_ENV}"
+        if os.environ.get(STATE_LIMIT_ENV, "").strip()
+        else f"half of the physical memory; {STATE_LIMIT_ENV} sets another limit"
+    )
     return f"the {format_bytes(state_limit_bytes())} a learner's state may take ({source})"
 
 
@@ -93,8 +99,9 @@ def check_state_bytes(algorithm, what, nbytes, cheaper, width=None):
     if nbytes > state_limit_bytes():
         what = what() if callable(what) else what
         cheaper = cheaper() if callable(cheaper) else cheaper
-        raise StateTooLarge(f"{algorithm}: {what} would take {format_bytes(nbytes)}, more than "
-                            f"{_limit_words()}; {cheaper}", width)
+        raise StateTooLarge(
+            f"{algorithm}: {what} would take {format_bytes(nbytes)}, more than {_limit_words()}; {cheaper}", width
+        )
 
 
 def widest_feature(X):
@@ -160,7 +167,10 @@ def warn_support_growth(learner, n_sv):
     _warned.add(learner)
     from .spec import budgeted_names as budgeted
 
-    warnings.warn(f"{learner.algorithm_name}: the kernel model holds {n_sv} support vectors (olkit warns from "
-                  f"{SV_WARNING_THRESHOLD}) and has no budget: its memory and its time per example grow with every "
-                  f"update; a budgeted learner keeps them bounded ({', '.join(budgeted())})",
-                  SupportSetGrowthWarning, stacklevel=2)
+    warnings.warn(
+        f"{learner.algorithm_name}: the kernel model holds {n_sv} support vectors (olkit warns from "
+        f"{SV_WARNING_THRESHOLD}) and has no budget: its memory and its time per example grow with every "
+        f"update; a budgeted learner keeps them bounded ({', '.join(budgeted())})",
+        SupportSetGrowthWarning,
+        stacklevel=2,
+    )

@@ -14,6 +14,7 @@ Constraints:
 * ``None`` — the value None (a default resolved from other parameters, e.g. DUOL's C).
 * a callable ``learner -> Options`` — choices that depend on the other parameters (``compat``).
 """
+
 import difflib
 import math
 import numbers
@@ -45,7 +46,7 @@ class Interval:
         if not math.isfinite(number):
             return False
         # an integer parameter must fit the compiled code's 64-bit integers
-        if (self.integer or self.even) and not (number.is_integer() and abs(number) < 2.0 ** 63):
+        if (self.integer or self.even) and not (number.is_integer() and abs(number) < 2.0**63):
             return False
         if self.even and int(value) % 2:
             return False
@@ -116,8 +117,11 @@ class InstanceOf:
         return self.description
 
 
-RANDOM_STATE = [None, Interval(0, 2 ** 32 - 1, integer=True),
-                InstanceOf(np.random.RandomState, "a numpy.random.RandomState")]
+RANDOM_STATE = [
+    None,
+    Interval(0, 2**32 - 1, integer=True),
+    InstanceOf(np.random.RandomState, "a numpy.random.RandomState"),
+]
 """scikit-learn's ``random_state`` (``sklearn.utils.check_random_state``): None (numpy's global generator),
 a seed 0..2**32 - 1 (the seeds numpy's RandomState takes), or a RandomState."""
 
@@ -184,7 +188,7 @@ def parse_value(text):
 
 # ---- the tuning grids of docs/algorithms/evaluation.md#parameter-selection (LIBOL's CV_algorithm.m), used by the
 # registry entries ----
-POWERS_OF_TWO = tuple(2.0 ** k for k in range(-4, 5))
+POWERS_OF_TWO = tuple(2.0**k for k in range(-4, 5))
 """2^-4..2^4: C of PA-I/PA-II/NHERD/SCW/DUOL, r of AROW, b of NAROW."""
 CONFIDENCES = tuple(round(0.55 + 0.05 * k, 2) for k in range(9))
 """η of CW, CW-var and SCW: 0.55..0.95 (η = 0.5 gives φ = 0, a degenerate rule; LIBOL's grid starts at

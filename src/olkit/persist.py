@@ -67,6 +67,7 @@ decompressed or handed to compiled code (issue 21):
 
 Every refusal is one ValueError of one line naming the file, the member and what is wrong.
 """
+
 import json
 import math
 import os
@@ -98,8 +99,10 @@ def _scalar(value, what):
         return value
     if isinstance(value, float):
         return value if math.isfinite(value) else {"float": repr(value)}
-    raise ValueError(f"{what} = {value!r} ({type(value).__name__}) cannot be saved: olkit model files hold "
-                     "None, booleans, numbers and strings")
+    raise ValueError(
+        f"{what} = {value!r} ({type(value).__name__}) cannot be saved: olkit model files hold "
+        "None, booleans, numbers and strings"
+    )
 
 
 def _unscalar(node):
@@ -139,15 +142,20 @@ class _Writer:
             cls = type(value)
             if not cls.__module__.startswith("olkit."):
                 raise ValueError(f"{name}: state tuple {cls.__qualname__} is not olkit's")
-            return {"namedtuple": f"{cls.__module__}:{cls.__qualname__}",
-                    "fields": {f: self.encode(v, f"{name}.{f}") for f, v in zip(value._fields, value)}}
+            return {
+                "namedtuple": f"{cls.__module__}:{cls.__qualname__}",
+                "fields": {f: self.encode(v, f"{name}.{f}") for f, v in zip(value._fields, value)},
+            }
         if isinstance(value, (tuple, list)):
             return {"tuple": [self.encode(v, f"{name}.{i}") for i, v in enumerate(value)]}
         if isinstance(value, SupportSet):
             capacity, pool_capacity = int(value.capacity), len(value.indices)
             state = value.__getstate__()  # the used part only (its pickling)
-            return {"support_set": {k: self.encode(v, f"{name}.{k}") for k, v in state.items() if k != "krow"},
-                    "capacity": capacity, "pool_capacity": pool_capacity}
+            return {
+                "support_set": {k: self.encode(v, f"{name}.{k}") for k, v in state.items() if k != "krow"},
+                "capacity": capacity,
+                "pool_capacity": pool_capacity,
+            }
         if isinstance(value, LinearModel):
             return {"linear_model": {k: self.encode(v, f"{name}.{k}") for k, v in vars(value).items() if k != "rule"}}
         raise ValueError(f"{name}: a {type(value).__name__} cannot be saved in an olkit model file")
@@ -173,30 +181,43 @@ def save(model: "OnlineClassifier", path: str | os.PathLike) -> None:
     if not isinstance(model, OnlineClassifier):
         raise TypeError(f"olkit.save: expected an olkit learner, got {type(model).__name__}")
     if not hasattr(model, "classes_") or not hasattr(model, "state_"):
-        raise ValueError(f"olkit.save: this {model.algorithm_name} learner is not fitted (call fit or partial_fit "
-                         f"first); nothing to save to {path}")
+        raise ValueError(
+            f"olkit.save: this {model.algorithm_name} learner is not fitted (call fit or partial_fit "
+            f"first); nothing to save to {path}"
+        )
     path = os.fspath(path)
     try:  # a parameter changed since fit: the state is not the parameters' model
         model._check_state_params()
     except ValueError as exc:
-        raise ValueError(f"olkit.save: {path}: this {model.algorithm_name} learner's state does not match its "
-                         f"parameters ({exc}); nothing was written") from None
+        raise ValueError(
+            f"olkit.save: {path}: this {model.algorithm_name} learner's state does not match its "
+            f"parameters ({exc}); nothing was written"
+        ) from None
     param_names = set(model._get_param_names())
     params = {k: _scalar(v, f"parameter {k}") for k, v in model.get_params().items()}
     writer = _Writer()
     state = {k: writer.encode(v, k) for k, v in vars(model).items() if k not in param_names}
-    header = {"format": FORMAT, "format_version": FORMAT_VERSION, "olkit_version": __version__,
-              "algorithm": model.algorithm_name, "params": params, "classes": _classes_header(model.classes_),
-              "multilabel": bool(getattr(model, "multilabel_", False)), "n_features_in": int(model.n_features_in_),
-              "state": state,
-              "arrays": {k: {"dtype": a.dtype.str, "shape": list(a.shape)} for k, a in writer.arrays.items()}}
+    header = {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "olkit_version": __version__,
+        "algorithm": model.algorithm_name,
+        "params": params,
+        "classes": _classes_header(model.classes_),
+        "multilabel": bool(getattr(model, "multilabel_", False)),
+        "n_features_in": int(model.n_features_in_),
+        "state": state,
+        "arrays": {k: {"dtype": a.dtype.str, "shape": list(a.shape)} for k, a in writer.arrays.items()},
+    }
     try:  # the checks of load: never write a file that load refuses
         _check_learner(model, header)
         _check_values(model, _Layout(header), writer.arrays)
     except _Bad as exc:
-        raise ValueError(f"olkit.save: {path}: this {model.algorithm_name} learner's state does not match its "
-                         f"parameters or is invalid ({exc}); fit it again, or set the parameters it was "
-                         "fitted with back") from None
+        raise ValueError(
+            f"olkit.save: {path}: this {model.algorithm_name} learner's state does not match its "
+            f"parameters or is invalid ({exc}); fit it again, or set the parameters it was "
+            "fitted with back"
+        ) from None
     blob = np.frombuffer(json.dumps(header, allow_nan=False).encode("utf-8"), dtype=np.uint8)
     with atomic_open(path, "wb") as fh:  # a file object: numpy adds no ".npz" to the name
         # the arrays are keyword arguments; numpy's stub checks such a mapping against allow_pickle's type
@@ -270,8 +291,10 @@ def _check_growth(sv, capacity, name):
 
     reach = 2 * (max(int(sv.meta[CLOCK]), 0) + sv.n + 1 + (1 << 16)) + 1
     if capacity > reach:
-        raise _Bad(f"{name}: capacity {capacity} is more than a set of {sv.n} SVs that saw {int(sv.meta[CLOCK]) + 1} "
-                   f"examples can have grown to ({reach})")
+        raise _Bad(
+            f"{name}: capacity {capacity} is more than a set of {sv.n} SVs that saw {int(sv.meta[CLOCK]) + 1} "
+            f"examples can have grown to ({reach})"
+        )
 
 
 def _state_tuple_class(spec):
@@ -289,7 +312,6 @@ def _state_tuple_class(spec):
     return cls
 
 
-
 # ---- reading a file that nobody vouches for -----------------------------------------------------------------
 # A model file is untrusted input (people share them): nothing is allocated, decompressed or handed to
 # compiled code before it is known to fit the layout the header's algorithm builds.
@@ -300,8 +322,18 @@ MAX_NESTING = 32
 MAX_MEMBERS = 256
 MAX_DEFLATE_RATIO = 1100
 """Deflate expands at most about 1032:1: a member claiming more is not what numpy wrote."""
-HEADER_KEYS = {"format", "format_version", "olkit_version", "algorithm", "params", "classes", "multilabel",
-               "n_features_in", "state", "arrays"}
+HEADER_KEYS = {
+    "format",
+    "format_version",
+    "olkit_version",
+    "algorithm",
+    "params",
+    "classes",
+    "multilabel",
+    "n_features_in",
+    "state",
+    "arrays",
+}
 OPTIONAL_ATTRIBUTES = {"feature_names_in_"}
 """Fitted attributes a learner has only after some fits (column names of a DataFrame): 1-D text arrays of
 n_features_in_ entries."""
@@ -351,11 +383,16 @@ def _members(zf):
             raise _Bad(f"member {info.filename!r} is not one .npy array of the model")
         if info.flag_bits & 0x1 or info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
             raise _Bad(f"member {name}: encrypted or compressed in a way numpy does not write")
-        limit = info.compress_size if info.compress_type == zipfile.ZIP_STORED else \
-            MAX_DEFLATE_RATIO * info.compress_size + 1024
+        limit = (
+            info.compress_size
+            if info.compress_type == zipfile.ZIP_STORED
+            else MAX_DEFLATE_RATIO * info.compress_size + 1024
+        )
         if info.file_size > limit:
-            raise _Bad(f"member {name}: claims {info.file_size} bytes from {info.compress_size} compressed "
-                       "(more than deflate can expand)")
+            raise _Bad(
+                f"member {name}: claims {info.file_size} bytes from {info.compress_size} compressed "
+                "(more than deflate can expand)"
+            )
         members[name] = info
     return members
 
@@ -380,8 +417,9 @@ def _read_header(zf, members):
     if info is None:
         raise _Bad("not an olkit model file (no header)")
     if info.file_size > MAX_HEADER_BYTES:
-        raise _Bad(f"member {HEADER_KEY}: {info.file_size} bytes, more than a header's "
-                   f"{MAX_HEADER_BYTES} (refused unread)")
+        raise _Bad(
+            f"member {HEADER_KEY}: {info.file_size} bytes, more than a header's {MAX_HEADER_BYTES} (refused unread)"
+        )
     dtype, shape = _npy_header(zf, info, HEADER_KEY)
     if dtype != np.uint8 or len(shape) != 1:
         raise _Bad("not an olkit model file (the header is not a byte array)")
@@ -403,14 +441,25 @@ def _read_header(zf, members):
     if not isinstance(version, int) or isinstance(version, bool):
         raise _Bad(f"unreadable format version {version!r}"[:200])
     if 1 <= version < FORMAT_VERSION:
-        raise _Bad(f"format version {version} (olkit before the rule parameters were saved by name) is no longer read "
-                   f"by olkit {_olkit_version()}: fit the model again and save it")
+        raise _Bad(
+            f"format version {version} (olkit before the rule parameters were saved by name) is no longer read "
+            f"by olkit {_olkit_version()}: fit the model again and save it"
+        )
     if version > FORMAT_VERSION or version < 1:
-        raise _Bad(f"format version {version} is not readable by olkit "
-                   f"{_olkit_version()} (it reads version {FORMAT_VERSION}; the file was written by olkit "
-                   f"{str(header.get('olkit_version', '?'))[:40]})")
-    for key, kind in (("algorithm", str), ("params", dict), ("state", dict), ("arrays", dict),
-                      ("classes", dict), ("n_features_in", int), ("multilabel", bool)):
+        raise _Bad(
+            f"format version {version} is not readable by olkit "
+            f"{_olkit_version()} (it reads version {FORMAT_VERSION}; the file was written by olkit "
+            f"{str(header.get('olkit_version', '?'))[:40]})"
+        )
+    for key, kind in (
+        ("algorithm", str),
+        ("params", dict),
+        ("state", dict),
+        ("arrays", dict),
+        ("classes", dict),
+        ("n_features_in", int),
+        ("multilabel", bool),
+    ):
         if not isinstance(header.get(key), kind) or (kind is int and isinstance(header[key], bool)):
             raise _Bad(f"the header's {key!r} is missing or not a {kind.__name__}")
     unknown = sorted(set(header) - HEADER_KEYS)
@@ -448,8 +497,10 @@ def _npy_header(zf, info, name):
         raise _Bad(f"member {name}: Fortran-ordered, which olkit never writes")
     size = math.prod(shape) * dtype.itemsize
     if offset + size != info.file_size:
-        raise _Bad(f"member {name}: its header declares {list(shape)} {dtype.str} ({size} bytes), the zip entry "
-                   f"holds {info.file_size - offset} bytes of data")
+        raise _Bad(
+            f"member {name}: its header declares {list(shape)} {dtype.str} ({size} bytes), the zip entry "
+            f"holds {info.file_size - offset} bytes of data"
+        )
     return dtype, shape
 
 
@@ -463,8 +514,11 @@ def _read_member(zf, info, name):
 def _classes_from_header(entry):
     """The labels the header declares: distinct, finite and sorted (as ``np.unique`` leaves them)."""
     kind, dtype, values = entry.get("kind"), entry.get("dtype"), entry.get("values")
-    if kind not in ("bool", "int", "float", "str", "bytes") or not isinstance(dtype, str) or \
-            not isinstance(values, list):
+    if (
+        kind not in ("bool", "int", "float", "str", "bytes")
+        or not isinstance(dtype, str)
+        or not isinstance(values, list)
+    ):
         raise _Bad("the header's classes are unreadable")
     try:
         dtype = np.dtype(dtype)
@@ -512,9 +566,12 @@ class _Layout:
         classes = _classes_from_header(header["classes"])
         manifest = header["arrays"]
         for name, entry in manifest.items():
-            if not (isinstance(entry, dict) and isinstance(entry.get("dtype"), str)
-                    and isinstance(entry.get("shape"), list)
-                    and all(isinstance(k, int) and not isinstance(k, bool) and k >= 0 for k in entry["shape"])):
+            if not (
+                isinstance(entry, dict)
+                and isinstance(entry.get("dtype"), str)
+                and isinstance(entry.get("shape"), list)
+                and all(isinstance(k, int) and not isinstance(k, bool) and k >= 0 for k in entry["shape"])
+            ):
                 raise _Bad(f"array {name!r}: unreadable manifest entry"[:200])
         for name, axis in FEATURE_AXES:  # the width backs the allocations that follow it
             shape = manifest.get(name, {}).get("shape", [])
@@ -524,8 +581,11 @@ class _Layout:
             raise _Bad("a multi-label model's classes must be 0..K-1")
         fresh.classes_, fresh.multilabel_, fresh.n_features_in_ = classes, header["multilabel"], d
         node = header["state"].get("support_")
-        sparse = isinstance(node, dict) and isinstance(node.get("support_set"), dict) and \
-            node["support_set"].get("sparse") is True
+        sparse = (
+            isinstance(node, dict)
+            and isinstance(node.get("support_set"), dict)
+            and node["support_set"].get("sparse") is True
+        )
         import scipy.sparse as sp
 
         X = sp.csr_matrix((1, d)) if sparse else np.zeros((1, d))
@@ -583,11 +643,14 @@ class _Layout:
                 raise _Bad(f"{name} has shape {tuple(entry['shape'])}, expected {tuple(shape)}")
         total = sum(math.prod(e["shape"]) * np.dtype(e["dtype"]).itemsize for e in manifest.values())
         if total > self.memory:
-            raise _Bad(f"the arrays declare {total} bytes, more than this machine's memory allows one "
-                       "learner's state (olkit.limits.state_limit_bytes)")
+            raise _Bad(
+                f"the arrays declare {total} bytes, more than this machine's memory allows one "
+                "learner's state (olkit.limits.state_limit_bytes)"
+            )
 
     def _match(self, node, fresh, name, manifest):
         if not isinstance(fresh, dict) or "float" in fresh:  # a scalar: the same kind of value
+
             def kind(v):
                 return "float" if isinstance(v, (dict, float)) else type(v).__name__
 
@@ -600,10 +663,15 @@ class _Layout:
             if node != fresh:
                 raise _Bad(f"{name} must be {fresh}, not {str(node)[:60]}")
         elif "namedtuple" in fresh:
-            if node["namedtuple"] != fresh["namedtuple"] or not isinstance(node["fields"], dict) or \
-                    list(node["fields"]) != list(fresh["fields"]):
-                raise _Bad(f"{name} is a {str(node['namedtuple'])[:60]} with fields {list(node['fields'])[:8]}, "
-                           f"this algorithm's state is a {fresh['namedtuple']} with {list(fresh['fields'])}")
+            if (
+                node["namedtuple"] != fresh["namedtuple"]
+                or not isinstance(node["fields"], dict)
+                or list(node["fields"]) != list(fresh["fields"])
+            ):
+                raise _Bad(
+                    f"{name} is a {str(node['namedtuple'])[:60]} with fields {list(node['fields'])[:8]}, "
+                    f"this algorithm's state is a {fresh['namedtuple']} with {list(fresh['fields'])}"
+                )
             for f in fresh["fields"]:
                 self._match(node["fields"][f], fresh["fields"][f], f"{name}.{f}", manifest)
         elif "tuple" in fresh:
@@ -632,8 +700,15 @@ class _Layout:
         entries, fresh_entries = node["support_set"], fresh["support_set"]
         if not isinstance(entries, dict):
             raise _Bad(f"{name}: unreadable support set")
-        free = ("capacity",) + (("use_gram",) if fresh_entries.get("use_gram") and
-                                fresh_entries.get("gram_limit_bytes") is not None else ()) + self.migrated
+        free = (
+            ("capacity",)
+            + (
+                ("use_gram",)
+                if fresh_entries.get("use_gram") and fresh_entries.get("gram_limit_bytes") is not None
+                else ()
+            )
+            + self.migrated
+        )
         self._match_settings(entries, fresh_entries, name, manifest, free)
         n, capacity, pool_capacity = entries["capacity"], node["capacity"], node["pool_capacity"]
         for what, v in (("number of SVs", n), ("capacity", capacity), ("pool capacity", pool_capacity)):
@@ -644,14 +719,19 @@ class _Layout:
         sv = self.fresh_sets[name]
         pool_shape = manifest.get(f"{name}.indices", {}).get("shape", [0])
         pool = pool_shape[0] if pool_shape else 0
-        if pool > n * sv.n_features or (not sv.sparse and (pool or pool_capacity)) or \
-                (sv.sparse and pool_capacity < pool):
+        if (
+            pool > n * sv.n_features
+            or (not sv.sparse and (pool or pool_capacity))
+            or (sv.sparse and pool_capacity < pool)
+        ):
             raise _Bad(f"{name}: {pool} pooled non-zeros do not fit {n} SVs of {sv.n_features} features")
         sv.use_gram = entries["use_gram"] is True
         need = sv.grown_bytes(capacity, pool_capacity)
         if need > self.memory:
-            raise _Bad(f"{name}: capacity {capacity} (pool {pool_capacity}) needs {need} bytes, more than "
-                       "this machine's memory allows one learner's state (olkit.limits.state_limit_bytes)")
+            raise _Bad(
+                f"{name}: capacity {capacity} (pool {pool_capacity}) needs {need} bytes, more than "
+                "this machine's memory allows one learner's state (olkit.limits.state_limit_bytes)"
+            )
         for k, shape in sv.saved_shapes(n, pool, capacity).items():
             key = f"{name}.{k}"
             if key in self.arrays:
@@ -675,8 +755,9 @@ def _read_arrays(zf, members, manifest):
     for key, entry in manifest.items():  # every header first: nothing is decompressed from a file refused later
         dtype, shape = _npy_header(zf, members[key], key)
         if dtype.str != entry["dtype"] or list(shape) != entry["shape"]:
-            raise _Bad(f"array {key!r} is {dtype.str} {list(shape)}, the manifest says {entry['dtype']} "
-                       f"{entry['shape']}")
+            raise _Bad(
+                f"array {key!r} is {dtype.str} {list(shape)}, the manifest says {entry['dtype']} {entry['shape']}"
+            )
     return {key: _read_member(zf, members[key], key) for key in manifest}
 
 

@@ -8,6 +8,7 @@ reproduction) call :func:`activate`, which turns it on only when stderr is a ter
 extra ``olkit[progress]``); without tqdm there are no bars, only the compile notice. Parallel runs report
 per finished cell in the parent process only: workers never activate it.
 """
+
 import contextlib
 import os
 import sys
@@ -85,8 +86,9 @@ def bar(total, desc, unit):
     if tqdm is None:
         yield _Off()
         return
-    with tqdm(total=total, desc=desc, unit=unit, file=sys.stderr, mininterval=1.0, dynamic_ncols=True,
-              leave=False) as b:
+    with tqdm(
+        total=total, desc=desc, unit=unit, file=sys.stderr, mininterval=1.0, dynamic_ncols=True, leave=False
+    ) as b:
         yield b
 
 

@@ -15,6 +15,7 @@ terms cancel, e.g. a near-singular Projectron Gram matrix; a sum within a few de
 overflow, refused on one path). The Gaussian kernel of near pairs, where the rounding used to be large, is
 computed from the differences (:data:`olkit.kernels.NEAR`). ``make fuzz`` counts the rest.
 """
+
 import functools
 import threading
 import time
@@ -83,6 +84,7 @@ _Function = TypeVar("_Function", bound=Callable[..., Any])
 
 def serialised(function: _Function) -> _Function:
     """Decorator: ``function(learner, ...)`` runs holding :func:`learner_lock` of its first argument."""
+
     @functools.wraps(function)
     def locked(learner, *args, **kwargs):
         with learner_lock(learner):
@@ -109,8 +111,9 @@ def run_online(learner, X, y_internal, order):
         block = learner._block_size or BLOCK_SIZE
         span = max(block, CHECK_EVERY)
         for start in range(0, len(order), span):
-            _learn_refusing_nonfinite(learner, stream, X, order, start, min(start + span, len(order)), block,
-                                      scores_view, mistakes)
+            _learn_refusing_nonfinite(
+                learner, stream, X, order, start, min(start + span, len(order)), block, scores_view, mistakes
+            )
             if _SPAN_HOOK is not None:  # progress (olkit.progress.example_bar): once per span, never per example
                 _SPAN_HOOK(min(span, len(order) - start))
     return scores, mistakes
@@ -154,8 +157,9 @@ def _learn_refusing_nonfinite(learner, stream, X, order, start, stop, block, sco
     saved = learner._save_model()
     failure = None
     for lo in range(start, stop, block):
-        failure = _learn_checked(learner, stream, X, order, lo, min(lo + block, stop), scores, mistakes,
-                                 check_model=lo + block >= stop)
+        failure = _learn_checked(
+            learner, stream, X, order, lo, min(lo + block, stop), scores, mistakes, check_model=lo + block >= stop
+        )
         if failure is not None:
             break
     if failure is None:
@@ -193,12 +197,18 @@ def _refusal(learner, X, order, pos, reason):
     else:
         low, high = nonzero.min(), nonzero.max()
         scale = f"Its non-zero feature magnitudes are {low:.3g}..{high:.3g}"
-        scale += (": values that far from 1 overflow or underflow this learner's arithmetic; rescale the features "
-                  "(e.g. sklearn.preprocessing.MaxAbsScaler) or drop the example." if high > 1e50 or low < 1e-50
-                  else ".")
+        scale += (
+            ": values that far from 1 overflow or underflow this learner's arithmetic; rescale the features "
+            "(e.g. sklearn.preprocessing.MaxAbsScaler) or drop the example."
+            if high > 1e50 or low < 1e-50
+            else "."
+        )
     return UnlearnableExample(
         f"{learner.algorithm_name}: cannot learn example {index} (round {pos + 1} of this pass; the rounds before it "
-        f"were learned): {reason} in float64. The model is as it was before this example. {scale}", index, pos)
+        f"were learned): {reason} in float64. The model is as it was before this example. {scale}",
+        index,
+        pos,
+    )
 
 
 @dataclass
@@ -227,8 +237,14 @@ class OnlineResult:
 
     def to_dict(self):
         """The JSON form of a run (without the per-round arrays)."""
-        out = {"order": self.order, "mistakes": self.mistakes, "mistake_rate": self.mistake_rate,
-               "n_updates": self.n_updates, "n_sv": self.n_sv, "seconds": self.seconds}
+        out = {
+            "order": self.order,
+            "mistakes": self.mistakes,
+            "mistake_rate": self.mistake_rate,
+            "n_updates": self.n_updates,
+            "n_sv": self.n_sv,
+            "seconds": self.seconds,
+        }
         if self.diagnostics:
             out["diagnostics"] = self.diagnostics
         return out
@@ -241,8 +257,16 @@ def checkpoints(n, count=20):
 
 
 @serialised
-def evaluate_online(learner: "OnlineClassifier", X: "MatrixLike", y: "ArrayLike", order: "ArrayLike | None" = None, *,
-                    reset: bool = True, n_checkpoints: int = 20, order_label: str | None = None) -> "OnlineResult":
+def evaluate_online(
+    learner: "OnlineClassifier",
+    X: "MatrixLike",
+    y: "ArrayLike",
+    order: "ArrayLike | None" = None,
+    *,
+    reset: bool = True,
+    n_checkpoints: int = 20,
+    order_label: str | None = None,
+) -> "OnlineResult":
     """Run ``learner`` online over (X, y) and measure it.
 
     Parameters
@@ -282,15 +306,25 @@ def evaluate_online(learner: "OnlineClassifier", X: "MatrixLike", y: "ArrayLike"
     ck = checkpoints(n, n_checkpoints)
     cum = np.cumsum(flags, dtype=np.int64)
     return OnlineResult(
-        algorithm=learner.algorithm_name, params=learner.resolved_params(), n_examples=n,
-        mistakes=mistakes, mistake_rate=mistakes / n if n else 0.0,
-        n_updates=int(after[2] - before[2]), n_sv=learner.n_support_, seconds=seconds,
-        curve_x=ck, curve_y=cum[ck - 1] / ck if n else np.empty(0), scores=scores, mistake_flags=flags,
-        diagnostics=learner.diagnostics(), order=order_label or "")
+        algorithm=learner.algorithm_name,
+        params=learner.resolved_params(),
+        n_examples=n,
+        mistakes=mistakes,
+        mistake_rate=mistakes / n if n else 0.0,
+        n_updates=int(after[2] - before[2]),
+        n_sv=learner.n_support_,
+        seconds=seconds,
+        curve_x=ck,
+        curve_y=cum[ck - 1] / ck if n else np.empty(0),
+        scores=scores,
+        mistake_flags=flags,
+        diagnostics=learner.diagnostics(),
+        order=order_label or "",
+    )
 
 
 def _some_indices(indices, limit=5):
-    """"3, 7" or "3, 7, 9, 10, 11, ... (40 in all)"."""
+    """ "3, 7" or "3, 7, 9, 10, 11, ... (40 in all)"."""
     shown = ", ".join(map(str, indices[:limit].tolist()))
     return shown + (f", ... ({len(indices)} in all)" if len(indices) > limit else "")
 
@@ -312,10 +346,15 @@ def check_order(order, n: int, what: str = "order") -> np.ndarray:
     order = order.astype(np.int64)
     inside = (order >= 0) & (order < n)
     counts = np.bincount(order[inside], minlength=n)
-    problems = [(f"outside 0..{n - 1}", np.unique(order[~inside])), ("duplicated", np.flatnonzero(counts > 1)),
-                ("missing", np.flatnonzero(counts == 0))]
+    problems = [
+        (f"outside 0..{n - 1}", np.unique(order[~inside])),
+        ("duplicated", np.flatnonzero(counts > 1)),
+        ("missing", np.flatnonzero(counts == 0)),
+    ]
     found = [f"{kind}: {_some_indices(indices)}" for kind, indices in problems if indices.size]
     if found:
-        raise ValueError(f"{what} is not an ordering of the {n} examples: indices {'; '.join(found)} "
-                         f"(each 0-based index 0..{n - 1} must appear exactly once)")
+        raise ValueError(
+            f"{what} is not an ordering of the {n} examples: indices {'; '.join(found)} "
+            f"(each 0-based index 0..{n - 1} must appear exactly once)"
+        )
     return order

@@ -12,6 +12,7 @@ second list to keep in sync (tests/test_registry_lists.py).
 The spec and the ``register`` decorator live in :mod:`olkit.spec` (which the learners import); this
 module is the lookup. Importing it imports no learner; :func:`names` / :func:`get` load them on first use.
 """
+
 from typing import TYPE_CHECKING, Any
 
 from .params import nearest_name

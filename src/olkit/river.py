@@ -133,16 +133,15 @@ class RiverClassifier(base.Classifier):
     (True, False)
     """
 
-    def __init__(self, learner, features: tuple | None = None, classes: tuple | None = None,
-                 new_features: str = "warn"):
+    def __init__(
+        self, learner, features: tuple | None = None, classes: tuple | None = None, new_features: str = "warn"
+    ):
         from .base import OnlineClassifier
 
         if not isinstance(learner, OnlineClassifier):
-            raise TypeError(f"learner must be an olkit learner (e.g. olkit.make('pa')), got "
-                            f"{type(learner).__name__}")
+            raise TypeError(f"learner must be an olkit learner (e.g. olkit.make('pa')), got {type(learner).__name__}")
         if new_features not in _NEW_FEATURES:
-            raise ValueError(f"new_features must be one of {', '.join(map(repr, _NEW_FEATURES))}, "
-                             f"got {new_features!r}")
+            raise ValueError(f"new_features must be one of {', '.join(map(repr, _NEW_FEATURES))}, got {new_features!r}")
         self.learner = learner
         self.features = features
         self.classes = classes
@@ -168,8 +167,9 @@ class RiverClassifier(base.Classifier):
             if len(labels) < 2:
                 raise ValueError(f"classes must hold at least two distinct labels, got [{_shown(labels)}]")
             if len(labels) > 2 and not learner.__sklearn_tags__().classifier_tags.multi_class:
-                raise ValueError(f"{learner.algorithm_name} is a binary learner; classes has {len(labels)} "
-                                 f"labels ({_shown(labels)})")
+                raise ValueError(
+                    f"{learner.algorithm_name} is a binary learner; classes has {len(labels)} labels ({_shown(labels)})"
+                )
             self._set_classes(labels)
 
     # ---- River's estimator protocol ----------------------------------------------------------------
@@ -220,13 +220,19 @@ class RiverClassifier(base.Classifier):
 
     def _new_feature_rule(self, new):
         if self.new_features == "raise":
-            raise ValueError(f"feature(s) not among the {len(self._columns)} fixed columns: {_shown(new)} "
-                             "(the columns are fixed by `features` or by the first learned example)")
+            raise ValueError(
+                f"feature(s) not among the {len(self._columns)} fixed columns: {_shown(new)} "
+                "(the columns are fixed by `features` or by the first learned example)"
+            )
         if self.new_features == "warn" and not self._warned:
             self._warned = True
-            warnings.warn(f"RiverClassifier ignores feature(s) outside its {len(self._columns)} fixed columns: "
-                          f"{_shown(new)} (columns are fixed by `features` or by the first learned example; "
-                          "new_features='ignore' silences this warning)", UserWarning, stacklevel=3)
+            warnings.warn(
+                f"RiverClassifier ignores feature(s) outside its {len(self._columns)} fixed columns: "
+                f"{_shown(new)} (columns are fixed by `features` or by the first learned example; "
+                "new_features='ignore' silences this warning)",
+                UserWarning,
+                stacklevel=3,
+            )
 
     # ---- learning and prediction ---------------------------------------------------------------------
     def learn_one(self, x, y, **kwargs) -> None:
@@ -261,10 +267,14 @@ class RiverClassifier(base.Classifier):
         try:
             return self._codes[y]
         except (KeyError, TypeError):
-            hint = ("pass classes=[...] to RiverClassifier for more than two labels" if self.classes is None
-                    else "the labels were fixed by `classes`")
-            raise ValueError(f"unknown label {y!r}: the classifier's labels are [{_shown(self.classes_)}] "
-                             f"({hint})") from None
+            hint = (
+                "pass classes=[...] to RiverClassifier for more than two labels"
+                if self.classes is None
+                else "the labels were fixed by `classes`"
+            )
+            raise ValueError(
+                f"unknown label {y!r}: the classifier's labels are [{_shown(self.classes_)}] ({hint})"
+            ) from None
 
     def predict_one(self, x, **kwargs):
         if self.learner_ is not None:

@@ -11,6 +11,7 @@ than CSR are checked in their own layout first (scipy's conversions trust it too
 :func:`valid_csr` is the entry point of the estimators (``OnlineClassifier._validate_X``, which every
 other path — :func:`olkit.evaluate_online`, the streaming reader, the River adapter — goes through).
 """
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -38,8 +39,7 @@ def _fail(what, X, problem):
 
 def _check_index_array(what, X, name, arr):
     if not isinstance(arr, np.ndarray) or arr.ndim != 1:
-        _fail(what, X, f"{name} must be a one-dimensional array, got {type(arr).__name__} of shape "
-                       f"{np.shape(arr)}")
+        _fail(what, X, f"{name} must be a one-dimensional array, got {type(arr).__name__} of shape {np.shape(arr)}")
     if arr.dtype.kind not in "iu":
         _fail(what, X, f"{name} must hold integers, got dtype {arr.dtype}")
 
@@ -62,8 +62,7 @@ def _check_compressed(what, X, indptr, indices, data, n_major, n_minor, major, m
     if indptr[0] != 0:
         _fail(what, X, f"indptr[0] is {indptr[0]}, expected 0")
     if indptr[-1] != nnz:
-        _fail(what, X, f"indptr[-1] is {indptr[-1]}, expected the number of stored entries "
-                       f"len(indices) = {nnz}")
+        _fail(what, X, f"indptr[-1] is {indptr[-1]}, expected the number of stored entries len(indices) = {nnz}")
     _check_data(what, X, data, nnz, ndim=data_ndim)
     i = _first_decrease(indptr)
     if i >= 0:
@@ -71,8 +70,11 @@ def _check_compressed(what, X, indptr, indices, data, n_major, n_minor, major, m
     k = _first_outside(indices, n_minor)  # indptr non-decreasing from 0 to nnz: every slice lies inside indices
     if k >= 0:
         row = int(np.searchsorted(indptr, k, side="right")) - 1
-        _fail(what, X, f"indices[{k}] = {indices[k]} ({major} {row}) is outside the valid {minor} indices "
-                       f"0..{n_minor - 1}")
+        _fail(
+            what,
+            X,
+            f"indices[{k}] = {indices[k]} ({major} {row}) is outside the valid {minor} indices 0..{n_minor - 1}",
+        )
 
 
 def _check_coo(what, X):
@@ -150,8 +152,9 @@ def check_sparse_structure(X, what="X"):
         data = X.data
         if not isinstance(data, np.ndarray) or data.ndim != 3 or data.shape[1:] != (R, C):
             _fail(what, X, f"data must have shape (nnz blocks, {R}, {C}), got {np.shape(data)}")
-        _check_compressed(what, X, X.indptr, X.indices, data, n_rows // R, n_cols // C, "block row",
-                          "block column", data_ndim=3)
+        _check_compressed(
+            what, X, X.indptr, X.indices, data, n_rows // R, n_cols // C, "block row", "block column", data_ndim=3
+        )
     elif fmt == "coo":
         _check_coo(what, X)
     elif fmt == "dia":

@@ -4,6 +4,7 @@ Every learner module registers its class here with :func:`register`. This module
 olkit, so the learners depend on it and not on the lookup functions of :mod:`olkit.registry` (which
 load the learners): the two directions stay apart and there is no import cycle.
 """
+
 import inspect
 import math
 import re
@@ -64,7 +65,7 @@ class Spec:
 
     @property
     def family(self):
-        """"kernel", "budget" or "linear" (:data:`FAMILIES`): the subpackage of ``olkit.learners`` its class
+        """ "kernel", "budget" or "linear" (:data:`FAMILIES`): the subpackage of ``olkit.learners`` its class
         is defined in; "" for a class defined elsewhere."""
         parts = self.cls.__module__.split(".")
         return parts[2] if len(parts) > 3 and parts[:2] == ["olkit", "learners"] else ""
@@ -104,9 +105,9 @@ _ABBREVIATIONS = ("eq", "eqs", "e.g", "i.e", "cf", "vs", "al", "Prop", "Fig", "T
 def _first_sentence(text):
     """``text`` up to the first full stop that ends a sentence (not one of "eq. (4)", "e.g. ", "Prop. 2")."""
     for match in re.finditer(r"\. ", text):
-        words = text[:match.start()].split()
+        words = text[: match.start()].split()
         if not words or words[-1].lstrip("(") not in _ABBREVIATIONS:
-            return text[:match.start() + 1]
+            return text[: match.start() + 1]
     return text
 
 
@@ -121,6 +122,7 @@ def parameter_meanings(doc):
         sentence = _first_sentence(joined)
         for name in names:
             meanings[name] = sentence
+
     for i, line in enumerate(lines):
         heading = i + 1 < len(lines) and line.strip() and not line[0].isspace() and _is_underline(lines[i + 1])
         if heading:

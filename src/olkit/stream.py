@@ -10,6 +10,7 @@ filled checkpoint by checkpoint, not from per-example flags).
 The classes must be known before the first chunk (a binary learner's -1/+1 coding depends on both labels):
 pass ``classes`` (``olkit run --stream`` takes them from the scanning pass that also finds the width).
 """
+
 import time
 
 import numpy as np
@@ -20,8 +21,9 @@ __all__ = ["evaluate_libsvm_stream", "evaluate_stream"]
 
 
 @serialised
-def evaluate_stream(learner, chunks, classes, *, reset=True, n_examples=None, n_checkpoints=20,
-                    order_label="file order (streamed)"):
+def evaluate_stream(
+    learner, chunks, classes, *, reset=True, n_examples=None, n_checkpoints=20, order_label="file order (streamed)"
+):
     """Run ``learner`` online over the ``(X, y)`` pairs of ``chunks``, from an empty model (``reset=False``:
     continuing the learner's current stream, if it has one).
 
@@ -62,14 +64,26 @@ def evaluate_stream(learner, chunks, classes, *, reset=True, n_examples=None, n_
     after = learner._counts()
     keep = ck <= n
     return OnlineResult(
-        algorithm=learner.algorithm_name, params=learner.resolved_params(), n_examples=n, mistakes=mistakes,
-        mistake_rate=mistakes / n, n_updates=int(after[2] - before[2]), n_sv=learner.n_support_, seconds=seconds,
-        curve_x=ck[keep], curve_y=at_ck[keep] / ck[keep], scores=np.empty(0), mistake_flags=np.empty(0, np.int8),
-        diagnostics=learner.diagnostics(), order=order_label)
+        algorithm=learner.algorithm_name,
+        params=learner.resolved_params(),
+        n_examples=n,
+        mistakes=mistakes,
+        mistake_rate=mistakes / n,
+        n_updates=int(after[2] - before[2]),
+        n_sv=learner.n_support_,
+        seconds=seconds,
+        curve_x=ck[keep],
+        curve_y=at_ck[keep] / ck[keep],
+        scores=np.empty(0),
+        mistake_flags=np.empty(0, np.int8),
+        diagnostics=learner.diagnostics(),
+        order=order_label,
+    )
 
 
-def evaluate_libsvm_stream(learner, path, chunk_size=100_000, n_features=None, classes=None, reset=True,
-                          n_examples=None, zero_based=False):
+def evaluate_libsvm_stream(
+    learner, path, chunk_size=100_000, n_features=None, classes=None, reset=True, n_examples=None, zero_based=False
+):
     """:func:`evaluate_stream` over a LIBSVM file read in chunks (:func:`olkit.data.iter_libsvm`).
 
     Unless both ``n_features`` and ``classes`` are given, a first scanning pass (bounded memory) finds them
@@ -86,7 +100,12 @@ def evaluate_libsvm_stream(learner, path, chunk_size=100_000, n_features=None, c
         n_examples = info["n_examples"]
         zero_based = info["zero_based"]
     info = {"n_features": n_features, "labels": np.unique(np.asarray(classes))}
-    res = evaluate_stream(learner, iter_libsvm(path, chunk_size, n_features=n_features, zero_based=zero_based),
-                          classes, reset=reset, n_examples=n_examples)
+    res = evaluate_stream(
+        learner,
+        iter_libsvm(path, chunk_size, n_features=n_features, zero_based=zero_based),
+        classes,
+        reset=reset,
+        n_examples=n_examples,
+    )
     info["n_examples"] = res.n_examples
     return res, info

@@ -15,6 +15,7 @@ when an algorithm learns a random stream.
 
 :func:`run_case` is one run with its record; tools/fuzz.py runs many in worker processes.
 """
+
 import itertools
 import math
 import os
@@ -41,7 +42,6 @@ RTOL = 1e-9
 tolerance: chunks differ from one pass only in the rounding of dot products)."""
 
 
-
 class RunTimeout(BaseException):
     """Raised by the soft time limit (a BaseException so that no ``except Exception`` swallows it)."""
 
@@ -66,9 +66,14 @@ def _finite_check(values, what):
     arr = np.asarray(values, dtype=float) if not sp.issparse(values) else values.data
     if arr.size and not np.all(np.isfinite(arr)):
         bad = np.flatnonzero(~np.isfinite(np.ravel(arr)))
-        raise Finding("nonfinite", f"NaN/inf in {what}", f"{what}: {bad.size} of {arr.size} values NaN/inf "
-                      f"(first at flat index {int(bad[0])}: {np.ravel(arr)[bad[0]]})", where=what,
-                      first=int(bad[0]))
+        raise Finding(
+            "nonfinite",
+            f"NaN/inf in {what}",
+            f"{what}: {bad.size} of {arr.size} values NaN/inf "
+            f"(first at flat index {int(bad[0])}: {np.ravel(arr)[bad[0]]})",
+            where=what,
+            first=int(bad[0]),
+        )
 
 
 def model_arrays(clf):
@@ -82,7 +87,7 @@ def model_arrays(clf):
             out["covariance"] = cov
     support = getattr(clf, "support_", None)
     if support is not None:
-        out["sv_coef"] = np.asarray(support.coef[:support.n])
+        out["sv_coef"] = np.asarray(support.coef[: support.n])
     if model is None and support is None and hasattr(clf, "coef_"):
         try:
             out["coef"] = clf.coef_
@@ -111,12 +116,16 @@ def check_one_pass(name, params, X, y):
     scores = np.asarray(res.scores)
     _finite_check(scores, "online scores")
     if scores.shape[0] != n or len(res.mistake_flags) != n:
-        raise Finding("invariant", "score shape",
-                      f"scores shape {scores.shape}, {len(res.mistake_flags)} flags for {n} rounds")
+        raise Finding(
+            "invariant", "score shape", f"scores shape {scores.shape}, {len(res.mistake_flags)} flags for {n} rounds"
+        )
     flags = np.asarray(res.mistake_flags)
     if not set(np.unique(flags)) <= {0, 1} or int(flags.sum()) != res.mistakes or clf.n_mistakes_ != res.mistakes:
-        raise Finding("invariant", "mistake counts", f"mistakes {res.mistakes}, sum(flags) {int(flags.sum())}, "
-                      f"n_mistakes_ {clf.n_mistakes_}")
+        raise Finding(
+            "invariant",
+            "mistake counts",
+            f"mistakes {res.mistakes}, sum(flags) {int(flags.sum())}, n_mistakes_ {clf.n_mistakes_}",
+        )
     if clf.n_seen_ != n:
         raise Finding("invariant", "n_seen_", f"n_seen_ {clf.n_seen_} after {n} rounds")
     for key, arr in model_arrays(clf).items():
@@ -124,8 +133,11 @@ def check_one_pass(name, params, X, y):
         if key == "covariance":
             diag = np.diagonal(arr, axis1=-2, axis2=-1) if np.ndim(arr) == 3 else arr
             if np.any(diag < 0):
-                raise Finding("invariant", "negative covariance diagonal",
-                              f"negative covariance diagonal entry {float(diag.min())}")
+                raise Finding(
+                    "invariant",
+                    "negative covariance diagonal",
+                    f"negative covariance diagonal entry {float(diag.min())}",
+                )
     B = _budget(clf, params)
     if B is not None and clf.support_.n > B:
         raise Finding("invariant", "budget exceeded", f"{clf.support_.n} stored SVs with budget B={B}")
@@ -136,12 +148,15 @@ def check_one_pass(name, params, X, y):
     pred = np.asarray(clf.predict(X))
     if getattr(clf, "multilabel_", False):
         if pred.shape != np.shape(y) or not np.all((pred == 0) | (pred == 1)):
-            raise Finding("invariant", "predictions not labels",
-                          f"multi-label predictions of shape {pred.shape} not a 0/1 matrix")
+            raise Finding(
+                "invariant", "predictions not labels", f"multi-label predictions of shape {pred.shape} not a 0/1 matrix"
+            )
     elif not set(pred.tolist()) <= set(np.asarray(clf.classes_).tolist()):
-        raise Finding("invariant", "predictions not labels",
-                      f"predictions {sorted(set(pred.tolist()) - set(clf.classes_.tolist()))!r} "
-                      f"not among the classes")
+        raise Finding(
+            "invariant",
+            "predictions not labels",
+            f"predictions {sorted(set(pred.tolist()) - set(clf.classes_.tolist()))!r} not among the classes",
+        )
     return clf, res, dec
 
 
@@ -163,7 +178,7 @@ def condition_scale(clf, X):
 
             Xe = clf._engine_input(clf._validate_X(X, reset=False))
             K = sv.kernel(Xe, row_norms2(Xe), clf._kernel_spec().params())
-            value = np.max(np.abs(K) @ np.abs(np.asarray(sv.coef[:sv.n], dtype=float)))
+            value = np.max(np.abs(K) @ np.abs(np.asarray(sv.coef[: sv.n], dtype=float)))
         value = float(value)
         return value if math.isfinite(value) else 0.0
     except Exception:  # noqa: BLE001  (a learner without these internals: the scores' own scale is used)
@@ -194,18 +209,24 @@ def check_chunks(name, params, X, y, cuts, one, one_dec, cond=0.0):
     clf.partial_fit(X[:first], y[:first], classes=classes)
     one_flags = np.asarray(one.mistake_flags)
     if clf.n_mistakes_ != int(one_flags[:first].sum()):
-        raise Finding("chunked", "mistakes of the first chunk differ",
-                      f"partial_fit(X[:{first}]): {clf.n_mistakes_} mistakes, one pass "
-                      f"{int(one_flags[:first].sum())}", chunk=[0, first])
+        raise Finding(
+            "chunked",
+            "mistakes of the first chunk differ",
+            f"partial_fit(X[:{first}]): {clf.n_mistakes_} mistakes, one pass {int(one_flags[:first].sum())}",
+            chunk=[0, first],
+        )
     scale = max(_scale(one.scores), _scale(one_dec), cond, 1e-300)
     tol = RTOL * scale
     for lo, hi in itertools.pairwise(edges[1:]):
         res = olkit.evaluate_online(clf, X[lo:hi], y[lo:hi], reset=False)
         got, want = np.asarray(res.scores), np.asarray(one.scores)[lo:hi]
         if got.shape != want.shape:
-            raise Finding("chunked", "score shape differs",
-                          f"scores of chunk {lo}:{hi} have shape {got.shape}, one pass {want.shape}",
-                          chunk=[lo, hi])
+            raise Finding(
+                "chunked",
+                "score shape differs",
+                f"scores of chunk {lo}:{hi} have shape {got.shape}, one pass {want.shape}",
+                chunk=[lo, hi],
+            )
         differ = np.flatnonzero(np.asarray(res.mistake_flags) != one_flags[lo:hi])
         close = np.isclose(got, want, rtol=RTOL, atol=tol)
         close = close.all(axis=1) if close.ndim == 2 else close
@@ -214,26 +235,41 @@ def check_chunks(name, params, X, y, cuts, one, one_dec, cond=0.0):
         first_score = int(bad_score[0]) if bad_score.size else hi
         if first_score < first_flag:
             i = first_score
-            raise Finding("chunked", "a score differs",
-                          f"score of round {lo + i} differs: one pass {_fmt(want[i])}, chunks {_fmt(got[i])} "
-                          f"(scale {scale:.3g})", chunk=[lo, hi], round=lo + i)
+            raise Finding(
+                "chunked",
+                "a score differs",
+                f"score of round {lo + i} differs: one pass {_fmt(want[i])}, chunks {_fmt(got[i])} (scale {scale:.3g})",
+                chunk=[lo, hi],
+                round=lo + i,
+            )
         if differ.size:
             i = first_flag
             if _near_tie(want[i], tol, multilabel) and _near_tie(got[i], tol, multilabel):
                 return "tie"  # a decision at a tie within rounding: the two runs legitimately part here
-            raise Finding("chunked", "a mistake flag differs (not at a tie)",
-                          f"mistake flag of round {lo + i} differs: "
-                          f"scores one pass {_fmt(want[i])}, chunks {_fmt(got[i])}", chunk=[lo, hi], round=lo + i)
+            raise Finding(
+                "chunked",
+                "a mistake flag differs (not at a tie)",
+                f"mistake flag of round {lo + i} differs: scores one pass {_fmt(want[i])}, chunks {_fmt(got[i])}",
+                chunk=[lo, hi],
+                round=lo + i,
+            )
     dec = np.asarray(clf.decision_function(X))
     if not np.allclose(dec, one_dec, rtol=RTOL, atol=tol, equal_nan=True):
         i = int(np.argmax(np.abs(dec - one_dec).reshape(len(dec), -1).max(axis=1)))
-        raise Finding("chunked", "final decision_function differs",
-                      f"final decision_function of row {i} differs: one pass {_fmt(one_dec[i])}, chunks {_fmt(dec[i])} "
-                      f"(scale {scale:.3g})", row=i)
+        raise Finding(
+            "chunked",
+            "final decision_function differs",
+            f"final decision_function of row {i} differs: one pass {_fmt(one_dec[i])}, chunks {_fmt(dec[i])} "
+            f"(scale {scale:.3g})",
+            row=i,
+        )
     if clf.n_mistakes_ != one.mistakes or clf.n_updates_ != one.n_updates:
-        raise Finding("chunked", "update counts differ (flags and scores agree)",
-                      f"counts: chunks {clf.n_mistakes_} mistakes / {clf.n_updates_} updates, one pass "
-                      f"{one.mistakes} / {one.n_updates}")
+        raise Finding(
+            "chunked",
+            "update counts differ (flags and scores agree)",
+            f"counts: chunks {clf.n_mistakes_} mistakes / {clf.n_updates_} updates, one pass "
+            f"{one.mistakes} / {one.n_updates}",
+        )
 
 
 def _chunks_comparable(name, params):
@@ -259,8 +295,13 @@ def _crash(exc, phase):
     where = f"{Path(frames[-1].filename).name}:{frames[-1].lineno} {frames[-1].name}" if frames else "?"
     first_line = (str(exc).strip().splitlines() or [""])[0][:200]
     outcome = "out_of_bounds" if type(exc) is IndexError and str(exc) == NUMBA_OUT_OF_BOUNDS else "crash"
-    return outcome, {"kind": f"{type(exc).__name__} at {where}", "type": type(exc).__name__, "message": first_line,
-                     "traceback": _short_tb(exc), "phase": phase}
+    return outcome, {
+        "kind": f"{type(exc).__name__} at {where}",
+        "type": type(exc).__name__,
+        "message": first_line,
+        "traceback": _short_tb(exc),
+        "phase": phase,
+    }
 
 
 def _sliceable(X):
@@ -307,8 +348,10 @@ def evaluate_run(name, params, X, y, cuts):
             except Finding as f:
                 return f.outcome, {"message": f.message, **f.detail}
             except ValueError as exc:
-                return "chunked", {"kind": "ValueError in chunks only",
-                                   "message": f"chunks raised ValueError, one pass did not: {exc}"}
+                return "chunked", {
+                    "kind": "ValueError in chunks only",
+                    "message": f"chunks raised ValueError, one pass did not: {exc}",
+                }
             except RunTimeout:
                 raise
             except Exception as exc:  # noqa: BLE001
@@ -340,9 +383,11 @@ def evaluate_malformed(name, params, desc):
         fitted.partial_fit(valid, y, classes=classes)
     except ValueError:
         fitted = None  # e.g. a binary learner on multiclass data: no fitted learner to predict with
-    calls = {"fit": lambda: olkit.make(name, **params).fit(X, y),
-             "partial_fit": lambda: olkit.make(name, **params).partial_fit(X, y, classes=classes),
-             "evaluate_online": lambda: olkit.evaluate_online(olkit.make(name, **params), X, y)}
+    calls = {
+        "fit": lambda: olkit.make(name, **params).fit(X, y),
+        "partial_fit": lambda: olkit.make(name, **params).partial_fit(X, y, classes=classes),
+        "evaluate_online": lambda: olkit.evaluate_online(olkit.make(name, **params), X, y),
+    }
     if fitted is not None:
         calls.update(predict=lambda: fitted.predict(X), decision_function=lambda: fitted.decision_function(X))
     messages = {}
@@ -352,15 +397,19 @@ def evaluate_malformed(name, params, desc):
         except ValueError as exc:
             messages[entry] = str(exc)
             if "not a valid" not in str(exc):
-                return "invariant", {"kind": f"malformed sparse input: another ValueError in {entry}",
-                                     "message": f"{entry}: {exc}"}
+                return "invariant", {
+                    "kind": f"malformed sparse input: another ValueError in {entry}",
+                    "message": f"{entry}: {exc}",
+                }
             continue
         except RunTimeout:
             raise
         except Exception as exc:  # noqa: BLE001
             return _crash(exc, entry)
-        return "invariant", {"kind": f"malformed sparse input accepted by {entry}",
-                             "message": f"{entry} accepted a matrix with the defect {desc['malformed']}"}
+        return "invariant", {
+            "kind": f"malformed sparse input accepted by {entry}",
+            "message": f"{entry} accepted a matrix with the defect {desc['malformed']}",
+        }
     return "value_error", {"message": next(iter(messages.values()))}
 
 
@@ -372,7 +421,7 @@ def check_chunks_error(name, params, X, y, cuts):
     edges = [0, *[c for c in cuts if 0 < c < X.shape[0]], X.shape[0]]
     classes = None if np.ndim(y) == 2 else np.unique(y)
     try:
-        clf.partial_fit(X[:edges[1]], y[:edges[1]], classes=classes)
+        clf.partial_fit(X[: edges[1]], y[: edges[1]], classes=classes)
         for lo, hi in itertools.pairwise(edges[1:]):
             olkit.evaluate_online(clf, X[lo:hi], y[lo:hi], reset=False)
     except ValueError:
@@ -418,7 +467,8 @@ def _run_case_once(case, time_limit):
             signal.signal(signal.SIGALRM, old)
     seconds = time.perf_counter() - start
     if outcome != "timeout" and time_limit and seconds > time_limit:
-        outcome, info = "timeout", {"kind": "time limit", "message": f"took {seconds:.1f} s (limit {time_limit} s)",
-                                    "was": outcome}
+        outcome, info = (
+            "timeout",
+            {"kind": "time limit", "message": f"took {seconds:.1f} s (limit {time_limit} s)", "was": outcome},
+        )
     return {**case, "outcome": outcome, "info": info, "seconds": round(seconds, 4)}
-

@@ -7,6 +7,7 @@ A run is derived from ``(master seed, run index)`` alone (:func:`sample_run`): t
 order (the algorithm, the stream, the kernel, the covariance form, the grid in its order, the compat mode,
 the cuts), so a committed seed replays the same runs.
 """
+
 import math
 
 import numpy as np
@@ -26,7 +27,7 @@ def _kernel_options(rng, spec_defaults, exponent, d, allow_linear=True):
     if kernel == "gaussian":
         sigma = _pick(rng, ["default", 0.5, 4.0, "scaled", "scaled"])
         if sigma == "scaled":  # σ at the scale of the rows, the width a user would choose
-            sigma = float(10.0 ** exponent * math.sqrt(d) * _pick(rng, [0.5, 2.0]))
+            sigma = float(10.0**exponent * math.sqrt(d) * _pick(rng, [0.5, 2.0]))
         if sigma != "default":
             out["sigma"] = sigma
     elif kernel == "poly":
@@ -111,5 +112,10 @@ def sample_run(master_seed, index, algorithms, exponents=EXPONENTS, kinds=KINDS,
             break
         except ValueError:
             continue
-    return {"index": index, "algorithm": name, "params": params, "stream": stream,
-            "cuts": sorted({int(c) for c in rng.integers(1, max(stream["n"], 2), size=int(rng.integers(1, 4)))})}
+    return {
+        "index": index,
+        "algorithm": name,
+        "params": params,
+        "stream": stream,
+        "cuts": sorted({int(c) for c in rng.integers(1, max(stream["n"], 2), size=int(rng.integers(1, 4)))}),
+    }

@@ -8,6 +8,7 @@ storage, float64 or float32, or another scipy format; 1–5 classes with ±1, in
 or a multi-label matrix. A description is replayed from its seed alone: a change here changes the streams of
 every committed fuzz seed.
 """
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -23,8 +24,17 @@ OTHER_FORMATS = ("csc", "coo", "bsr", "dia", "lil", "dok")
 """scipy formats other than CSR, as ``*_matrix`` or ``*_array`` (a stream in one of them is converted by the
 learner's input validation; the chunked comparison slices its CSR form)."""
 
-MALFORMED = ("index-too-large", "index-negative", "indptr-decreasing", "indptr-past-end", "indptr-short",
-             "data-short", "indices-float", "coo-row-too-large", "csc-index-negative")
+MALFORMED = (
+    "index-too-large",
+    "index-negative",
+    "indptr-decreasing",
+    "indptr-past-end",
+    "indptr-short",
+    "data-short",
+    "indices-float",
+    "coo-row-too-large",
+    "csc-index-negative",
+)
 """Structural defects of a sparse stream (issue 21, see :func:`malform`). Every learner must refuse such a
 stream with a ValueError naming the defect, at every entry point, and never read out of bounds."""
 
@@ -116,10 +126,12 @@ def build_stream(desc):
     if desc["labels"] == "multilabel":
         y = Y
     else:
-        kinds = {"pm1": np.array([-1, 1]) if K == 2 else np.arange(K),
-                 "int": np.sort(rng.choice(np.arange(-5, 100), size=max(K, 1), replace=False)),
-                 "float": np.arange(max(K, 1), dtype=float) + 1.0,
-                 "str": np.array(LABEL_WORDS[:max(K, 1)])}
+        kinds = {
+            "pm1": np.array([-1, 1]) if K == 2 else np.arange(K),
+            "int": np.sort(rng.choice(np.arange(-5, 100), size=max(K, 1), replace=False)),
+            "float": np.arange(max(K, 1), dtype=float) + 1.0,
+            "str": np.array(LABEL_WORDS[: max(K, 1)]),
+        }
         labels = kinds[desc["labels"]] if K > 1 else kinds[desc["labels"]][:1]
         y = labels[idx]
     if desc["format"].endswith("32"):

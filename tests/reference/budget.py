@@ -55,6 +55,7 @@ The invariants of docs/algorithms/budget-family.md#invariants are asserted insid
 15M/32; Projectron's K⁻¹ is the inverse of K_S; BOGD(++) coefficients within ηγ after a clip; BOGD++'s p a
 distribution.
 """
+
 import math
 from dataclasses import dataclass, field
 
@@ -80,7 +81,7 @@ def gram(X, sigma):
     T = len(X)
     G = np.empty((T, T))
     for i in range(T):
-        G[i] = np.exp(-np.sum((X - X[i]) ** 2, axis=1) / (2.0 * sigma ** 2))
+        G[i] = np.exp(-np.sum((X - X[i]) ** 2, axis=1) / (2.0 * sigma**2))
     return G
 
 
@@ -95,7 +96,7 @@ def argmax_first(f):
 
 def uniform(rng):
     """SplitMix64 uniform in [0, 1): (z >> 11)·2⁻⁵³."""
-    return (rng.next_u64() >> 11) * 2.0 ** -53
+    return (rng.next_u64() >> 11) * 2.0**-53
 
 
 def index(rng, n):
@@ -105,15 +106,15 @@ def index(rng, n):
 
 @dataclass
 class BudgetRef:
-    flags: np.ndarray            # per-round mistake flags (ŷ_t ≠ y_t)
-    scores: np.ndarray           # per-round F(x_t) before the update: (T,) binary, (T, K) multiclass
+    flags: np.ndarray  # per-round mistake flags (ŷ_t ≠ y_t)
+    scores: np.ndarray  # per-round F(x_t) before the update: (T,) binary, (T, K) multiclass
     n_sv: int
     n_updates: int
-    diagnostics: dict            # what olkit's ``clf.diagnostics()`` must report
-    events: dict = field(default_factory=dict)   # case counters (which branches the stream reached)
-    max_sv: int = 0              # largest |S| seen at the end of any round
-    pts: list = field(default_factory=list)    # final SVs in arrival order: stream positions (0-based)
-    rows: list = field(default_factory=list)   # … and their coefficient rows A_i
+    diagnostics: dict  # what olkit's ``clf.diagnostics()`` must report
+    events: dict = field(default_factory=dict)  # case counters (which branches the stream reached)
+    max_sv: int = 0  # largest |S| seen at the end of any round
+    pts: list = field(default_factory=list)  # final SVs in arrival order: stream positions (0-based)
+    rows: list = field(default_factory=list)  # … and their coefficient rows A_i
 
 
 class Model:
@@ -136,8 +137,9 @@ class Model:
         """F(x_t) = Σ_i A_i κ(x_i, x_t): the products A_i[r]·κ(x_i, x_t) summed exactly (``math.fsum``, one
         rounding), so that terms that cancel in exact arithmetic — a duplicate SV with the opposite
         coefficient — cancel here too whatever their order (see EXACT_SUMS)."""
-        return np.array([math.fsum(self.A[i][r] * self.G[p, t] for i, p in enumerate(self.pts))
-                         for r in range(self.Kp)])
+        return np.array(
+            [math.fsum(self.A[i][r] * self.G[p, t] for i, p in enumerate(self.pts)) for r in range(self.Kp)]
+        )
 
     def append(self, t, row, lab=0, comp=-1):
         self.pts.append(t)
@@ -228,10 +230,26 @@ def run_reference(name, X, y, *, sigma, K=None, seed=0, **params):
 
     flags, scores = [], []
     n_updates = 0
-    ev = dict.fromkeys(["projections", "additions", "margin_updates", "margin_rejected", "halvings", "n_T",
-                        "removals", "phi<1", "clips", "p_clamped", "scaled_to_U", "N=0", "ridge_tiny"], 0)
-    norm2 = 0.0                # tracked ‖f‖² (AVP, Ahpatron)
-    Kinv = None                # Projectron(++) K_S⁻¹
+    ev = dict.fromkeys(
+        [
+            "projections",
+            "additions",
+            "margin_updates",
+            "margin_rejected",
+            "halvings",
+            "n_T",
+            "removals",
+            "phi<1",
+            "clips",
+            "p_clamped",
+            "scaled_to_U",
+            "N=0",
+            "ridge_tiny",
+        ],
+        0,
+    )
+    norm2 = 0.0  # tracked ‖f‖² (AVP, Ahpatron)
+    Kinv = None  # Projectron(++) K_S⁻¹
     Q, M, phi_min = 0.0, 0, 1.0  # Forgetron
     max_sv = 0
 
@@ -260,7 +278,7 @@ def run_reference(name, X, y, *, sigma, K=None, seed=0, **params):
         if name == "avp":
             if m < 1 - eps:
                 S.append(t, lam * D, yt, st)
-                norm2 += 2 * lam * m + cD * lam ** 2 * kt
+                norm2 += 2 * lam * m + cD * lam**2 * kt
                 if math.sqrt(max(norm2, 0.0)) > U:
                     S.scale(U / math.sqrt(norm2))
                     norm2 = U * U
@@ -275,13 +293,13 @@ def run_reference(name, X, y, *, sigma, K=None, seed=0, **params):
                     ev["n_T"] += 1
                 if S.n < B:
                     S.append(t, lam * D, yt, st)
-                    norm2 += 2 * lam * m + cD * lam ** 2 * kt
+                    norm2 += 2 * lam * m + cD * lam**2 * kt
                 else:
                     # 1. split by ‖A_i‖₂: keep the B/2 largest, ties by arrival order; kept keep their order
                     w = [float(np.linalg.norm(a)) for a in S.A]
                     ranked = sorted(range(S.n), key=lambda i: (-w[i], i))
                     keep = sorted(ranked[: B // 2])
-                    drop = sorted(ranked[B // 2:])
+                    drop = sorted(ranked[B // 2 :])
                     K2 = np.array([[G[S.pts[i], S.pts[j]] for j in keep] for i in keep])
                     K21 = np.array([[G[S.pts[i], S.pts[j]] for j in drop] for i in keep])
                     A1 = np.array([S.A[j] for j in drop])
@@ -306,12 +324,12 @@ def run_reference(name, X, y, *, sigma, K=None, seed=0, **params):
                     keep_comp = [S.comp[i] for i in keep]
                     S.pts, S.A, S.lab, S.comp = keep_pts, [row.copy() for row in A2pp], keep_lab, keep_comp
                     ev["halvings"] += 1
-                    if N > 0:   # invariant: ‖f̄_t‖ = c_t U = ‖f_t‖
+                    if N > 0:  # invariant: ‖f̄_t‖ = c_t U = ‖f_t‖
                         assert _close(math.sqrt(max(S.norm2(), 0.0)), f_norm), (t, S.norm2(), norm2)
                     # 5. append λD_t with m̄ = D_t·F̄(x_t) of the new coefficients; project to U below
                     mbar = float(D @ S.score_at(t))
                     S.append(t, lam * D, yt, st)
-                    norm2 = base2 + 2 * lam * mbar + cD * lam ** 2 * kt
+                    norm2 = base2 + 2 * lam * mbar + cD * lam**2 * kt
                     assert S.n == B // 2 + 1
                 if math.sqrt(max(norm2, 0.0)) > U:
                     S.scale(U / math.sqrt(norm2))
@@ -354,7 +372,7 @@ def run_reference(name, X, y, *, sigma, K=None, seed=0, **params):
                     if rule == "dogma":
                         if ell - delta2 / eta > 0:
                             tau = min(ell / N, 1.0, 2 * (ell - delta2 / eta) / N)
-                    else:   # "paper"
+                    else:  # "paper"
                         tau_c = min(ell / N, 1.0)
                         if tau_c * (2 * ell - tau_c * N - 2 * delta / eta) >= 0:
                             tau = tau_c
@@ -373,9 +391,9 @@ def run_reference(name, X, y, *, sigma, K=None, seed=0, **params):
                 M += 1
                 S.append(t, D, yt, st)
                 if S.n > B:
-                    r = 0                                   # oldest SV
+                    r = 0  # oldest SV
                     xr = S.pts[r]
-                    Fp = S.score_at(xr)                     # F'(x_r), the model after the append
+                    Fp = S.score_at(xr)  # F'(x_r), the model after the append
                     if binary:
                         sig = abs(S.A[r][0])
                         mu = S.lab[r] * Fp[0]
@@ -477,21 +495,30 @@ def run_reference(name, X, y, *, sigma, K=None, seed=0, **params):
     elif name == "projectron":
         diag = {"projections": ev["projections"], "additions": ev["additions"]}
     elif name == "projectron++":
-        diag = {"projections": ev["projections"], "additions": ev["additions"],
-                "margin_updates": ev["margin_updates"]}
+        diag = {"projections": ev["projections"], "additions": ev["additions"], "margin_updates": ev["margin_updates"]}
     elif name == "forgetron":
         diag = {"removals": ev["removals"], "Q": Q, "M": M, "phi_min": phi_min}
     elif name == "rbp":
         diag = {"removals": ev["removals"]}
-    else:   # BOGD(++): also the number of entries changed by the clip
+    else:  # BOGD(++): also the number of entries changed by the clip
         diag = {"removals": ev["removals"], "clipped": ev["clips"]}
-    return BudgetRef(np.array(flags, dtype=int), np.array(scores), S.n_nonzero(), n_updates, diag, ev, max_sv,
-                     list(S.pts), [a.copy() for a in S.A])
+    return BudgetRef(
+        np.array(flags, dtype=int),
+        np.array(scores),
+        S.n_nonzero(),
+        n_updates,
+        diag,
+        ev,
+        max_sv,
+        list(S.pts),
+        [a.copy() for a in S.A],
+    )
 
 
 def _project(S, Kinv, t):
     """(d*, δ²): d* = K_S⁻¹k_t, δ² = max(κ_t − k_tᵀd*, 0) (docs/algorithms/projectron.md#update-rule). When x_t is a
-    stored SV's input (a duplicate row), exact arithmetic gives d* = e_j and δ² = 0 (k_t is column j of K_S, K_S invertible):
+    stored SV's input (a duplicate row), exact arithmetic gives d* = e_j and δ² = 0 (k_t is column j of K_S, K_S
+    invertible):
     use that instead of the rounded product, so that a projection onto a duplicate cancels coefficients
     exactly, as the specification's arithmetic does (see the module docstring)."""
     for j, p in enumerate(S.pts):

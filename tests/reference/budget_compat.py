@@ -22,6 +22,7 @@ Kernel values: the Gaussian from the explicit differences (``reference.budget.gr
 (x·z + coef0)^degree on the integer features (exact), to exercise the rules that take κ(x, x) as 1 (AHP R)
 or reuse the first SV's κ(x, x) (LSOKL).
 """
+
 import math
 
 import numpy as np
@@ -80,9 +81,12 @@ class _Round:
         if K is None:
             self.fragile = abs(self.F[0]) <= TIE * size[0] and not _robust(terms[0])
         else:
-            self.fragile = any(abs(self.F[a] - self.F[b]) <= TIE * (size[a] + size[b])
-                               and not (_robust(terms[a]) and _robust(terms[b]))
-                               for a in range(K) for b in range(a + 1, K))
+            self.fragile = any(
+                abs(self.F[a] - self.F[b]) <= TIE * (size[a] + size[b])
+                and not (_robust(terms[a]) and _robust(terms[b]))
+                for a in range(K)
+                for b in range(a + 1, K)
+            )
         if K is None:
             self.f = self.F[0]
             self.D = np.array([float(yt)])
@@ -102,8 +106,7 @@ def _sign0(v):
     return int(v > 0) - int(v < 0)
 
 
-def run_compat(name, compat, X, y, *, kernel="gaussian", sigma=1.0, degree=2, coef0=1.0, K=None, seed=0,
-               **params):
+def run_compat(name, compat, X, y, *, kernel="gaussian", sigma=1.0, degree=2, coef0=1.0, K=None, seed=0, **params):
     """Run ``name`` under ``compat`` over the stream X (dense), y (binary ±1 with K=None, else classes
     0..K−1). Returns a :class:`reference.budget.BudgetRef`."""
     kinds = CASES[(name, compat)]
@@ -117,16 +120,51 @@ def run_compat(name, compat, X, y, *, kernel="gaussian", sigma=1.0, degree=2, co
 
 
 def _result(flags, scores, S, n_updates, diag, ev, max_sv):
-    return BudgetRef(np.array(flags, dtype=int), np.array(scores), S.n_nonzero(), n_updates, diag, ev, max_sv,
-                     list(S.pts), [a.copy() for a in S.A])
+    return BudgetRef(
+        np.array(flags, dtype=int),
+        np.array(scores),
+        S.n_nonzero(),
+        n_updates,
+        diag,
+        ev,
+        max_sv,
+        list(S.pts),
+        [a.copy() for a in S.A],
+    )
 
 
 def _events():
-    return dict.fromkeys(["projections", "additions", "margin_updates", "margin_rejected", "halvings", "n_T",
-                          "removals", "clips", "p_clamped", "scaled_to_U", "median_ties", "f0_rounds",
-                          "first_sv_skipped", "wrong_root", "phi>1", "phi<1", "delta_tiny", "budget_projections",
-                          "zeroed_inter", "fragile", "round1_forced", "median_choice_differs", "f0_positive",
-                          "first_sv_waits", "update_without_mistake", "one_sided_row"], 0)
+    return dict.fromkeys(
+        [
+            "projections",
+            "additions",
+            "margin_updates",
+            "margin_rejected",
+            "halvings",
+            "n_T",
+            "removals",
+            "clips",
+            "p_clamped",
+            "scaled_to_U",
+            "median_ties",
+            "f0_rounds",
+            "first_sv_skipped",
+            "wrong_root",
+            "phi>1",
+            "phi<1",
+            "delta_tiny",
+            "budget_projections",
+            "zeroed_inter",
+            "fragile",
+            "round1_forced",
+            "median_choice_differs",
+            "f0_positive",
+            "first_sv_waits",
+            "update_without_mistake",
+            "one_sided_row",
+        ],
+        0,
+    )
 
 
 def _r_median(v):
@@ -163,7 +201,7 @@ def _ahp_r(name, G, y, K, Kp, seed, p):
     elif name in ("projectron", "projectron++"):
         eta = p.pop("eta", 0.9)
         Kinv = None
-    else:   # bogd++
+    else:  # bogd++
         B = p.pop("B", 600)
         eta = p.pop("eta", 0.5)
         reg = p.pop("lam", 1e-5)
@@ -180,14 +218,14 @@ def _ahp_r(name, G, y, K, Kp, seed, p):
         if t == 0:
             # ---- the scripts' "first instance": error = 1, x_1 stored
             flags.append(1)
-            ev["round1_forced"] += yt == 1                     # f = 0 would predict +1 = y_1
+            ev["round1_forced"] += yt == 1  # f = 0 would predict +1 = y_1
             n_updates += 1
             if name == "ahpatron":
                 S.append(t, [lam * yt])
-                norm_f = lam                                   # norm_f <- lambda (κ = 1), no projection
+                norm_f = lam  # norm_f <- lambda (κ = 1), no projection
             elif name in ("projectron", "projectron++"):
                 S.append(t, [float(yt)])
-                Kinv = np.array([[1.0]])                       # Inver_K[1,1] <- 1
+                Kinv = np.array([[1.0]])  # Inver_K[1,1] <- 1
                 ev["additions"] += 1
             else:
                 S.append(t, [eta * yt])
@@ -197,48 +235,48 @@ def _ahp_r(name, G, y, K, Kp, seed, p):
         if f == 0:
             ev["f0_rounds"] += 1
 
-        if name == "ahpatron":                                 # ---- Ahpatron.R
+        if name == "ahpatron":  # ---- Ahpatron.R
             if yt * f < 1 - eps:
                 n_updates += 1
                 if yt * f > 0:
                     ev["n_T"] += 1
                 if S.n < B:
                     S.append(t, [lam * yt])
-                    norm_f = math.sqrt(max(norm_f ** 2 + lam ** 2 + 2 * lam * yt * f, 0.0))
+                    norm_f = math.sqrt(max(norm_f**2 + lam**2 + 2 * lam * yt * f, 0.0))
                 else:
                     a = [abs(A[0]) for A in S.A]
                     med = _r_median(a)
-                    index_ge = [i for i in range(B) if a[i] >= med]     # which(abs_svpara >= med)
+                    index_ge = [i for i in range(B) if a[i] >= med]  # which(abs_svpara >= med)
                     if len(index_ge) > B // 2:
                         ev["median_ties"] += 1
                     large = index_ge[: B // 2]
                     if large != sorted(sorted(range(B), key=lambda i: (-a[i], i))[: B // 2]):
-                        ev["median_choice_differs"] += 1          # not the B/2 largest (ties by age)
-                    small = [i for i in range(B) if i not in large]      # setdiff(1:B, large_index)
+                        ev["median_choice_differs"] += 1  # not the B/2 largest (ties by age)
+                    small = [i for i in range(B) if i not in large]  # setdiff(1:B, large_index)
                     Gram1 = np.array([[1.0 if i == j else G[S.pts[i], S.pts[j]] for j in large] for i in large])
                     Gram12 = np.array([[G[S.pts[i], S.pts[j]] for j in small] for i in large])
                     inv = np.linalg.inv(Gram1 + ridge * np.eye(len(large)))
                     theta = inv @ (Gram12 @ np.array([S.A[j][0] for j in small]))
                     sv = np.array([S.A[i][0] for i in large]) + theta
-                    N2 = float(sv @ Gram1 @ sv)                 # (< 0 possible: κ = 1 with a non-Gaussian κ)
+                    N2 = float(sv @ Gram1 @ sv)  # (< 0 possible: κ = 1 with a non-Gaussian κ)
                     Norm = math.sqrt(N2) if N2 > 0 else 0.0
-                    if Norm > 0:                               # olkit: N = 0 leaves them (R divides by 0)
+                    if Norm > 0:  # olkit: N = 0 leaves them (R divides by 0)
                         sv = sv * norm_f / Norm
                     S.pts = [S.pts[i] for i in large]
                     S.A = [np.array([v]) for v in sv]
                     S.lab = [0] * len(large)
                     S.comp = [-1] * len(large)
-                    tem_fx = math.fsum(sv[i] * G[S.pts[i], t] for i in range(len(large)))   # kt[large_index]
+                    tem_fx = math.fsum(sv[i] * G[S.pts[i], t] for i in range(len(large)))  # kt[large_index]
                     S.append(t, [lam * yt])
                     base = norm_f if Norm > 0 else Norm
-                    norm_f = math.sqrt(max(base ** 2 + lam ** 2 + 2 * lam * yt * tem_fx, 0.0))
+                    norm_f = math.sqrt(max(base**2 + lam**2 + 2 * lam * yt * tem_fx, 0.0))
                     ev["halvings"] += 1
                 if norm_f > U:
                     S.scale(U / norm_f)
                     norm_f = U
                     ev["scaled_to_U"] += 1
 
-        elif name in ("projectron", "projectron++"):            # ---- Projectron.R / Projectron++.R
+        elif name in ("projectron", "projectron++"):  # ---- Projectron.R / Projectron++.R
             if name == "projectron":
                 go = flags[-1] == 1
             else:
@@ -250,7 +288,7 @@ def _ahp_r(name, G, y, K, Kp, seed, p):
                 if abs(inter) < 1e-10:
                     inter = 0.0
                     ev["zeroed_inter"] += 1
-                delta = math.sqrt(max(inter, 0.0))             # olkit: R stops on sqrt(negative)
+                delta = math.sqrt(max(inter, 0.0))  # olkit: R stops on sqrt(negative)
                 if delta <= eta:
                     S.A = [S.A[i] + yt * d[i] for i in range(S.n)]
                     ev["projections"] += 1
@@ -260,10 +298,10 @@ def _ahp_r(name, G, y, K, Kp, seed, p):
                     v = np.append(d, -1.0)
                     Kn = np.zeros((n0 + 1, n0 + 1))
                     Kn[:n0, :n0] = Kinv
-                    Kinv = Kn + np.outer(v, v) / inter        # 1 − kᵀd*, unclamped
+                    Kinv = Kn + np.outer(v, v) / inter  # 1 − kᵀd*, unclamped
                     ev["additions"] += 1
 
-        else:                                                   # ---- BOGD++.R
+        else:  # ---- BOGD++.R
             decay = 1 - eta * reg
             S.scale(decay)
             if yt * f < 1:
@@ -272,7 +310,7 @@ def _ahp_r(name, G, y, K, Kp, seed, p):
                     a = np.array([abs(A[0]) for A in S.A])
                     s_ = (B - 1) / a.sum()
                     pr = 1 - s_ * a
-                    if np.any(pr < 0):                          # olkit: R's sample() stops; clamp, renormalise
+                    if np.any(pr < 0):  # olkit: R's sample() stops; clamp, renormalise
                         pr = np.maximum(pr, 0.0)
                         ev["p_clamped"] += 1
                     pr = pr / pr.sum()
@@ -283,11 +321,11 @@ def _ahp_r(name, G, y, K, Kp, seed, p):
                         if cum > u:
                             j = i
                             break
-                    S.A = [decay * A / (1 - pr[j]) for A in S.A]   # every coefficient, p of the removed j
+                    S.A = [decay * A / (1 - pr[j]) for A in S.A]  # every coefficient, p of the removed j
                     S.delete(j)
                     ev["removals"] += 1
                     S.append(t, [eta * yt])
-                    for i in range(S.n):                          # clip, the new one included
+                    for i in range(S.n):  # clip, the new one included
                         if abs(S.A[i][0]) > eta * gamma:
                             S.A[i] = np.array([eta * gamma * np.sign(S.A[i][0])])
                             ev["clips"] += 1
@@ -367,7 +405,7 @@ def _dogma(name, G, y, K, Kp, seed, p):
             mistake = _sign0(f) != yt
             if f == 0:
                 ev["f0_rounds"] += 1
-                ev["f0_positive"] += yt == 1                    # a mistake only under sign(0) = 0
+                ev["f0_positive"] += yt == 1  # a mistake only under sign(0) = 0
         else:
             mistake = rd.F[yt] <= max(rd.F[c] for c in range(K) if c != yt)
             if rd.m == 0:
@@ -375,13 +413,13 @@ def _dogma(name, G, y, K, Kp, seed, p):
         flags.append(int(mistake))
         kt = G[t, t]
 
-        if name in ("projectron", "projectron++"):             # ---- k_projectron(2)_train.m
+        if name in ("projectron", "projectron++"):  # ---- k_projectron(2)_train.m
             if yt * f <= 0:
                 n_updates += 1
                 if S.n == 0:
-                    delta = kt                                  # Kinv = 0: coeff = 0, delta = Kii
+                    delta = kt  # Kinv = 0: coeff = 0, delta = Kii
                     if delta <= eta:
-                        ev["projections"] += 1                  # beta + 0: nothing changes
+                        ev["projections"] += 1  # beta + 0: nothing changes
                         ev["first_sv_skipped"] += 1
                     else:
                         S.append(t, [float(yt)])
@@ -410,26 +448,26 @@ def _dogma(name, G, y, K, Kp, seed, p):
                     if norm_xt > 0:
                         alpha = min(min(loss / norm_xt, 1.0), 2 * (loss - delta / eta) / norm_xt)
                     else:
-                        alpha = 1.0                             # MATLAB: loss/0 = Inf
+                        alpha = 1.0  # MATLAB: loss/0 = Inf
                     S.A = [S.A[i] + alpha * yt * d[i] for i in range(S.n)]
                     ev["margin_updates"] += 1
                     n_updates += 1
                 else:
                     ev["margin_rejected"] += 1
 
-        elif name == "forgetron":                               # ---- k_forgetron_st_train.m
+        elif name == "forgetron":  # ---- k_forgetron_st_train.m
             if yt * f <= 0:
                 n_updates += 1
-                M += 1                                          # errTot, this round included
+                M += 1  # errTot, this round included
                 S.append(t, [float(yt)])
                 if S.n > B:
                     xr = S.pts[0]
                     fp = S.score_at(xr)[0]
                     beta = S.A[0][0]
-                    a = beta ** 2 - 2 * beta * fp
+                    a = beta**2 - 2 * beta * fp
                     b = 2 * abs(beta)
                     c = Q - 15 / 32 * M
-                    dsc = b ** 2 - 4 * a * c
+                    dsc = b**2 - 4 * a * c
                     if a > 0 or (a < 0 and dsc > 0 and (-b - math.sqrt(abs(dsc))) / (2 * a) > 1):
                         phi = min(1.0, (-b + math.sqrt(dsc)) / (2 * a))
                     elif a == 0:
@@ -439,24 +477,24 @@ def _dogma(name, G, y, K, Kp, seed, p):
                     S.scale(phi)
                     fpp = S.score_at(xr)[0]
                     e = abs(S.A[0][0])
-                    Q = Q + e ** 2 + 2 * e - 2 * e * _sign0(S.A[0][0]) * fpp
+                    Q = Q + e**2 + 2 * e - 2 * e * _sign0(S.A[0][0]) * fpp
                     S.delete(0)
                     ev["removals"] += 1
                     ev["phi<1"] += phi < 1
                     phi_min = min(phi_min, phi)
 
-        else:                                                   # ---- k_perceptron(_multi)_train.m, maxSV = B
+        else:  # ---- k_perceptron(_multi)_train.m, maxSV = B
             if mistake:
                 n_updates += 1
                 if K is None:
                     if S.n == B:
-                        S.delete(index(rng, B))                 # a uniform slot gets x_t
+                        S.delete(index(rng, B))  # a uniform slot gets x_t
                         ev["removals"] += 1
                     S.append(t, [float(yt)])
                 else:
-                    S.append(t, rd.D, yt, rd.s)                 # +1 at y_t, −1 at the max-score other class
+                    S.append(t, rd.D, yt, rd.s)  # +1 at y_t, −1 at the max-score other class
                     if S.n > B:
-                        S.delete(index(rng, B))                 # one of the B older SVs
+                        S.delete(index(rng, B))  # one of the B older SVs
                         ev["removals"] += 1
         max_sv = max(max_sv, S.n)
 
@@ -484,7 +522,7 @@ def _lsokl(name, G, y, K, Kp, seed, p):
     max_sv = 0
     B = p.pop("B")
     if name in ("projectron", "projectron++"):
-        p.pop("eta", None)                                      # not used by LSOKL
+        p.pop("eta", None)  # not used by LSOKL
         U = 0.25 * math.sqrt((B + 1) / math.log(B + 1))
         Kinv = None
         Kid = None
@@ -511,7 +549,7 @@ def _lsokl(name, G, y, K, Kp, seed, p):
         flags.append(int(mistake))
         kt = G[t, t]
 
-        if name in ("projectron", "projectron++"):             # ---- projectron.m / proplus.m
+        if name in ("projectron", "projectron++"):  # ---- projectron.m / proplus.m
             if S.n == 0:
                 ev["first_sv_waits"] += not mistake
                 if mistake:
@@ -523,12 +561,12 @@ def _lsokl(name, G, y, K, Kp, seed, p):
             elif mistake:
                 n_updates += 1
                 d, kd = _project_true(S, Kinv, t)
-                dl2 = max(Kid - kd, 0.0)                        # olkit: LSOKL's sqrt of a negative → 0
+                dl2 = max(Kid - kd, 0.0)  # olkit: LSOKL's sqrt of a negative → 0
                 if S.n == B:
                     S.A = [S.A[i] + d[i] * rd.D for i in range(S.n)]
                     ev["projections"] += 1
                     ev["budget_projections"] += 1
-                elif dl2 <= 1e-12 * Kid:                        # olkit: LSOKL divides by 0 here
+                elif dl2 <= 1e-12 * Kid:  # olkit: LSOKL divides by 0 here
                     S.A = [S.A[i] + d[i] * rd.D for i in range(S.n)]
                     ev["projections"] += 1
                     ev["delta_tiny"] += 1
@@ -538,7 +576,7 @@ def _lsokl(name, G, y, K, Kp, seed, p):
                     v = np.append(d, -1.0)
                     Kn = np.zeros((n0 + 1, n0 + 1))
                     Kn[:n0, :n0] = Kinv
-                    den = math.sqrt(dl2) ** 2 if K is None else dl2   # norm_delta_t^2 / norm_delta_t
+                    den = math.sqrt(dl2) ** 2 if K is None else dl2  # norm_delta_t^2 / norm_delta_t
                     Kinv = Kn + np.outer(v, v) / den
                     ev["additions"] += 1
             elif name == "projectron++":
@@ -549,9 +587,9 @@ def _lsokl(name, G, y, K, Kp, seed, p):
                     d, kd = _project_true(S, Kinv, t)
                     delta = math.sqrt(max(Kid - kd, 0.0))
                     if K is None:
-                        P = float(d @ S.KS() @ d)               # d*ᵀ K_t d* with K_t = comp_K(SV, SV)
+                        P = float(d @ S.KS() @ d)  # d*ᵀ K_t d* with K_t = comp_K(SV, SV)
                     else:
-                        P = kd                                  # k_tᵀ K⁻¹ k_t
+                        P = kd  # k_tᵀ K⁻¹ k_t
                     tau = min(ell / P, 1.0) if P != 0 else 1.0
                     beta = tau * (2 * ell - tau * P - 2 * U * delta)
                     if beta >= 0:
@@ -561,13 +599,13 @@ def _lsokl(name, G, y, K, Kp, seed, p):
                     else:
                         ev["margin_rejected"] += 1
 
-        elif name == "forgetron":                               # ---- forgetron.m (binary / multiclass)
+        elif name == "forgetron":  # ---- forgetron.m (binary / multiclass)
             if mistake:
-                M += 1                                          # err_count, before the update
+                M += 1  # err_count, before the update
             go = (yt * f <= 0) if K is None else mistake
             if go:
                 n_updates += 1
-                ev["update_without_mistake"] += not mistake     # f = 0, y = +1: M does not count it
+                ev["update_without_mistake"] += not mistake  # f = 0, y = +1: M does not count it
                 full = S.n >= B
                 S.append(t, rd.D, yt, rd.s)
                 if full:
@@ -577,20 +615,20 @@ def _lsokl(name, G, y, K, Kp, seed, p):
                         mu = y[xr] * Fp[0]
                         delta = S.A[0][0] / y[xr]
                     else:
-                        mu = Fp[yr]                              # f'_{y_r}(x_r)
+                        mu = Fp[yr]  # f'_{y_r}(x_r)
                         delta = abs(S.A[0][yr])
-                    A = delta ** 2 - 2 * delta * mu
+                    A = delta**2 - 2 * delta * mu
                     Bc = 2 * delta
                     C = Q - 15 / 32 * M
                     if A == 0:
                         phi = max(0.0, min(1.0, -C / Bc))
                     elif A > 0:
-                        phi = 1.0 if A + Bc + C <= 0 else (-Bc + math.sqrt(max(Bc ** 2 - 4 * A * C, 0.0))) / (2 * A)
+                        phi = 1.0 if A + Bc + C <= 0 else (-Bc + math.sqrt(max(Bc**2 - 4 * A * C, 0.0))) / (2 * A)
                     else:
                         if A + Bc + C <= 0:
                             phi = 1.0
                         else:
-                            phi = (-Bc - math.sqrt(max(Bc ** 2 - 4 * A * C, 0.0))) / (2 * A)
+                            phi = (-Bc - math.sqrt(max(Bc**2 - 4 * A * C, 0.0))) / (2 * A)
                             ev["wrong_root"] += 1
                     S.scale(phi)
                     Q += (delta * phi) ** 2 + 2 * delta * phi * (1 - phi * mu)
@@ -600,7 +638,7 @@ def _lsokl(name, G, y, K, Kp, seed, p):
                     ev["phi<1"] += phi < 1
                     phi_min = min(phi_min, phi)
 
-        else:                                                   # ---- BOGD.m (binary / multiclass)
+        else:  # ---- BOGD.m (binary / multiclass)
             go = (yt * f <= 1) if K is None else max(0.0, 1 - rd.m) > 0
             if not go:
                 S.scale(1 - eta * reg)
@@ -619,7 +657,7 @@ def _lsokl(name, G, y, K, Kp, seed, p):
                     ev["removals"] += 1
                     ev["clips"] += factor < 1
                 else:
-                    S.delete(0)                                 # the oldest
+                    S.delete(0)  # the oldest
                     S.scale(1 - reg * eta)
                     S.append(t, eta * rd.D, yt, rd.s)
                     for i in range(S.n):
@@ -651,7 +689,7 @@ def _dogma_projectron_multi(name, G, y, K, p):
     T = len(y)
     S = Model(G, K)
     ev = _events()
-    dic = [[] for _ in range(K)]      # per class: stream positions of its SVs
+    dic = [[] for _ in range(K)]  # per class: stream positions of its SVs
     kinv = [None] * K
     flags, scores = [], []
     n_updates = 0
@@ -707,7 +745,7 @@ def _dogma_projectron_multi(name, G, y, K, p):
             continue
         d_y, dl_y = project(yt, t)
         d_s, dl_s = project(st, t)
-        if not mistake:                                        # margin error 0 < Γ < 1
+        if not mistake:  # margin error 0 < Γ < 1
             loss = 1 - F[yt] + mx
             delta = dl_y + dl_s
             if loss - delta / (2 * eta) > 0:
@@ -715,7 +753,7 @@ def _dogma_projectron_multi(name, G, y, K, p):
                 if den != 0:
                     tau = min(min(loss / den, 1.0), 2 * (loss - delta / (2 * eta)) / den)
                 else:
-                    tau = 1.0                                  # MATLAB: x/0 = Inf
+                    tau = 1.0  # MATLAB: x/0 = Inf
                 if d_y is not None:
                     move(yt, tau * d_y, 1.0)
                 if d_s is not None:
@@ -725,7 +763,7 @@ def _dogma_projectron_multi(name, G, y, K, p):
             else:
                 ev["margin_rejected"] += 1
             continue
-        n_updates += 1                                         # mistake Γ ≤ 0
+        n_updates += 1  # mistake Γ ≤ 0
         both_small = dl_y <= eta and dl_s <= eta
         vec = np.zeros(K)
         if both_small or dl_y < eps:

@@ -14,6 +14,7 @@ FOGD:
 * multiclass (labels 0..K−1): F = W z, ŷ = argmax F (ties → smallest index), s = argmax_{r≠y} F_r (ties →
   smallest index), Γ = F_y − F_s; if Γ < 1: W_y ← W_y + η z, W_s ← W_s − η z.
 """
+
 import math
 
 import numpy as np
@@ -153,11 +154,22 @@ def nogd(X, y, eta, B, k, sigma, n_classes=2, multiclass=None, floor=1e-12):
             gap = (lam[rank - 1] - lam[rank]) / lam[0] if rank < len(lam) else math.inf
             kept_ratio = lam[rank - 1] / lam[0]
             Vk, Lk = V[:, :rank], lam[:rank]
-            M = np.diag(Lk ** -0.5) @ Vk.T
-            W = np.array(A).T @ Vk @ np.diag(Lk ** 0.5)
+            M = np.diag(Lk**-0.5) @ Vk.T
+            W = np.array(A).T @ Vk @ np.diag(Lk**0.5)
             stage, transition = 2, t + 1
             phi = M @ kvec
         W = W + eta * np.outer(direction, phi)
-    return {"scores": scores, "mistakes": mistakes, "n_updates": n_updates, "n_sv": len(SV),
-            "transition": transition, "rank": rank, "W": W, "M": M, "SV": np.array(SV), "A": np.array(A),
-            "gap": gap, "kept_ratio": kept_ratio}
+    return {
+        "scores": scores,
+        "mistakes": mistakes,
+        "n_updates": n_updates,
+        "n_sv": len(SV),
+        "transition": transition,
+        "rank": rank,
+        "W": W,
+        "M": M,
+        "SV": np.array(SV),
+        "A": np.array(A),
+        "gap": gap,
+        "kept_ratio": kept_ratio,
+    }

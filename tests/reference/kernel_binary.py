@@ -14,7 +14,8 @@ Conventions used throughout (conventions.md):
 * labels are mapped to ±1 with the smallest raw label → −1 (olkit's documented coding);
 * ŷ_t = +1 iff f_t(x_t) ≥ 0, a mistake is ŷ_t ≠ y_t (conventions.md#prediction-and-mistakes);
 * hinge loss ℓ_t = max(0, 1 − y_t f_t(x_t)) (conventions.md#losses);
-* the model is f(·) = Σ_i a_i κ(x_i, ·) over the stored expansion points, in storage order (conventions.md#kernel-model-representation);
+* the model is f(·) = Σ_i a_i κ(x_i, ·) over the stored expansion points, in storage order
+(conventions.md#kernel-model-representation);
 * #SV = number of stored points whose coefficient is non-zero, #updates = number of rounds in which the
   model changed (conventions.md#support-vectors-and-updates);
 * numerical guard: an example with κ(x_t, x_t) ≤ 1e-12 (a zero vector under the linear kernel) is skipped
@@ -23,13 +24,16 @@ Conventions used throughout (conventions.md):
 For speed the kernel values of the whole stream are computed once, as a T×T matrix ``K`` (``K[s, t] =
 κ(x_s, x_t)`` for stream positions s, t); :func:`kernel_value` is the pair-wise definition it follows.
 """
+
 import math
 from dataclasses import dataclass, field
 
 import numpy as np
 import scipy.sparse as sp
 
-ZERO_NORM = 1e-12  # conventions.md#numerical-guards / pa.md: κ(x_t, x_t) ≤ 1e-12 → the example cannot change f, skip the update
+ZERO_NORM = (
+    1e-12  # conventions.md#numerical-guards / pa.md: κ(x_t, x_t) ≤ 1e-12 → the example cannot change f, skip the update
+)
 
 DUAL_LINEAR = {"kernel": "poly", "degree": 1, "coef0": 0.0}
 """The linear kernel in dual (support-vector) form: olkit runs kernel="linear" in primal form."""
@@ -60,7 +64,7 @@ def kernel_value(x, z, kp, same=False):
         if same:
             return 1.0
         d2 = max(0.0, float(np.dot(x, x) + np.dot(z, z) - 2.0 * np.dot(x, z)))
-        return math.exp(-d2 / (2.0 * kp.sigma ** 2))
+        return math.exp(-d2 / (2.0 * kp.sigma**2))
     raise ValueError(kp.kernel)
 
 
@@ -78,7 +82,7 @@ def kernel_matrix(A, B, kp, same=False):
         na = np.einsum("ij,ij->i", A, A)
         nb = np.einsum("ij,ij->i", B, B)
         d2 = np.maximum(na[:, None] + nb[None, :] - 2.0 * dots, 0.0)
-        K = np.exp(-d2 / (2.0 * kp.sigma ** 2))
+        K = np.exp(-d2 / (2.0 * kp.sigma**2))
         if same:
             np.fill_diagonal(K, 1.0)
     else:
@@ -110,13 +114,13 @@ def predict_sign(f):
 class RefResult:
     mistakes: int
     n_updates: int
-    scores: np.ndarray            # f_t(x_t) before the update of round t, stream order
-    sv_rows: list                 # stream positions of the stored expansion points, storage order
-    coef: np.ndarray              # their signed coefficients a_i
-    X: np.ndarray                 # dense stream rows (for decision_function)
+    scores: np.ndarray  # f_t(x_t) before the update of round t, stream order
+    sv_rows: list  # stream positions of the stored expansion points, storage order
+    coef: np.ndarray  # their signed coefficients a_i
+    X: np.ndarray  # dense stream rows (for decision_function)
     kp: KernelParams
-    y_pm: np.ndarray              # the stream's labels coded ±1
-    normalised: bool = False      # ALMA: the model is Σ a_i k̂(x_i, ·) with the normalised kernel
+    y_pm: np.ndarray  # the stream's labels coded ±1
+    normalised: bool = False  # ALMA: the model is Σ a_i k̂(x_i, ·) with the normalised kernel
     diagnostics: dict = field(default_factory=dict)
 
     @property
@@ -174,9 +178,9 @@ def perceptron(X, y, **kernel):
         yt = st.y[t]
         f = _score(st, rows, coef, t)
         scores.append(f)
-        if predict_sign(f) != yt:              # perceptron.md: update iff ŷ_t ≠ y_t
+        if predict_sign(f) != yt:  # perceptron.md: update iff ŷ_t ≠ y_t
             mistakes += 1
-            rows.append(t)                     # append x_t with a_t = y_t
+            rows.append(t)  # append x_t with a_t = y_t
             coef.append(yt)
             updates += 1
     return RefResult(mistakes, updates, np.array(scores), rows, np.array(coef, float), st.X, st.kp, st.y)
@@ -194,18 +198,18 @@ def pa(X, y, variant="pa", C=5.0, **kernel):
         f = _score(st, rows, coef, t)
         scores.append(f)
         mistakes += predict_sign(f) != yt
-        loss = max(0.0, 1.0 - yt * f)          # conventions.md#losses
-        if loss > 0 and kt > ZERO_NORM:        # pa.md: update iff ℓ_t > 0; guard κ_t = 0 → skip
+        loss = max(0.0, 1.0 - yt * f)  # conventions.md#losses
+        if loss > 0 and kt > ZERO_NORM:  # pa.md: update iff ℓ_t > 0; guard κ_t = 0 → skip
             if variant == "pa":
-                tau = loss / kt                # PA:    τ = ℓ/κ_t
+                tau = loss / kt  # PA:    τ = ℓ/κ_t
             elif variant == "pa1":
-                tau = min(C, loss / kt)        # PA-I:  τ = min(C, ℓ/κ_t)
+                tau = min(C, loss / kt)  # PA-I:  τ = min(C, ℓ/κ_t)
             elif variant == "pa2":
                 tau = loss / (kt + 1.0 / (2.0 * C))  # PA-II: τ = ℓ/(κ_t + 1/(2C))
             else:
                 raise ValueError(variant)
             rows.append(t)
-            coef.append(yt * tau)              # a_t = y_t τ_t
+            coef.append(yt * tau)  # a_t = y_t τ_t
             updates += 1
     return RefResult(mistakes, updates, np.array(scores), rows, np.array(coef, float), st.X, st.kp, st.y)
 
@@ -216,7 +220,7 @@ def pa(X, y, variant="pa", C=5.0, **kernel):
 def romma(X, y, aggressive=False, romma_reset_case=False, compat="none", **kernel):
     st = _Stream(X, y, _kp(**kernel))
     rows, coef, scores = [], [], []
-    N2 = 0.0                                   # ‖w‖²_H
+    N2 = 0.0  # ‖w‖²_H
     mistakes = updates = 0
     events = {"resets": 0, "parallel_skips": 0}
     for t in range(st.T):
@@ -245,15 +249,15 @@ def romma(X, y, aggressive=False, romma_reset_case=False, compat="none", **kerne
             events["resets"] += 1
             continue
         D = A - f * f
-        if D <= 1e-12 * A:                     # romma.md: x_t ∥ w → skip (olkit docstring: D ≤ 1e-12·A)
+        if D <= 1e-12 * A:  # romma.md: x_t ∥ w → skip (olkit docstring: D ≤ 1e-12·A)
             events["parallel_skips"] += 1
             continue
-        c = (A - yt * f) / D                   # romma.md: c = (A − y_t f)/D
-        d = N2 * (yt - f) / D                  #     d = N2 (y_t − f)/D
-        coef = [c * a for a in coef]           #     w ← c·w + d·κ(x_t,·)
+        c = (A - yt * f) / D  # romma.md: c = (A − y_t f)/D
+        d = N2 * (yt - f) / D  #     d = N2 (y_t − f)/D
+        coef = [c * a for a in coef]  #     w ← c·w + d·κ(x_t,·)
         rows = rows + [t]
         coef.append(d)
-        N2 = c * c * N2 + 2.0 * c * d * f + d * d * kt   # N2 ← c² N2 + 2 c d f + d² κ_t
+        N2 = c * c * N2 + 2.0 * c * d * f + d * d * kt  # N2 ← c² N2 + 2 c d f + d² κ_t
         updates += 1
     res = RefResult(mistakes, updates, np.array(scores), rows, np.array(coef, float), st.X, st.kp, st.y)
     res.events = events
@@ -266,10 +270,10 @@ def romma(X, y, aggressive=False, romma_reset_case=False, compat="none", **kerne
 def alma(X, y, alpha=0.9, C=math.sqrt(2.0), p=2, **kernel):
     assert p == 2
     st = _Stream(X, y, _kp(**kernel))
-    B = 1.0 / alpha                            # alma.md: B = 1/α
-    rows, coef, scores = [], [], []            # w = Σ a_i k̂(x_i, ·)
-    N = 0.0                                    # ‖w‖
-    k = 1                                      # counts updates, starts at 1
+    B = 1.0 / alpha  # alma.md: B = 1/α
+    rows, coef, scores = [], [], []  # w = Σ a_i k̂(x_i, ·)
+    N = 0.0  # ‖w‖
+    k = 1  # counts updates, starts at 1
     mistakes = updates = 0
     for t in range(st.T):
         yt, kt = st.y[t], st.kself[t]
@@ -281,20 +285,21 @@ def alma(X, y, alpha=0.9, C=math.sqrt(2.0), p=2, **kernel):
             f = 0.0
         scores.append(f)
         mistakes += predict_sign(f) != yt
-        gamma_k = B / math.sqrt(k)             # γ_k = B/√k
-        eta_k = C / math.sqrt(k)               # η_k = C/√k
+        gamma_k = B / math.sqrt(k)  # γ_k = B/√k
+        eta_k = C / math.sqrt(k)  # η_k = C/√k
         if yt * f <= (1.0 - alpha) * gamma_k and kt > ZERO_NORM:
-            rows = rows + [t]                  # w' = w + η_k y_t k̂(x_t, ·)
+            rows = rows + [t]  # w' = w + η_k y_t k̂(x_t, ·)
             coef = coef + [eta_k * yt]
-            n2 = N * N + 2.0 * eta_k * yt * f + eta_k * eta_k   # ‖w'‖² = N² + 2η y f + η²
-            nrm = math.sqrt(max(n2, 0.0))      # conventions.md#numerical-guards clamp
+            n2 = N * N + 2.0 * eta_k * yt * f + eta_k * eta_k  # ‖w'‖² = N² + 2η y f + η²
+            nrm = math.sqrt(max(n2, 0.0))  # conventions.md#numerical-guards clamp
             scale = max(1.0, nrm)
-            coef = [a / scale for a in coef]   # w ← w'/max(1, ‖w'‖)
+            coef = [a / scale for a in coef]  # w ← w'/max(1, ‖w'‖)
             N = nrm / scale
             k += 1
             updates += 1
-    return RefResult(mistakes, updates, np.array(scores), rows, np.array(coef, float), st.X, st.kp, st.y,
-                     normalised=True)
+    return RefResult(
+        mistakes, updates, np.array(scores), rows, np.array(coef, float), st.X, st.kp, st.y, normalised=True
+    )
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -319,14 +324,14 @@ def box_qp_enumerate(la, lb, qa, qb, w, ga_lo, ga_hi, d_lo, d_hi):
     so the best candidate is exact. Ties between equal candidates keep the first.
     """
     cands = [(ga_lo, d_lo), (ga_lo, d_hi), (ga_hi, d_lo), (ga_hi, d_hi)]
-    for g in (ga_lo, ga_hi):                   # edges γ = const: ∂h/∂d = ℓ_b − q_b d − w γ = 0
+    for g in (ga_lo, ga_hi):  # edges γ = const: ∂h/∂d = ℓ_b − q_b d − w γ = 0
         if qb > 0:
             cands.append((g, _clip((lb - w * g) / qb, d_lo, d_hi)))
-    for d in (d_lo, d_hi):                     # edges d = const: ∂h/∂γ = ℓ_a − q_a γ − w d = 0
+    for d in (d_lo, d_hi):  # edges d = const: ∂h/∂γ = ℓ_a − q_a γ − w d = 0
         if qa > 0:
             cands.append((_clip((la - w * d) / qa, ga_lo, ga_hi), d))
     det = qa * qb - w * w
-    if det > 0:                                # interior stationary point of [[q_a, w], [w, q_b]] z = ℓ
+    if det > 0:  # interior stationary point of [[q_a, w], [w, q_b]] z = ℓ
         g = (qb * la - w * lb) / det
         d = (qa * lb - w * la) / det
         if ga_lo <= g <= ga_hi and d_lo <= d <= d_hi:
@@ -356,7 +361,7 @@ class SplitMix64:
         return z ^ (z >> 31)
 
     def index(self, n):
-        u = (self.next_u64() >> 11) * 2.0 ** -53
+        u = (self.next_u64() >> 11) * 2.0**-53
         return min(int(math.floor(u * n)), n - 1)
 
 
@@ -364,7 +369,8 @@ class SplitMix64:
 # duol.md and its variants. DUOL and its variants
 # ---------------------------------------------------------------------------------------------------------
 def duol(X, y, solver="exact", variant="jmlr", C=5.0, rho=None, tol=1e-9, seed=0, **kernel):
-    """DUOL (duol.md), DUOL_appr (duol-appr.md), DUOL_iter (duol-iter.md), DUOL_rand (duol-rand.md), NIPS 2009 DUOL (duol.md end), counters (duol.md).
+    """DUOL (duol.md), DUOL_appr (duol-appr.md), DUOL_iter (duol-iter.md), DUOL_rand (duol-rand.md), NIPS 2009 DUOL
+    (duol.md end), counters (duol.md).
 
     ``solver``: "exact" | "appr" | "iter" | "rand"; ``variant``: "jmlr" | "nips2009" (with "exact").
     """
@@ -373,9 +379,9 @@ def duol(X, y, solver="exact", variant="jmlr", C=5.0, rho=None, tol=1e-9, seed=0
     if rho is None:
         rho = 0.2 if nips else 0.0
     rng = SplitMix64(seed) if solver == "rand" else None
-    rows = []                                  # stream position of each SV
-    gam = []                                   # γ_i ≥ 0 (a_i = γ_i y_i)
-    F = []                                     # cached margins F_i = y_i f(x_i)
+    rows = []  # stream position of each SV
+    gam = []  # γ_i ≥ 0 (a_i = γ_i y_i)
+    F = []  # cached margins F_i = y_i f(x_i)
     scores = []
     mistakes = updates = 0
     n_double = n_strong = n_weak = 0
@@ -389,25 +395,25 @@ def duol(X, y, solver="exact", variant="jmlr", C=5.0, rho=None, tol=1e-9, seed=0
         mistake = predict_sign(f) != yt
         mistakes += mistake
         loss = max(0.0, 1.0 - yt * f)
-        if not loss > tol:                     # step 2 (with tol): no change
+        if not loss > tol:  # step 2 (with tol): no change
             continue
-        if ka <= ZERO_NORM:                    # conventions.md#numerical-guards guard: zero-norm example skipped
+        if ka <= ZERO_NORM:  # conventions.md#numerical-guards guard: zero-norm example skipped
             continue
         # step 3: auxiliary example b
         b, w_min = None, None
         if solver == "rand":
-            if rows:                           # duol-rand.md: uniform over S_{t−1} (all stored points)
+            if rows:  # duol-rand.md: uniform over S_{t−1} (all stored points)
                 b = rng.index(len(rows))
                 w_min = st.y[rows[b]] * yt * k_row[b]
         elif nips:
-            w_min = 0.0                        # NIPS: F_i ≤ 0 (≤ tol), strict "<", w_min starts at 0
+            w_min = 0.0  # NIPS: F_i ≤ 0 (≤ tol), strict "<", w_min starts at 0
             for j, i in enumerate(rows):
                 if F[j] <= tol:
                     wj = st.y[i] * yt * k_row[j]
                     if wj < w_min:
                         w_min, b = wj, j
         else:
-            w_min = math.inf                   # JMLR: F_i ≤ 1 (≤ 1 + tol), "≤ w_min" → last minimiser
+            w_min = math.inf  # JMLR: F_i ≤ 1 (≤ 1 + tol), "≤ w_min" → last minimiser
             for j, i in enumerate(rows):
                 if F[j] <= 1.0 + tol:
                     wj = st.y[i] * yt * k_row[j]
@@ -421,18 +427,18 @@ def duol(X, y, solver="exact", variant="jmlr", C=5.0, rho=None, tol=1e-9, seed=0
         if double:
             ib = rows[b]
             yb, kb = st.y[ib], st.kself[ib]
-            w_ab = yt * yb * k_row[b]          # w_ab = y_t y_b κ(x_t, x_b)
-            la, lb = loss, 1.0 - F[b]          # ℓ_a = ℓ_t, ℓ_b = 1 − F_b
+            w_ab = yt * yb * k_row[b]  # w_ab = y_t y_b κ(x_t, x_b)
+            la, lb = loss, 1.0 - F[b]  # ℓ_a = ℓ_t, ℓ_b = 1 − F_b
             gb_hat, Fb_old = gam[b], F[b]
-            if nips:                           # NIPS Algorithm 1
+            if nips:  # NIPS Algorithm 1
                 ga = min(C, 1.0 / (1.0 - rho))
                 d = min(C, gb_hat + 1.0 / (1.0 - rho)) - gb_hat
             elif solver in ("exact", "rand"):  # problem (1), exact (duol.md / duol-rand.md generic box QP)
                 ga, d = box_qp_enumerate(la, lb, ka, kb, w_ab, 0.0, C, -gb_hat, C - gb_hat)
-            elif solver == "appr":             # duol-appr.md: γ_t = min(C, 1/(1−ρ)), γ_b = min(C, γ̂_b + 1/(1−ρ))
+            elif solver == "appr":  # duol-appr.md: γ_t = min(C, 1/(1−ρ)), γ_b = min(C, γ̂_b + 1/(1−ρ))
                 ga = min(C, 1.0 / (1.0 - rho))
                 d = min(C, gb_hat + 1.0 / (1.0 - rho)) - gb_hat
-            elif solver == "iter":             # duol-iter.md: one pass of coordinate ascent
+            elif solver == "iter":  # duol-iter.md: one pass of coordinate ascent
                 ga = _clip(la / ka, 0.0, C)
                 d = _clip((lb - w_ab * ga) / kb, -gb_hat, C - gb_hat)
             else:
@@ -446,12 +452,12 @@ def duol(X, y, solver="exact", variant="jmlr", C=5.0, rho=None, tol=1e-9, seed=0
             for j, i in enumerate(rows):
                 F[j] += st.y[i] * yt * ga * st.K[i, t] + st.y[i] * yb * d * st.K[i, ib]
             n_double += 1
-            if mistake:                        # duol.md counters, mistake rounds with a double update only
+            if mistake:  # duol.md counters, mistake rounds with a double update only
                 if w_ab <= -rho and Fb_old <= 0.0 and C >= gb_hat + 1.0 / (1.0 - rho):
                     n_strong += 1
                 elif w_ab <= -rho and Fb_old <= 1.0 + tol and C >= gb_hat + rho:
                     n_weak += 1
-        else:                                  # step 6: single PA-I update (NIPS: min(C, 1))
+        else:  # step 6: single PA-I update (NIPS: min(C, 1))
             gt = min(C, 1.0) if nips else min(C, loss / ka)
             gam[-1] = gt
             for j, i in enumerate(rows):
@@ -471,9 +477,9 @@ def duol(X, y, solver="exact", variant="jmlr", C=5.0, rho=None, tol=1e-9, seed=0
 # ---------------------------------------------------------------------------------------------------------
 def online_svm(X, y, C=5.0, tol=1e-3, working_set="margin", max_sweeps=1000, **kernel):
     st = _Stream(X, y, _kp(**kernel))
-    rows = []                                  # working set W, storage (= arrival) order
-    gam = np.zeros(0)                          # dual variables γ_s ∈ [0, C]
-    g = np.zeros(0)                            # margins g_s = y_s f(x_s)
+    rows = []  # working set W, storage (= arrival) order
+    gam = np.zeros(0)  # dual variables γ_s ∈ [0, C]
+    g = np.zeros(0)  # margins g_s = y_s f(x_s)
     scores = []
     mistakes = updates = 0
     for t in range(st.T):
@@ -487,21 +493,21 @@ def online_svm(X, y, C=5.0, tol=1e-3, working_set="margin", max_sweeps=1000, **k
             rows.append(t)
             gam = np.append(gam, 0.0)
             g = np.append(g, yt * f)
-        if not loss > 0:                       # ℓ_t = 0: the previous solution stays optimal
+        if not loss > 0:  # ℓ_t = 0: the previous solution stays optimal
             continue
         ys = st.y[rows]
         changed = False
         for _sweep in range(max_sweeps):
             swept_change = False
-            for i in range(len(rows)):         # sweep i = 1..|W| in storage order
+            for i in range(len(rows)):  # sweep i = 1..|W| in storage order
                 kii = st.kself[rows[i]]
-                if kii <= ZERO_NORM:           # conventions.md#numerical-guards: zero-norm example, its γ cannot change f → skip
+                if kii <= ZERO_NORM:  # conventions.md#numerical-guards: zero-norm example, its γ cannot change f → skip
                     continue
                 if (gam[i] < C and g[i] < 1.0 - tol) or (gam[i] > 0 and g[i] > 1.0 + tol):
                     delta = _clip((1.0 - g[i]) / kii, -gam[i], C - gam[i])
                     if delta != 0.0:
                         gam[i] += delta
-                        g += ys * ys[i] * delta * st.K[rows, rows[i]]   # g_j += y_j y_i Δ κ_ij
+                        g += ys * ys[i] * delta * st.K[rows, rows[i]]  # g_j += y_j y_i Δ κ_ij
                         swept_change = True
             changed |= swept_change
             if not swept_change:
@@ -575,7 +581,7 @@ def random_stream(seed, n, d, sparse=False, density=0.3, flip=0.1, label_set=(-1
     margin = X @ u + 0.3 * rng.normal(size=n)
     s = np.where(margin >= 0, 1, -1)
     s = np.where(rng.random(n) < flip, -s, s)
-    s[0], s[1] = -1, 1                      # both classes present
+    s[0], s[1] = -1, 1  # both classes present
     lo, hi = label_set
     y = np.where(s > 0, hi, lo)
     Xt = draw(n_test)

@@ -1,7 +1,8 @@
 """Slow, literal references of the multiclass / multi-label kernel learners (docs/algorithms/multiclass.md, the
 multiclass sections of the kernel learners' pages, docs/algorithms/duol.md#ties).
 
-Written from the text of the specification (``docs/algorithms/multiclass.md`` and the multiclass sections) and, where the text leaves a choice open,
+Written from the text of the specification (``docs/algorithms/multiclass.md`` and the multiclass sections) and, where
+the text leaves a choice open,
 from the readings stated in olkit's module docstrings (``mira.py``: the margin-infused QP and the
 ``update`` gate; ``duol.py``: the M-DUOL_appr / M-DUOL_iter steps) — *not* from olkit's code. Nothing
 here imports olkit.
@@ -24,6 +25,7 @@ Conventions (multiclass.md):
 Kernel values are explicit pair-wise evaluations, computed once per stream into a T×T table (``G[s, t]
 = κ(x_s, x_t)`` for stream positions s, t). Streams have small integer features so ‖x − z‖² is exact.
 """
+
 import math
 from dataclasses import dataclass, field
 
@@ -40,7 +42,7 @@ def gram(X, sigma=SIGMA):
     differences x_s − x_t (integer features make ‖x_s − x_t‖² exact)."""
     T = len(X)
     G = np.empty((T, T))
-    gamma = 1.0 / (2 * sigma ** 2)
+    gamma = 1.0 / (2 * sigma**2)
     for i in range(T):
         G[i] = np.exp(-np.sum((X - X[i]) ** 2, axis=1) * gamma)
     return G
@@ -93,7 +95,8 @@ so ℓ = 0. In floating point the difference is a few ulps either way, decided b
 rounded (kernel `exp`, summation order, bisection here vs sorted breakpoints in olkit), and the wrong sign
 adds a spurious SV with |τ| ~ 1e-16. The reference decides such ties as exact arithmetic does: a loss
 within MARGIN_TIE of 0 is 0 (no update). On these integer-feature streams no margin comes that close to 1
-except by an exact tie (the DUOL forms have their own ``tol`` for the same reason, docs/algorithms/duol.md#settled-questions)."""
+except by an exact tie (the DUOL forms have their own ``tol`` for the same reason,
+docs/algorithms/duol.md#settled-questions)."""
 
 
 def mira_tau_bisect(f, y, A, C, tie=MARGIN_TIE):
@@ -112,7 +115,7 @@ def mira_tau_bisect(f, y, A, C, tie=MARGIN_TIE):
     def g(theta):
         return sum(min(ub[r], theta - B[r] / A) for r in range(K))
 
-    lo = min(b / A for b in B) - C - 1.0      # every term linear and < 0 → g(lo) < 0
+    lo = min(b / A for b in B) - C - 1.0  # every term linear and < 0 → g(lo) < 0
     hi = max(B[r] / A + ub[r] for r in range(K))  # every term at its bound → g(hi) = C > 0
     assert g(lo) < 0.0 < g(hi)
     for _ in range(2000):
@@ -139,8 +142,9 @@ class MultiRef:
     events: dict = field(default_factory=dict)
 
 
-def run_reference(name, X, Y, *, C=None, rho=0.0, mode="max", update="mistake", tol=1e-9, multilabel=False,
-                  sigma=SIGMA):
+def run_reference(
+    name, X, Y, *, C=None, rho=0.0, mode="max", update="mistake", tol=1e-9, multilabel=False, sigma=SIGMA
+):
     """Run learner ``name`` over the stream (X dense, Y an n×K 0/1 indicator matrix).
 
     name: "perceptron" (mode max|uniform|prop, perceptron.md), "mira" (update mistake|margin, mira.md), "pa" | "pa1" |
@@ -152,14 +156,28 @@ def run_reference(name, X, Y, *, C=None, rho=0.0, mode="max", update="mistake", 
     if C is None:
         C = 1.0 if name == "mira" else 10.0
     G = gram(X, sigma)
-    pts = []            # stream position of each stored point
-    A = []              # coefficient vector A_i ∈ R^K (every learner but the DUOL forms)
+    pts = []  # stream position of each stored point
+    A = []  # coefficient vector A_i ∈ R^K (every learner but the DUOL forms)
     H, gam, F = [], [], []  # DUOL forms: direction (r_i, s_i), γ_i ≥ 0, cached margin F_i = f(x_i)·H_i
     duol = name.startswith("duol")
     flags, scores = [], []
     n_updates = 0
-    ev = dict.fromkeys(["double", "single", "degenerate", "rho_blocked", "ga=C", "d=0", "gb=C", "tie_b",
-                        "tau_y=C", "mira_skip", "tiny_loss"], 0)
+    ev = dict.fromkeys(
+        [
+            "double",
+            "single",
+            "degenerate",
+            "rho_blocked",
+            "ga=C",
+            "d=0",
+            "gb=C",
+            "tie_b",
+            "tau_y=C",
+            "mira_skip",
+            "tiny_loss",
+        ],
+        0,
+    )
 
     def coef(j):
         if not duol:
@@ -225,7 +243,7 @@ def run_reference(name, X, Y, *, C=None, rho=0.0, mode="max", update="mistake", 
         # ---- pa1.md: multiclass PA / PA-I / PA-II
         if name in ("pa", "pa1", "pa2"):
             ev["tiny_loss"] += bool(abs(loss) <= MARGIN_TIE)
-            if not loss > MARGIN_TIE:       # ℓ_t > 0, an exact-arithmetic tie ℓ_t = 0 decided as 0
+            if not loss > MARGIN_TIE:  # ℓ_t > 0, an exact-arithmetic tie ℓ_t = 0 decided as 0
                 continue
             if name == "pa":
                 g = loss / (2.0 * kt)
@@ -262,13 +280,13 @@ def run_reference(name, X, Y, *, C=None, rho=0.0, mode="max", update="mistake", 
             w_ab = w[b]
             gb_hat = gam[b]
             la, lb = loss, 1.0 - F[b]
-            if name == "duol":          # problem (5): exact maximiser (independent enumeration oracle)
+            if name == "duol":  # problem (5): exact maximiser (independent enumeration oracle)
                 ga, d = box_qp_enumerate(la, lb, 2.0 * kt, 2.0 * kb, w_ab, 0.0, C, -gb_hat, C - gb_hat)
-            elif name == "duol-appr":   # γ_t = min(C, 1/(2(1−ρ))), γ_b = min(C, γ̂_b + 1/(2(1−ρ)))
+            elif name == "duol-appr":  # γ_t = min(C, 1/(2(1−ρ))), γ_b = min(C, γ̂_b + 1/(2(1−ρ)))
                 step = 1.0 / (2.0 * (1.0 - rho))
                 ga = min(C, step)
                 d = min(C, gb_hat + step) - gb_hat
-            elif name == "duol-iter":   # coordinate steps: γ_a first, then d with the updated margin
+            elif name == "duol-iter":  # coordinate steps: γ_a first, then d with the updated margin
                 ga = clip(la / (2.0 * kt), 0.0, C)
                 d = clip((lb - w_ab * ga) / (2.0 * kb), -gb_hat, C - gb_hat)
             else:

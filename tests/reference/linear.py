@@ -34,6 +34,7 @@ Conventions (docs/algorithms/conventions.md and the settled olkit choices):
   the arrays before and after the round; compat="libol" → rounds in which the trigger fired (LIBOL's loss
   l_t > 0, docs/algorithms/linear-family.md#counting-updates), even when the step was degenerate.
 """
+
 import math
 from dataclasses import dataclass, field
 from statistics import NormalDist
@@ -41,9 +42,9 @@ from statistics import NormalDist
 import numpy as np
 import scipy.sparse as sp
 
-ZERO = 1e-12          # guard on ‖Δ‖² (first order) and v = ΔᵀΣΔ (second order)
-ROMMA_EPS = 1e-12     # romma.md: D ≤ 1e-12·‖x‖²‖w‖² → skip
-NEAR_TIE = 1e-9       # a trigger quantity this close to 0 (relative) is decided by rounding: counted in events
+ZERO = 1e-12  # guard on ‖Δ‖² (first order) and v = ΔᵀΣΔ (second order)
+ROMMA_EPS = 1e-12  # romma.md: D ≤ 1e-12·‖x‖²‖w‖² → skip
+NEAR_TIE = 1e-9  # a trigger quantity this close to 0 (relative) is decided by rounding: counted in events
 
 FIRST_ORDER = ("perceptron", "pa", "pa1", "pa2", "romma", "agg-romma", "alma")
 SECOND_ORDER = ("sop", "cw", "cw-var", "iellip", "arow", "nherd", "narow", "scw1", "scw2")
@@ -52,13 +53,13 @@ SECOND_ORDER = ("sop", "cw", "cw-var", "iellip", "arow", "nherd", "narow", "scw1
 @dataclass
 class RefResult:
     mistakes: int
-    flags: np.ndarray          # int8 per round, stream order
+    flags: np.ndarray  # int8 per round, stream order
     n_updates: int
-    scores: np.ndarray         # per-round score before the update (binary f, multiclass m), stream order
-    coef: np.ndarray           # (n_out, d): w / μ (SOP: A⁻¹v)
-    cov: np.ndarray = None     # full (n_out, d, d) / diagonal (n_out, d); None for first-order learners
+    scores: np.ndarray  # per-round score before the update (binary f, multiclass m), stream order
+    coef: np.ndarray  # (n_out, d): w / μ (SOP: A⁻¹v)
+    cov: np.ndarray = None  # full (n_out, d, d) / diagonal (n_out, d); None for first-order learners
     events: dict = field(default_factory=dict)
-    decision: object = None    # f(x) of the final model on a dense row, when it is not coef·x (SOP)
+    decision: object = None  # f(x) of the final model on a dense row, when it is not coef·x (SOP)
 
     def decision_function(self, Xnew):
         Xnew = dense_rows(Xnew)
@@ -95,17 +96,17 @@ class _Problem:
         if self.binary:
             yt = self.y[t]
             f = float(W[0] @ x)
-            y_hat = 1.0 if f >= 0 else -1.0           # conventions.md
+            y_hat = 1.0 if f >= 0 else -1.0  # conventions.md
             D = (yt * x)[None, :]
             return f, y_hat != yt, yt, D, [0]
         yt = int(self.y[t])
         f = W @ x
-        y_hat = int(np.argmax(f))                      # ties → smallest index
+        y_hat = int(np.argmax(f))  # ties → smallest index
         g = f.copy()
         g[yt] = -np.inf
-        s = int(np.argmax(g))                          # best wrong class, ties → smallest index
+        s = int(np.argmax(g))  # best wrong class, ties → smallest index
         D = np.zeros_like(W)
-        D[yt] = x                                      # Δ = e_y⊗x − e_s⊗x (linear-family.md)
+        D[yt] = x  # Δ = e_y⊗x − e_s⊗x (linear-family.md)
         D[s] = -x
         return f, y_hat != yt, yt, D, [yt, s]
 
@@ -114,8 +115,19 @@ class _Problem:
 # First-order learners (perceptron.md, pa*.md, romma.md, agg-romma.md, alma.md with the linear kernel),
 # multiclass through Δ (docs/algorithms/linear-family.md#multiclass)
 # ---------------------------------------------------------------------------------------------------------
-def first_order(name, X, y_raw, order, compat="none", C=None, alpha=0.9, C_alma=math.sqrt(2.0), p=2,
-                romma_reset_case=False, alma_delta="x-hat"):
+def first_order(
+    name,
+    X,
+    y_raw,
+    order,
+    compat="none",
+    C=None,
+    alpha=0.9,
+    C_alma=math.sqrt(2.0),
+    p=2,
+    romma_reset_case=False,
+    alma_delta="x-hat",
+):
     # alma_delta: "x-hat" (Δ built from x̂, the olkit convention) or "unit" (Δ/‖Δ‖, an alternative reading)
     P = _Problem(y_raw)
     X = X[order]
@@ -124,20 +136,20 @@ def first_order(name, X, y_raw, order, compat="none", C=None, alpha=0.9, C_alma=
     W = np.zeros((P.n_out, d))
     scores, flags = [], []
     upd_none = upd_libol = 0
-    k = 1                                              # ALMA update counter (alma.md), starts at 1
-    B = 1.0 / alpha                                    # alma.md: B = 1/α
+    k = 1  # ALMA update counter (alma.md), starts at 1
+    B = 1.0 / alpha  # alma.md: B = 1/α
     events = {"resets": 0, "parallel_skips": 0, "near_ties": 0}
     for t in range(T):
         x = X[t]
         xin = x
         if name == "alma" and compat != "libol":
             nx2 = float(x @ x)
-            xin = x / math.sqrt(nx2) if nx2 > ZERO else np.zeros_like(x)    # alma.md: x̂ = x/‖x‖
+            xin = x / math.sqrt(nx2) if nx2 > ZERO else np.zeros_like(x)  # alma.md: x̂ = x/‖x‖
         score, mistake, yt, D, _ = P.round(W, xin, ys[t])
         scores.append(score)
         flags.append(int(mistake))
-        m = float(np.sum(W * D))                       # m = y f (binary) / f_y − f_s (multiclass)
-        kap = float(np.sum(D * D))                     # ‖Δ‖² = ‖x‖² or 2‖x‖²
+        m = float(np.sum(W * D))  # m = y f (binary) / f_y − f_s (multiclass)
+        kap = float(np.sum(D * D))  # ‖Δ‖² = ‖x‖² or 2‖x‖²
         W_old = W.copy()
         fired = False
         if name == "perceptron":
@@ -150,39 +162,39 @@ def first_order(name, X, y_raw, order, compat="none", C=None, alpha=0.9, C_alma=
             loss = max(0.0, 1.0 - m)
             if loss > 0:
                 fired = True
-                if kap > ZERO:                         # guard κ_t = 0 → skip
+                if kap > ZERO:  # guard κ_t = 0 → skip
                     if name == "pa":
-                        tau = loss / kap               # τ = ℓ/κ
+                        tau = loss / kap  # τ = ℓ/κ
                     elif name == "pa1":
-                        tau = min(C, loss / kap)       # τ = min(C, ℓ/κ)
+                        tau = min(C, loss / kap)  # τ = min(C, ℓ/κ)
                     else:
-                        tau = loss / (kap + 1.0 / (2.0 * C))   # τ = ℓ/(κ + 1/(2C))
+                        tau = loss / (kap + 1.0 / (2.0 * C))  # τ = ℓ/(κ + 1/(2C))
                     W = W + tau * D
         elif name in ("romma", "agg-romma"):
             # romma.md (ROMMA: update iff mistake) / agg-romma.md (iff m < 1), in the joint space
             wants = mistake if name == "romma" else (m < 1.0)
             if wants:
                 fired = True
-                N2 = float(np.sum(W * W))              # ‖w‖² computed directly
+                N2 = float(np.sum(W * W))  # ‖w‖² computed directly
                 A = kap * N2
                 if kap <= ZERO:
                     if compat == "libol" and N2 == 0.0:
-                        W = W + D                      # LIBOL's w ← w + y x (here x = 0: no change)
+                        W = W + D  # LIBOL's w ← w + y x (here x = 0: no change)
                 elif N2 == 0.0:
                     if compat == "libol":
-                        W = W + D                      # romma.md, compat="libol": w ← w + y x
+                        W = W + D  # romma.md, compat="libol": w ← w + y x
                     else:
-                        W = D / kap                    # romma.md: w ← y x/‖x‖²
+                        W = D / kap  # romma.md: w ← y x/‖x‖²
                 elif name == "agg-romma" and romma_reset_case and m >= A:  # an explicit request wins over compat
-                    W = D / kap                        # agg-romma.md reset case: only the margin constraint active
+                    W = D / kap  # agg-romma.md reset case: only the margin constraint active
                     events["resets"] += 1
                 else:
-                    Dd = A - m * m                     # D = ‖x‖²‖w‖² − f²
+                    Dd = A - m * m  # D = ‖x‖²‖w‖² − f²
                     if Dd <= ROMMA_EPS * A:
                         events["parallel_skips"] += 1  # x ∥ w: skip
                     else:
-                        c = (A - m) / Dd               # c = (A − y f)/D
-                        dd = N2 * (1.0 - m) / Dd       # d = N2(y − f)/D, times y: the step is d·Δ
+                        c = (A - m) / Dd  # c = (A − y f)/D
+                        dd = N2 * (1.0 - m) / Dd  # d = N2(y − f)/D, times y: the step is d·Δ
                         W = c * W + dd * D
         elif name == "alma":
             # alma.md (p = 2): γ_k = B/√k, η_k = C/√k; update iff m ≤ (1 − α)γ_k
@@ -192,10 +204,10 @@ def first_order(name, X, y_raw, order, compat="none", C=None, alpha=0.9, C_alma=
                 fired = True
                 if compat == "libol" or kap > ZERO:
                     Dh = D if alma_delta == "x-hat" else D / math.sqrt(kap)
-                    Wp = W + eta_k * Dh                # w' = w + η_k y x̂
+                    Wp = W + eta_k * Dh  # w' = w + η_k y x̂
                     nrm = math.sqrt(float(np.sum(Wp * Wp)))
-                    W = Wp / max(1.0, nrm)             # w ← w'/max(1, ‖w'‖)
-                    k += 1                             # k counts updates
+                    W = Wp / max(1.0, nrm)  # w ← w'/max(1, ‖w'‖)
+                    k += 1  # k counts updates
         else:
             raise ValueError(name)
         if name in ("pa", "pa1", "pa2", "agg-romma"):
@@ -204,8 +216,9 @@ def first_order(name, X, y_raw, order, compat="none", C=None, alpha=0.9, C_alma=
         upd_none += bool(np.any(W != W_old))
         assert np.all(np.isfinite(W))
     flags = np.array(flags, np.int8)
-    return RefResult(int(flags.sum()), flags, upd_libol if compat == "libol" else upd_none,
-                     np.array(scores), W, None, events)
+    return RefResult(
+        int(flags.sum()), flags, upd_libol if compat == "libol" else upd_none, np.array(scores), W, None, events
+    )
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -219,7 +232,7 @@ def sop(X, y_raw, order, a=1.0, covariance="full", compat="none"):
     ys = np.asarray(order)
     T, d = X.shape
     full = covariance == "full"
-    v = np.zeros(d)                                     # Σ over mistakes of y x
+    v = np.zeros(d)  # Σ over mistakes of y x
     A = a * np.eye(d) if full else np.full(d, float(a))  # A = aI + Σ x xᵀ
     scores, flags = [], []
     upd_none = upd_libol = 0
@@ -227,10 +240,10 @@ def sop(X, y_raw, order, a=1.0, covariance="full", compat="none"):
         x = X[t]
         yt = P.y[ys[t]]
         if full:
-            w_t = np.linalg.solve(A + np.outer(x, x), v)   # w_t = (A + x xᵀ)⁻¹ v
+            w_t = np.linalg.solve(A + np.outer(x, x), v)  # w_t = (A + x xᵀ)⁻¹ v
             f = float(w_t @ x)
         else:
-            f = float(np.sum(v * x / (A + x * x)))         # diag(A + x∘x)⁻¹
+            f = float(np.sum(v * x / (A + x * x)))  # diag(A + x∘x)⁻¹
         y_hat = 1.0 if f >= 0 else -1.0
         mistake = y_hat != yt
         scores.append(f)
@@ -238,17 +251,17 @@ def sop(X, y_raw, order, a=1.0, covariance="full", compat="none"):
         v_old, A_old = v.copy(), A.copy()
         xx = np.outer(x, x) if full else x * x
         if compat == "libol":
-            A = A + xx                                  # sop.md#compat-modes: LIBOL commits on every round
+            A = A + xx  # sop.md#compat-modes: LIBOL commits on every round
             if mistake:
                 v = v + yt * x
         elif mistake:
-            v = v + yt * x                              # sop.md: v += y x; A ← A + x xᵀ
+            v = v + yt * x  # sop.md: v += y x; A ← A + x xᵀ
             A = A + xx
         upd_libol += mistake
         upd_none += bool(np.any(v != v_old) or np.any(A != A_old))
     flags = np.array(flags, np.int8)
-    coef = (np.linalg.solve(A, v) if full else v / A)[None, :]      # coef_ = A⁻¹v
-    cov = (np.linalg.inv(A) if full else 1.0 / A)[None]               # covariance_ = A⁻¹
+    coef = (np.linalg.solve(A, v) if full else v / A)[None, :]  # coef_ = A⁻¹v
+    cov = (np.linalg.inv(A) if full else 1.0 / A)[None]  # covariance_ = A⁻¹
 
     def decision(x):
         """SOP's own prediction on a new x: (A + xxᵀ)⁻¹v · x (diagonal: Σ_j v_j x_j/(A_jj + x_j²))."""
@@ -256,16 +269,30 @@ def sop(X, y_raw, order, a=1.0, covariance="full", compat="none"):
             return float(x @ np.linalg.solve(A + np.outer(x, x), v))
         return float(np.sum(v * x / (A + x * x)))
 
-    return RefResult(int(flags.sum()), flags, upd_libol if compat == "libol" else upd_none,
-                     np.array(scores), coef, cov, {}, decision)
+    return RefResult(
+        int(flags.sum()), flags, upd_libol if compat == "libol" else upd_none, np.array(scores), coef, cov, {}, decision
+    )
 
 
 # ---------------------------------------------------------------------------------------------------------
 # Gaussian-weight learners (μ, Σ), docs/algorithms/{cw-var,cw,iellip,arow,nherd,narow,scw1,scw2}.md,
 # multiclass with block-diagonal Σ (docs/algorithms/linear-family.md#multiclass)
 # ---------------------------------------------------------------------------------------------------------
-def second_order(name, X, y_raw, order, covariance="full", compat="none", a=1.0, eta=None, C=None, r=1.0,
-                 b=None, c=0.1, diagonal="project"):
+def second_order(
+    name,
+    X,
+    y_raw,
+    order,
+    covariance="full",
+    compat="none",
+    a=1.0,
+    eta=None,
+    C=None,
+    r=1.0,
+    b=None,
+    c=0.1,
+    diagonal="project",
+):
     P = _Problem(y_raw)
     X = X[order]
     ys = np.asarray(order)
@@ -275,9 +302,9 @@ def second_order(name, X, y_raw, order, covariance="full", compat="none", a=1.0,
     S = np.array([a * np.eye(d) for _ in range(P.n_out)]) if full else np.full((P.n_out, d), float(a))
     if name in ("cw", "cw-var", "scw1", "scw2"):
         phi = phi_of(eta)
-        psi = 1.0 + phi * phi / 2.0                     # ψ = 1 + φ²/2
-        zeta = 1.0 + phi * phi                          # ζ = 1 + φ²
-    c_t = c                                             # IELLIP: c_t = c·b^(t−1) at round t
+        psi = 1.0 + phi * phi / 2.0  # ψ = 1 + φ²/2
+        zeta = 1.0 + phi * phi  # ζ = 1 + φ²
+    c_t = c  # IELLIP: c_t = c·b^(t−1) at round t
     scores, flags = [], []
     upd_none = upd_libol = 0
     events = {"alpha_capped": 0, "near_ties": 0}
@@ -288,10 +315,10 @@ def second_order(name, X, y_raw, order, covariance="full", compat="none", a=1.0,
         flags.append(int(mistake))
         m = float(np.sum(mu * D))
         if full:
-            SD = np.array([S[q] @ D[q] for q in range(P.n_out)])   # Σ_r Δ_r
+            SD = np.array([S[q] @ D[q] for q in range(P.n_out)])  # Σ_r Δ_r
         else:
             SD = S * D
-        v = float(np.sum(D * SD))                       # v = Σ_r Δ_rᵀ Σ_r Δ_r
+        v = float(np.sum(D * SD))  # v = Σ_r Δ_rᵀ Σ_r Δ_r
         mu_old, S_old = mu.copy(), S.copy()
         fired = False
         alpha = beta = cdiag = 0.0
@@ -311,25 +338,31 @@ def second_order(name, X, y_raw, order, covariance="full", compat="none", a=1.0,
                 fired = True
                 if v > ZERO:
                     if name == "scw2":
-                        n = v + 1.0 / (2.0 * C)                     # n = v + 1/(2C)
+                        n = v + 1.0 / (2.0 * C)  # n = v + 1/(2C)
                         if compat == "libol":
                             # scw2.md#compat-modes: LIBOL SCW2.m literally
-                            gamma = math.sqrt(max(phi ** 4 * m * m * v * 2.0
-                                                  + 4.0 * n * v * phi * phi * (n + v * phi * 2.0), 0.0))
+                            gamma = math.sqrt(
+                                max(phi**4 * m * m * v * 2.0 + 4.0 * n * v * phi * phi * (n + v * phi * 2.0), 0.0)
+                            )
                         else:
-                            gamma = phi * math.sqrt(max(phi * phi * m * m * v * v
-                                                        + 4.0 * n * v * (n + v * phi * phi), 0.0))
-                        alpha = max(0.0, (-(2.0 * m * n + phi * phi * m * v) + gamma)
-                                    / (2.0 * (n * n + n * v * phi * phi)))
+                            gamma = phi * math.sqrt(
+                                max(phi * phi * m * m * v * v + 4.0 * n * v * (n + v * phi * phi), 0.0)
+                            )
+                        alpha = max(
+                            0.0, (-(2.0 * m * n + phi * phi * m * v) + gamma) / (2.0 * (n * n + n * v * phi * phi))
+                        )
                     else:
-                        alpha = max(0.0, (-m * psi + math.sqrt(max(m * m * phi ** 4 / 4.0
-                                                                   + v * phi * phi * zeta, 0.0)))
-                                    / (v * zeta))
+                        alpha = max(
+                            0.0,
+                            (-m * psi + math.sqrt(max(m * m * phi**4 / 4.0 + v * phi * phi * zeta, 0.0))) / (v * zeta),
+                        )
                         if name == "scw1" and alpha > C:
-                            alpha = C                               # scw1.md: α = min{C, …}
+                            alpha = C  # scw1.md: α = min{C, …}
                             events["alpha_capped"] += 1
-                    u = 0.25 * (-alpha * v * phi
-                                + math.sqrt(max(alpha * alpha * v * v * phi * phi + 4.0 * v, 0.0))) ** 2
+                    u = (
+                        0.25
+                        * (-alpha * v * phi + math.sqrt(max(alpha * alpha * v * v * phi * phi + 4.0 * v, 0.0))) ** 2
+                    )
                     beta = alpha * phi / (math.sqrt(u) + v * alpha * phi)
                     cdiag = alpha * phi / math.sqrt(u) if u > 0 else 0.0
         elif name == "arow":
@@ -358,21 +391,21 @@ def second_order(name, X, y_raw, order, covariance="full", compat="none", a=1.0,
                 fired = True
                 if v > ZERO:
                     alpha = loss / (v + 1.0 / C)
-                    beta = (C * C * v + 2.0 * C) / (1.0 + C * v) ** 2   # full
-                    cdiag = C * C * v + 2.0 * C                        # diag-project
+                    beta = (C * C * v + 2.0 * C) / (1.0 + C * v) ** 2  # full
+                    cdiag = C * C * v + 2.0 * C  # diag-project
                     diag_rule = {"project": "inverse", "exact": "nherd-exact", "drop": "nherd-drop"}[diagonal]
         elif name == "iellip":
             # iellip.md: on a mistake with v > 0 (guard v > 1e-12)
             if mistake:
                 fired = True
                 if v > ZERO:
-                    al = (1.0 - m) / math.sqrt(v)                # α = (1 − m)/√v
-                    G = D / math.sqrt(v)                         # g = y x/√v
+                    al = (1.0 - m) / math.sqrt(v)  # α = (1 − m)/√v
+                    G = D / math.sqrt(v)  # g = y x/√v
                     if full:
                         SG = np.array([S[q] @ G[q] for q in range(P.n_out)])
                     else:
                         SG = S * G
-                    mu = mu + al * SG                            # w += α Σ g
+                    mu = mu + al * SG  # w += α Σ g
                     # Σ ← (Σ − c Σ g gᵀ Σ)/(1 − c) on the joint (block-diagonal) Σ (iellip.md): the blocks of
                     # the classes not in the round (multiclass) are divided by (1 − c) too
                     for q in range(P.n_out):
@@ -380,18 +413,18 @@ def second_order(name, X, y_raw, order, covariance="full", compat="none", a=1.0,
                             S[q] = S[q] / (1.0 - c_t)
                         elif full:
                             S[q] = (S[q] - c_t * np.outer(SG[q], SG[q])) / (1.0 - c_t)
-                        else:                                    # Σ_jj ← Σ_jj/((1−c) + c Σ_jj g_j²)
+                        else:  # Σ_jj ← Σ_jj/((1−c) + c Σ_jj g_j²)
                             S[q] = S[q] / ((1.0 - c_t) + c_t * S[q] * G[q] ** 2)
-            c_t = c_t * b                                        # c decays after every round
+            c_t = c_t * b  # c decays after every round
         else:
             raise ValueError(name)
         if name != "iellip" and fired and v > ZERO and (alpha != 0.0 or beta != 0.0):
-            mu = mu + alpha * SD                                 # μ_r += α Σ_r Δ_r (old Σ)
+            mu = mu + alpha * SD  # μ_r += α Σ_r Δ_r (old Σ)
             for q in touched:
                 if full:
                     S[q] = S[q] - beta * np.outer(SD[q], SD[q])  # Σ ← Σ − β Σ Δ Δᵀ Σ
                 elif diag_rule == "inverse":
-                    S[q] = S[q] / (1.0 + cdiag * S[q] * D[q] ** 2)   # Σ_jj/(1 + c Σ_jj Δ_j²)
+                    S[q] = S[q] / (1.0 + cdiag * S[q] * D[q] ** 2)  # Σ_jj/(1 + c Σ_jj Δ_j²)
                 elif diag_rule == "nherd-exact":
                     S[q] = S[q] / (1.0 + C * D[q] ** 2 * S[q]) ** 2  # Σ_jj/(1 + C x_j² Σ_jj)²
                 elif diag_rule == "nherd-drop":
@@ -404,13 +437,14 @@ def second_order(name, X, y_raw, order, covariance="full", compat="none", a=1.0,
             q, scale = 1.0 - m, 1.0
         else:
             q, scale = 1.0, 0.0
-        events["near_ties"] += 0 < scale and abs(q) <= NEAR_TIE * scale   # decided by rounding
+        events["near_ties"] += 0 < scale and abs(q) <= NEAR_TIE * scale  # decided by rounding
         upd_libol += fired
         upd_none += bool(np.any(mu != mu_old) or np.any(S != S_old))
         assert np.all(np.isfinite(mu)) and np.all(np.isfinite(S))
     flags = np.array(flags, np.int8)
-    return RefResult(int(flags.sum()), flags, upd_libol if compat == "libol" else upd_none,
-                     np.array(scores), mu, S, events)
+    return RefResult(
+        int(flags.sum()), flags, upd_libol if compat == "libol" else upd_none, np.array(scores), mu, S, events
+    )
 
 
 # olkit defaults (docs/algorithms/linear-family.md#libol-defaults / the olkit conventions)
@@ -461,8 +495,20 @@ def run_linear_reference(name, X_dense, y_raw, order=None, **params):
 # ---------------------------------------------------------------------------------------------------------
 # Random streams
 # ---------------------------------------------------------------------------------------------------------
-def random_stream(seed, n, d, n_classes=2, sparse=False, density=0.4, flip=0.1, zero_frac=0.0, scale=1.0,
-                  label_set=None, one_feature=False, n_test=6):
+def random_stream(
+    seed,
+    n,
+    d,
+    n_classes=2,
+    sparse=False,
+    density=0.4,
+    flip=0.1,
+    zero_frac=0.0,
+    scale=1.0,
+    label_set=None,
+    one_feature=False,
+    n_test=6,
+):
     """A noisy linear rule. Binary: y = sign(x·u + 0.3ε); multiclass: y = argmax_r (x·u_r + 0.3ε_r); a
     fraction ``flip`` of the labels replaced by another class. Features ~ scale·N(0, 1.5²/d).
     ``sparse``: each entry kept with probability ``density`` but at least two per row, returned as CSR (a
@@ -498,7 +544,7 @@ def random_stream(seed, n, d, n_classes=2, sparse=False, density=0.4, flip=0.1, 
         s = np.argmax(X @ U.T + 0.3 * scale * rng.normal(size=(n, k)), axis=1)
     flipped = rng.random(n) < flip
     s = np.where(flipped, (s + rng.integers(1, k, size=n)) % k, s)
-    s[:k] = rng.permutation(k)                     # every class present
+    s[:k] = rng.permutation(k)  # every class present
     if zero_frac > 0:
         zero = rng.random(n) < zero_frac
         zero[:k] = False

@@ -37,6 +37,7 @@ Invariants asserted every round: |S| ≤ B; tracked ‖f‖² = tr(AᵀK_S A) (1
 ‖f‖ ≤ U(1 + 1e-12); Σ_r A_i[r] = 0 for multiclass rows; Σδ ≥ 0; in phase 1 K_S⁻¹ is the inverse of K_S;
 after a merge |S| = ⌊B/2⌋ and the SVs are the first ⌊B/2⌋ of before.
 """
+
 import math
 from dataclasses import dataclass, field
 
@@ -47,9 +48,9 @@ from .budget import BudgetRef, Model, _close, _project, argmax_first, gram
 
 @dataclass
 class PomdrRef(BudgetRef):
-    raw_scores: np.ndarray = field(default=None)   # per-round F(x_t) without the hint (before the update)
-    lams: list = field(default_factory=list)       # per-round λ_t
-    trace: list = field(default_factory=list)      # per-round diagnostics after the round (as ``diagnostics``)
+    raw_scores: np.ndarray = field(default=None)  # per-round F(x_t) without the hint (before the update)
+    lams: list = field(default_factory=list)  # per-round λ_t
+    trace: list = field(default_factory=list)  # per-round diagnostics after the round (as ``diagnostics``)
 
 
 def resolve(T, B, B0=None, a=None):
@@ -82,17 +83,30 @@ def run_pomdr(X, y, *, sigma, K=None, U=25.0, B=600, B0=None, M=15, coe=0.1, a=N
     S = Model(G, Kp)
 
     flags, scores, raw_scores, lams = [], [], [], []
-    window = []                 # (stream position τ, D_τ), oldest first, at most M entries
-    norm2 = 0.0                 # tracked ‖f‖²
-    sumd = 0.0                  # Σδ
-    Kinv = None                 # K_S⁻¹ (phase 1)
+    window = []  # (stream position τ, D_τ), oldest first, at most M entries
+    norm2 = 0.0  # tracked ‖f‖²
+    sumd = 0.0  # Σδ
+    Kinv = None  # K_S⁻¹ (phase 1)
     phase, merged = 1, False
     n_updates, max_sv = 0, 0
     trace = []
-    phase1_pts = set()          # stream positions of the SVs added in phase 1 (round 1 included)
-    ev = dict.fromkeys(["projections", "additions", "merges", "scaled_to_U", "merged_rows", "dup_projections",
-                        "phase2_rounds", "hint_rounds", "no_update",
-                        "merged_phase1_rows", "zero_norm_merge"], 0)
+    phase1_pts = set()  # stream positions of the SVs added in phase 1 (round 1 included)
+    ev = dict.fromkeys(
+        [
+            "projections",
+            "additions",
+            "merges",
+            "scaled_to_U",
+            "merged_rows",
+            "dup_projections",
+            "phase2_rounds",
+            "hint_rounds",
+            "no_update",
+            "merged_phase1_rows",
+            "zero_norm_merge",
+        ],
+        0,
+    )
 
     for t in range(n_rounds):
         yt = int(y[t])
@@ -125,9 +139,9 @@ def run_pomdr(X, y, *, sigma, K=None, U=25.0, B=600, B0=None, M=15, coe=0.1, a=N
             scores.append(Ft.copy())
             raw_scores.append(F.copy())
         flags.append(int(yhat != yt))
-        mtil = float(D @ Ft)        # m̃_t (optimistic)
-        mt = float(D @ F)           # m_t (the model's own score)
-        DH = float(D @ H)           # D_t·Ĥ(x_t)
+        mtil = float(D @ Ft)  # m̃_t (optimistic)
+        mt = float(D @ F)  # m_t (the model's own score)
+        DH = float(D @ H)  # D_t·Ĥ(x_t)
 
         updated = False
         if t == 0:
@@ -144,8 +158,13 @@ def run_pomdr(X, y, *, sigma, K=None, U=25.0, B=600, B0=None, M=15, coe=0.1, a=N
                 if math.sqrt(delta2) <= a:
                     N = float(S.kvec(t) @ beta)
                     if m:
-                        ph = math.fsum(float(D @ Dtau) * math.fsum(beta[j] * G[p, tau] for j, p in enumerate(S.pts))
-                                       for tau, Dtau in window) / m
+                        ph = (
+                            math.fsum(
+                                float(D @ Dtau) * math.fsum(beta[j] * G[p, tau] for j, p in enumerate(S.pts))
+                                for tau, Dtau in window
+                            )
+                            / m
+                        )
                     else:
                         ph = 0.0
                     sumd += max(cD * N - 2.0 * ph, 0.0)
@@ -189,7 +208,7 @@ def run_pomdr(X, y, *, sigma, K=None, U=25.0, B=600, B0=None, M=15, coe=0.1, a=N
             before = list(S.pts)
             for r in range(half, S.n):
                 kr = [G[S.pts[j], S.pts[r]] for j in range(half)]
-                near = argmax_first(kr)          # largest κ(x_j, x_r), ties → the oldest
+                near = argmax_first(kr)  # largest κ(x_j, x_r), ties → the oldest
                 S.A[near] = S.A[near] + S.A[r]
                 ev["merged_rows"] += 1
                 ev["merged_phase1_rows"] += S.pts[r] in phase1_pts
@@ -225,11 +244,31 @@ def run_pomdr(X, y, *, sigma, K=None, U=25.0, B=600, B0=None, M=15, coe=0.1, a=N
         if phase_at_start == 1:
             resid = np.abs(Kinv @ S.KS() - np.eye(S.n)).max()
             assert resid < 1e-6 * max(1.0, np.abs(Kinv).max()), (t, resid)
-        trace.append({"phase": phase, "merges": ev["merges"], "projections": ev["projections"],
-                      "additions": ev["additions"], "sum_delta": float(sumd), "norm": math.sqrt(max(norm2, 0.0)),
-                      "n": S.n, "updates": n_updates})
+        trace.append(
+            {
+                "phase": phase,
+                "merges": ev["merges"],
+                "projections": ev["projections"],
+                "additions": ev["additions"],
+                "sum_delta": float(sumd),
+                "norm": math.sqrt(max(norm2, 0.0)),
+                "n": S.n,
+                "updates": n_updates,
+            }
+        )
 
     diag = {k: v for k, v in trace[-1].items() if k not in ("n", "updates")} if trace else {}
-    return PomdrRef(np.array(flags, dtype=int), np.array(scores), S.n_nonzero(), n_updates, diag, ev, max_sv,
-                    list(S.pts), [row.copy() for row in S.A], raw_scores=np.array(raw_scores), lams=lams,
-                    trace=trace)
+    return PomdrRef(
+        np.array(flags, dtype=int),
+        np.array(scores),
+        S.n_nonzero(),
+        n_updates,
+        diag,
+        ev,
+        max_sv,
+        list(S.pts),
+        [row.copy() for row in S.A],
+        raw_scores=np.array(raw_scores),
+        lams=lams,
+        trace=trace,
+    )

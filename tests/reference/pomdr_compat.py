@@ -46,6 +46,7 @@ index; update on y f < 1 / Γ < 1; stage 1 appends ηy_t (ηH_t); the first marg
 top-k eigenpairs (``eigs``), M = D^{−1/2}Vᵀ, w = α·pinv(M) and that round's step w += ηD_t(M k_t)ᵀ with k_t the
 round's stage-1 kernel vector; later rounds linear OGD on M k_S(x).
 """
+
 import math
 
 import numpy as np
@@ -72,9 +73,26 @@ def _sqrt(v):
 # POMDR.R
 # ---------------------------------------------------------------------------------------------------------
 def _events():
-    return dict.fromkeys(["projections", "dup_projections", "additions", "merges", "merged_rows", "dropped_rows",
-                          "merges_with_drops", "scaled_to_U", "phase2_rounds", "round1_forced", "no_update",
-                          "window_full_projections", "round2_projection", "phase2_from_round", "tie_choices"], 0)
+    return dict.fromkeys(
+        [
+            "projections",
+            "dup_projections",
+            "additions",
+            "merges",
+            "merged_rows",
+            "dropped_rows",
+            "merges_with_drops",
+            "scaled_to_U",
+            "phase2_rounds",
+            "round1_forced",
+            "no_update",
+            "window_full_projections",
+            "round2_projection",
+            "phase2_from_round",
+            "tie_choices",
+        ],
+        0,
+    )
 
 
 def r_kernel(X, s, t, sigma):
@@ -87,8 +105,9 @@ def r_kernel(X, s, t, sigma):
     return math.exp(d2 / (-2.0 * (sigma * sigma)))
 
 
-def run_pomdr_ahp_r(X, y, *, kernel="gaussian", sigma=1.0, degree=2, coef0=1.0, U=25.0, B=600, B0=None, M=15,
-                    coe=0.1, a=None, T=None):
+def run_pomdr_ahp_r(
+    X, y, *, kernel="gaussian", sigma=1.0, degree=2, coef0=1.0, U=25.0, B=600, B0=None, M=15, coe=0.1, a=None, T=None
+):
     """POMDR.R over the stream X (dense), y ∈ {−1, +1}. Returns a :class:`reference.budget.BudgetRef` (scores:
     the optimistic F̃; diagnostics as olkit's ``diagnostics()``; ``trace``: per-round |S|, phase, Σδ, ‖f‖)."""
     X = np.asarray(X, float)
@@ -110,13 +129,13 @@ def run_pomdr_ahp_r(X, y, *, kernel="gaussian", sigma=1.0, degree=2, coef0=1.0, 
     lam = U / math.sqrt(3.0)
     S.append(0, [lam * y[0]])
     flags, scores = [1], [0.0]
-    ev["round1_forced"] += y[0] == 1             # f = 0 would predict +1 = y_1
+    ev["round1_forced"] += y[0] == 1  # f = 0 would predict +1 = y_1
     Kinv = np.array([[1.0]])
     norm = lam
     sumd = 1.0
     phase, merged = 1, False
-    nearest = {}                                # stream position of an SV → arrival rank of its nearest permanent SV
-    choices = []                                # (t, the permanent SVs' stream positions, the rank chosen)
+    nearest = {}  # stream position of an SV → arrival rank of its nearest permanent SV
+    choices = []  # (t, the permanent SVs' stream positions, the rank chosen)
     projections = additions = merges = 0
     n_updates = 1
     trace = [{"n": 1, "phase": 1, "sum_delta": sumd, "norm": norm}]
@@ -143,9 +162,9 @@ def run_pomdr_ahp_r(X, y, *, kernel="gaussian", sigma=1.0, degree=2, coef0=1.0, 
                 if math.sqrt(delta2) <= a:
                     tem = unit_gram() @ beta
                     tem1 = float(tem @ beta)
-                    if m == 0:                                 # olkit: M = 0, no hint (R divides by 0)
+                    if m == 0:  # olkit: M = 0, no hint (R divides by 0)
                         tem2 = 0.0
-                    elif t == 1:                               # the window is x_1, the only SV
+                    elif t == 1:  # the window is x_1, the only SV
                         tem2 = y[0] * beta[0]
                         ev["round2_projection"] += 1
                     else:
@@ -159,7 +178,7 @@ def run_pomdr_ahp_r(X, y, *, kernel="gaussian", sigma=1.0, degree=2, coef0=1.0, 
                     tem3 = float(tem @ alpha)
                     for i in range(S.n):
                         S.A[i] = S.A[i] + lam * yt * beta[i]
-                    norm = _sqrt(norm ** 2 + 2 * yt * lam * tem3 + lam ** 2 * tem1)
+                    norm = _sqrt(norm**2 + 2 * yt * lam * tem3 + lam**2 * tem1)
                     projections += 1
                     ev["projections"] += 1
                     ev["dup_projections"] += int(delta2 == 0.0)
@@ -170,7 +189,7 @@ def run_pomdr_ahp_r(X, y, *, kernel="gaussian", sigma=1.0, degree=2, coef0=1.0, 
                     Kn = np.zeros((n0 + 1, n0 + 1))
                     Kn[:n0, :n0] = Kinv
                     Kinv = Kn + np.outer(v, v) / delta2
-                    norm = _sqrt(norm ** 2 + 2 * yt * lam * f + lam ** 2)
+                    norm = _sqrt(norm**2 + 2 * yt * lam * f + lam**2)
                     sumd += max(1.0 - 2.0 * yt * h, 0.0)
                     additions += 1
                     ev["additions"] += 1
@@ -180,7 +199,7 @@ def run_pomdr_ahp_r(X, y, *, kernel="gaussian", sigma=1.0, degree=2, coef0=1.0, 
                     ev["scaled_to_U"] += 1
             else:
                 S.append(t, [lam * yt])
-                norm = _sqrt(norm ** 2 + 2 * yt * lam * f + lam ** 2)
+                norm = _sqrt(norm**2 + 2 * yt * lam * f + lam**2)
                 if norm > U:
                     S.scale(U / norm)
                     norm = U
@@ -201,11 +220,11 @@ def run_pomdr_ahp_r(X, y, *, kernel="gaussian", sigma=1.0, degree=2, coef0=1.0, 
                     S.pts, S.A = pts[:half], A[:half]
                     S.lab, S.comp = S.lab[:half], S.comp[:half]
                     dropped = 0
-                    for r in range(half, B):                       # position order
+                    for r in range(half, B):  # position order
                         if pts[r] in nearest:
                             S.A[nearest[pts[r]]] = S.A[nearest[pts[r]]] + A[r]
                             ev["merged_rows"] += 1
-                        else:                                      # a phase-1 SV beyond B/2: no nearest SV
+                        else:  # a phase-1 SV beyond B/2: no nearest SV
                             dropped += 1
                     ev["dropped_rows"] += dropped
                     ev["merges_with_drops"] += dropped > 0
@@ -215,7 +234,7 @@ def run_pomdr_ahp_r(X, y, *, kernel="gaussian", sigma=1.0, degree=2, coef0=1.0, 
                     norm2 = float(alpha @ unit_gram() @ alpha)
                     if norm2 < 0:
                         raise ScriptFails(f"merged ‖f‖² = {norm2}")
-                    if norm2 > 0:                                  # olkit: N = 0 leaves α (R divides by 0)
+                    if norm2 > 0:  # olkit: N = 0 leaves α (R divides by 0)
                         S.scale(U / math.sqrt(norm2))
                         norm = U
                     else:
@@ -231,14 +250,29 @@ def run_pomdr_ahp_r(X, y, *, kernel="gaussian", sigma=1.0, degree=2, coef0=1.0, 
         # ---- invariants
         assert S.n < B
         assert norm <= U * (1 + 1e-12)
-        if kernel == "gaussian":   # κ(x, x) = 1: the tracked norm is the model's
-            assert _close(norm ** 2, S.norm2()), (t, norm ** 2, S.norm2())
+        if kernel == "gaussian":  # κ(x, x) = 1: the tracked norm is the model's
+            assert _close(norm**2, S.norm2()), (t, norm**2, S.norm2())
         trace.append({"n": S.n, "phase": phase, "sum_delta": sumd, "norm": norm})
 
-    diag = {"phase": phase, "merges": merges, "projections": projections, "additions": additions + 1,
-            "sum_delta": float(sumd), "norm": float(norm)}
-    ref = BudgetRef(np.array(flags, dtype=int), np.array(scores), S.n_nonzero(), n_updates, diag, ev,
-                    max(tr["n"] for tr in trace), list(S.pts), [r.copy() for r in S.A])
+    diag = {
+        "phase": phase,
+        "merges": merges,
+        "projections": projections,
+        "additions": additions + 1,
+        "sum_delta": float(sumd),
+        "norm": float(norm),
+    }
+    ref = BudgetRef(
+        np.array(flags, dtype=int),
+        np.array(scores),
+        S.n_nonzero(),
+        n_updates,
+        diag,
+        ev,
+        max(tr["n"] for tr in trace),
+        list(S.pts),
+        [r.copy() for r in S.A],
+    )
     ref.trace = trace
     ref.choices = choices
     return ref
@@ -274,8 +308,13 @@ def nogd_ahp_r(X, y, *, eta, B, k=None, sigma=1.0, floor=EIGEN_FLOOR):
     pts, alpha = [0], [eta * y[0]]
     mistakes, scores = [1], [0.0]
     n_updates = 1
-    ev = {"round1_forced": int(y[0] == 1), "transition_mistake_only_stage2": 0, "transition_mistake_only_stage1": 0,
-          "transition_step": 0, "stage2_updates": 0}
+    ev = {
+        "round1_forced": int(y[0] == 1),
+        "transition_mistake_only_stage2": 0,
+        "transition_mistake_only_stage1": 0,
+        "transition_step": 0,
+        "stage2_updates": 0,
+    }
     w = M = None
     transition, rank = 0, 0
     min_gap = sign_margin = math.inf
@@ -291,9 +330,8 @@ def nogd_ahp_r(X, y, *, eta, B, k=None, sigma=1.0, floor=EIGEN_FLOOR):
                 pts.append(t)
                 alpha.append(eta * yt)
                 changed = True
-                if len(pts) == B:                                  # the transition, in the same round
-                    Gs = np.array([[1.0 if i == j else G[p, q] for j, q in enumerate(pts)]
-                                   for i, p in enumerate(pts)])
+                if len(pts) == B:  # the transition, in the same round
+                    Gs = np.array([[1.0 if i == j else G[p, q] for j, q in enumerate(pts)] for i, p in enumerate(pts)])
                     lam, V = np.linalg.eigh(Gs)
                     lam, V = lam[::-1], V[:, ::-1]
                     V, sign_margin = canonical_signs(V)
@@ -302,7 +340,7 @@ def nogd_ahp_r(X, y, *, eta, B, k=None, sigma=1.0, floor=EIGEN_FLOOR):
                     rank = len(keep)
                     kept_ratio = lam[rank - 1] / lam[0]
                     a = np.array(alpha)
-                    w = np.array([math.sqrt(lam[j]) * float(V[j, :] @ a) for j in range(rank)])   # row j of V
+                    w = np.array([math.sqrt(lam[j]) * float(V[j, :] @ a) for j in range(rank)])  # row j of V
                     M = np.array([V[:, j] / math.sqrt(lam[j]) for j in range(rank)])
                     transition = t + 1
                     phi = M @ np.array([G[p, t] for p in pts])
@@ -325,10 +363,22 @@ def nogd_ahp_r(X, y, *, eta, B, k=None, sigma=1.0, floor=EIGEN_FLOOR):
                 ev["stage2_updates"] += 1
         mistakes.append(err)
         n_updates += changed
-    return {"scores": np.array(scores), "mistakes": np.array(mistakes, dtype=int), "n_updates": n_updates,
-            "n_sv": len(pts), "transition": transition, "rank": rank, "W": w, "M": M, "SV": X[pts],
-            "A": np.array(alpha), "min_gap": min_gap, "sign_margin": sign_margin, "kept_ratio": kept_ratio,
-            "events": ev}
+    return {
+        "scores": np.array(scores),
+        "mistakes": np.array(mistakes, dtype=int),
+        "n_updates": n_updates,
+        "n_sv": len(pts),
+        "transition": transition,
+        "rank": rank,
+        "W": w,
+        "M": M,
+        "SV": X[pts],
+        "A": np.array(alpha),
+        "min_gap": min_gap,
+        "sign_margin": sign_margin,
+        "kept_ratio": kept_ratio,
+        "events": ev,
+    }
 
 
 def nogd_lsokl(X, y, *, eta, B, k, sigma, n_classes=2):
@@ -341,7 +391,7 @@ def nogd_lsokl(X, y, *, eta, B, k, sigma, n_classes=2):
     G = kernel_table(X, "gaussian", sigma)
     multi = n_classes >= 3
     Kp = n_classes if multi else 1
-    pts, alpha = [], []                                           # alpha: rows of length K'
+    pts, alpha = [], []  # alpha: rows of length K'
     w = M = None
     transition, rank = 0, 0
     gap, kept_ratio = math.inf, 1.0
@@ -365,7 +415,7 @@ def nogd_lsokl(X, y, *, eta, B, k, sigma, n_classes=2):
             D[yt], D[s] = 1.0, -1.0
         else:
             yt = int(y[t])
-            mistakes[t] = (1 if F[0] >= 0 else -1) != yt          # sign(0) → +1
+            mistakes[t] = (1 if F[0] >= 0 else -1) != yt  # sign(0) → +1
             margin = yt * F[0]
             D = np.array([float(yt)])
         if margin >= 1:
@@ -375,7 +425,7 @@ def nogd_lsokl(X, y, *, eta, B, k, sigma, n_classes=2):
             pts.append(t)
             alpha.append(eta * D)
             continue
-        if w is None:                                             # the switch: eigs(k_hat, k), w = α·pinv(M)
+        if w is None:  # the switch: eigs(k_hat, k), w = α·pinv(M)
             Gs = np.array([[G[p, q] for q in pts] for p in pts])
             lam, V = np.linalg.eigh(Gs)
             lam, V = lam[::-1], V[:, ::-1]
@@ -383,9 +433,19 @@ def nogd_lsokl(X, y, *, eta, B, k, sigma, n_classes=2):
             gap = (lam[rank - 1] - lam[rank]) / lam[0] if rank < B else math.inf
             kept_ratio = lam[rank - 1] / lam[0]
             M = np.diag(lam[:rank] ** -0.5) @ V[:, :rank].T
-            w = np.array(alpha).T @ np.linalg.pinv(M)             # K' × k
+            w = np.array(alpha).T @ np.linalg.pinv(M)  # K' × k
             transition = t + 1
-        w = w + eta * np.outer(D, M @ kt)                         # that round's kernel vector
-    return {"scores": scores, "mistakes": mistakes, "n_updates": n_updates, "n_sv": len(pts),
-            "transition": transition, "rank": rank, "W": w, "M": M, "SV": X[pts], "gap": gap,
-            "kept_ratio": kept_ratio}
+        w = w + eta * np.outer(D, M @ kt)  # that round's kernel vector
+    return {
+        "scores": scores,
+        "mistakes": mistakes,
+        "n_updates": n_updates,
+        "n_sv": len(pts),
+        "transition": transition,
+        "rank": rank,
+        "W": w,
+        "M": M,
+        "SV": X[pts],
+        "gap": gap,
+        "kept_ratio": kept_ratio,
+    }

@@ -20,6 +20,7 @@ reading mode (``zero_based``) and valid for one size and modification time of th
 * **Inspectable**: ``olkit cache info`` (:func:`info`) lists the location, the entries, their sizes, the
   total and the cap; ``olkit cache clear`` (:func:`clear`) removes them.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -203,10 +204,13 @@ def info() -> dict:
     writes in progress or killed)."""
     base = directory()
     entries = [] if base is None else _entries(base)
-    return {"directory": base, "max_bytes": max_bytes(),
-            "entries": [{"name": n, "bytes": s, "last_used": t} for n, s, t in entries],
-            "total_bytes": sum(s for _, s, _ in entries),
-            "temporary": [] if base is None else [n for n, _, _ in _temporaries(base)]}
+    return {
+        "directory": base,
+        "max_bytes": max_bytes(),
+        "entries": [{"name": n, "bytes": s, "last_used": t} for n, s, t in entries],
+        "total_bytes": sum(s for _, s, _ in entries),
+        "temporary": [] if base is None else [n for n, _, _ in _temporaries(base)],
+    }
 
 
 def clear() -> list:
@@ -229,17 +233,20 @@ def describe(limit: int | None = 20) -> str:
         return f"parsed-data cache: off ({DIR_ENV}=off)"
     entries = state["entries"][::-1]  # most recently used first
     shown = entries if limit is None else entries[:limit]
-    lines = [f"parsed-data cache: {state['directory']}",
-             f"{len(entries)} entries, {format_bytes(state['total_bytes'])} of at most "
-             f"{format_bytes(state['max_bytes'])} ({MAX_BYTES_ENV})" + ("; most recently used first:"
-                                                                        if entries else "")]
+    lines = [
+        f"parsed-data cache: {state['directory']}",
+        f"{len(entries)} entries, {format_bytes(state['total_bytes'])} of at most "
+        f"{format_bytes(state['max_bytes'])} ({MAX_BYTES_ENV})" + ("; most recently used first:" if entries else ""),
+    ]
     for e in shown:
         used = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(e["last_used"]))
         lines.append(f"  {e['name']}  {format_bytes(e['bytes'])}  last used {used}")
     if len(shown) < len(entries):
-        rest = entries[len(shown):]
-        lines.append(f"  ... and {len(rest)} more, {format_bytes(sum(e['bytes'] for e in rest))} "
-                     "(olkit cache info --all lists them)")
+        rest = entries[len(shown) :]
+        lines.append(
+            f"  ... and {len(rest)} more, {format_bytes(sum(e['bytes'] for e in rest))} "
+            "(olkit cache info --all lists them)"
+        )
     if state["temporary"]:
         temporary = state["temporary"]
         lines.append(f"{len(temporary)} temporary file(s) of unfinished writes: {', '.join(temporary)}")

@@ -156,8 +156,10 @@ class DatasetSpec:
         if self.value_scale is not None:
             scale = tuple(self.value_scale)
             if len(scale) != 2 or not all(isinstance(v, (int, float)) and np.isfinite(v) and v > 0 for v in scale):
-                raise ValueError(f"dataset {self.name!r}: value_scale must be (numerator, denominator), two finite "
-                                 f"numbers > 0, got {self.value_scale!r}")
+                raise ValueError(
+                    f"dataset {self.name!r}: value_scale must be (numerator, denominator), two finite "
+                    f"numbers > 0, got {self.value_scale!r}"
+                )
             object.__setattr__(self, "value_scale", scale)
         object.__setattr__(self, "generator_kwargs", tuple((str(k), v) for k, v in self.generator_kwargs))
         if self.generator is None:
@@ -200,8 +202,11 @@ class DatasetSpec:
             parts.append(f"label +1 where the raw label is in {{{positive}}}, else -1")
         if self.value_scale is not None:
             numerator, denominator = self.value_scale
-            parts.append("every value" + (f" x {numerator:g}" if numerator != 1 else "")
-                         + (f" / {denominator:g}" if denominator != 1 else ""))
+            parts.append(
+                "every value"
+                + (f" x {numerator:g}" if numerator != 1 else "")
+                + (f" / {denominator:g}" if denominator != 1 else "")
+            )
         if self.equalize_histograms:
             parts.append("every example histogram-equalised")
         return "; ".join(parts) or None
@@ -349,8 +354,7 @@ CATALOG: dict[str, DatasetSpec] = {
             ("ijcnn1.train.libsvm.bz2", "ijcnn1.test.libsvm.bz2"),
             22,
             "SCW Tab.2 / Ahpatron Tab.1: 141691 x 22 (train + test)",
-            "LIBSVM ijcnn1 (tr + val = 49990 rows) + ijcnn1.t (91701 rows), "
-            "from X-DataInitiative/tick-datasets",
+            "LIBSVM ijcnn1 (tr + val = 49990 rows) + ijcnn1.t (91701 rows), from X-DataInitiative/tick-datasets",
             "Some entries are written as explicit ':0.0'; they are kept as stored zeros (harmless).",
         ),
         DatasetSpec(
@@ -380,8 +384,7 @@ CATALOG: dict[str, DatasetSpec] = {
             ("usps.train.libsvm.bz2",),
             256,
             "DUOL JMLR Tab.3: 7291 x 256 x 10; SCW Tab.2: 7291 x 256 (1 vs all)",
-            "USPS (Hull) 7291-image training set, derived from niuers/Learning-From-Data-A-Short-Course "
-            "data/usps.h5",
+            "USPS (Hull) 7291-image training set, derived from niuers/Learning-From-Data-A-Short-Course data/usps.h5",
             "Not LIBSVM's file: values equal ESL's zip.train in [-1, 1] (3 decimals) and labels are digit + 1 "
             "(1..10) as in LIBSVM's usps, but the row order may differ. For SCW's '1 vs all' digit 1 is label 2 "
             "(catalog entry 'usps-1vsall').",
@@ -425,8 +428,7 @@ CATALOG: dict[str, DatasetSpec] = {
             "letter-all",
             ("letter.train.libsvm.bz2", "letter.test.libsvm.bz2"),
             16,
-            "UCI letter: 20000 x 16 x 26 (train 15000 + test 5000); DUOL JMLR Tab.3 uses the train split "
-            "('letter')",
+            "UCI letter: 20000 x 16 x 26 (train 15000 + test 5000); DUOL JMLR Tab.3 uses the train split ('letter')",
             "LIBSVM letter.scale (LGuitron/LIBOL-python) + its 5000-row test split rebuilt from UCI letter "
             "(R mlbench LetterRecognition, cross-checked with KEEL), scaled like letter.scale",
             "For papers that use train + test (none of the tables reproduced here does: DUOL's letter is the "
@@ -525,43 +527,77 @@ CATALOG: dict[str, DatasetSpec] = {
 # split reads the other.
 _SPLITS = (
     # name, file, width, what the split is, the catalog entry (or entries) holding it
-    ("splice.train", "splice.train.libsvm.bz2", 60, "LIBSVM splice's 1000-row train split",
-     "'splice' (the same rows)"),
+    ("splice.train", "splice.train.libsvm.bz2", 60, "LIBSVM splice's 1000-row train split", "'splice' (the same rows)"),
     ("splice.test", "splice.test.libsvm.bz2", 60, "LIBSVM splice.t, 2175 rows", "none"),
     ("w7a.train", "w7a.train.libsvm.bz2", 300, "LIBSVM w7a, 24692 rows", "'w7a' (the same rows)"),
     ("w7a.test", "w7a.test.libsvm.bz2", 300, "LIBSVM w7a.t, 25057 rows", "none"),
     ("w8a.train", "w8a.train.libsvm.bz2", 300, "LIBSVM w8a, 49749 rows", "'w8a' (the same rows)"),
     ("w8a.test", "w8a.test.libsvm.bz2", 300, "LIBSVM w8a.t, 14951 rows", "none"),
     ("a9a.train", "a9a.train.libsvm.bz2", 123, "LIBSVM a9a, 32561 rows", "'a9a' (train + test)"),
-    ("a9a.test", "a9a.test.libsvm.bz2", 123, "LIBSVM a9a.t, 16281 rows (feature 123 never used, padded)",
-     "'a9a' (train + test)"),
+    (
+        "a9a.test",
+        "a9a.test.libsvm.bz2",
+        123,
+        "LIBSVM a9a.t, 16281 rows (feature 123 never used, padded)",
+        "'a9a' (train + test)",
+    ),
     ("ijcnn1.train", "ijcnn1.train.libsvm.bz2", 22, "LIBSVM ijcnn1 tr + val, 49990 rows", "'ijcnn1' (train + test)"),
     ("ijcnn1.test", "ijcnn1.test.libsvm.bz2", 22, "LIBSVM ijcnn1.t, 91701 rows", "'ijcnn1' (train + test)"),
     ("usps.train", "usps.train.libsvm.bz2", 256, "USPS 7291-image training set", "'usps' (the same rows)"),
     ("usps.test", "usps.test.libsvm.bz2", 256, "USPS 2007-image test set", "none"),
-    ("mnist.train", "mnist.train.libsvm.bz2", 784, "MNIST 60000 training images, pixel / 255",
-     "'mnist-1vs2' (digits 1 and 2 of train + test)"),
-    ("mnist.test", "mnist.test.libsvm.bz2", 784, "MNIST 10000 test images, pixel / 255",
-     "'mnist' (the same rows, 778 features: the largest index present)"),
+    (
+        "mnist.train",
+        "mnist.train.libsvm.bz2",
+        784,
+        "MNIST 60000 training images, pixel / 255",
+        "'mnist-1vs2' (digits 1 and 2 of train + test)",
+    ),
+    (
+        "mnist.test",
+        "mnist.test.libsvm.bz2",
+        784,
+        "MNIST 10000 test images, pixel / 255",
+        "'mnist' (the same rows, 778 features: the largest index present)",
+    ),
     ("dna.train", "dna.train.libsvm.bz2", 180, "LIBSVM dna.scale, 2000 rows", "'dna' (the same rows)"),
     ("dna.test", "dna.test.libsvm.bz2", 180, "LIBSVM dna.scale.t, 1186 rows", "none"),
     ("letter.train", "letter.train.libsvm.bz2", 16, "LIBSVM letter.scale, 15000 rows", "'letter' (the same rows)"),
-    ("letter.test", "letter.test.libsvm.bz2", 16, "letter's 5000-row test split, rebuilt from UCI letter",
-     "'letter-all' (train + test)"),
-    ("dorothea.train", "dorothea.train.libsvm.bz2", 100000, "DOROTHEA training part, 800 rows, raw binary",
-     "'dorothea' (train + valid, unit-norm rows) and 'dorothea-raw'"),
-    ("dorothea.valid", "dorothea.valid.libsvm.bz2", 100000, "DOROTHEA validation part, 350 rows, raw binary",
-     "'dorothea' (train + valid, unit-norm rows) and 'dorothea-raw'"),
+    (
+        "letter.test",
+        "letter.test.libsvm.bz2",
+        16,
+        "letter's 5000-row test split, rebuilt from UCI letter",
+        "'letter-all' (train + test)",
+    ),
+    (
+        "dorothea.train",
+        "dorothea.train.libsvm.bz2",
+        100000,
+        "DOROTHEA training part, 800 rows, raw binary",
+        "'dorothea' (train + valid, unit-norm rows) and 'dorothea-raw'",
+    ),
+    (
+        "dorothea.valid",
+        "dorothea.valid.libsvm.bz2",
+        100000,
+        "DOROTHEA validation part, 350 rows, raw binary",
+        "'dorothea' (train + valid, unit-norm rows) and 'dorothea-raw'",
+    ),
 )
 CATALOG.update(
-    (name, DatasetSpec(
-        name, (file,), width,
-        f"split of {name.split('.')[0]}: {what}",
-        SOURCES[file].source,
-        f"The file {file} alone, as it is (no derivation), padded to {width} features, so that a model "
-        f"fitted on one split of {name.split('.')[0]} reads another. In the catalog's paper datasets: {holder}.",
-        bundled=name == "splice.train",
-    ))
+    (
+        name,
+        DatasetSpec(
+            name,
+            (file,),
+            width,
+            f"split of {name.split('.')[0]}: {what}",
+            SOURCES[file].source,
+            f"The file {file} alone, as it is (no derivation), padded to {width} features, so that a model "
+            f"fitted on one split of {name.split('.')[0]} reads another. In the catalog's paper datasets: {holder}.",
+            bundled=name == "splice.train",
+        ),
+    )
     for name, file, width, what, holder in _SPLITS
 )
 
@@ -585,12 +621,18 @@ def fetch_dataset(name: str, *, quiet: bool = False) -> list[tuple[str, Path, st
     paths: list = [path for path, _ in found]  # every one a Path once the missing ones are fetched
     if missing:
         paths = _fetch_missing(name, spec, paths, missing, True, quiet=quiet)
-    return [(file, path, "downloaded" if file in missing else where)
-            for file, path, (_, where) in zip(spec.files, paths, found)]
+    return [
+        (file, path, "downloaded" if file in missing else where)
+        for file, path, (_, where) in zip(spec.files, paths, found)
+    ]
 
 
-def load_dataset(name_or_path: str | os.PathLike, n_features: int | None = None,
-                 zero_based: bool | str = False, download: bool | None = None) -> tuple[sp.csr_matrix, np.ndarray]:
+def load_dataset(
+    name_or_path: str | os.PathLike,
+    n_features: int | None = None,
+    zero_based: bool | str = False,
+    download: bool | None = None,
+) -> tuple[sp.csr_matrix, np.ndarray]:
     """Load a catalog dataset by name, or a LIBSVM file by path.
 
     Parameters
@@ -755,8 +797,11 @@ def _known_shape(spec: DatasetSpec, found) -> tuple[dict | None, str | None]:
         positives = sum(c for label, c in counts.items() if label in spec.positive)
         counts = {1.0: positives, -1.0: sum(counts.values()) - positives}
     width = spec.n_features if spec.n_features is not None else max(fact["n_features"] for fact in facts)
-    shape = {"n_examples": sum(counts.values()), "n_features": width,
-             "n_classes": sum(1 for c in counts.values() if c > 0)}
+    shape = {
+        "n_examples": sum(counts.values()),
+        "n_features": width,
+        "n_classes": sum(1 for c in counts.values() if c > 0),
+    }
     return shape, " + ".join(sorted(sources))
 
 
@@ -770,8 +815,10 @@ def _manifest_facts(path: Path) -> dict | None:
     for entry in _read_manifest(str(manifest), manifest.stat().st_mtime_ns):
         if entry.get("file") == path.name and entry.get("size_bytes") == size:
             try:
-                return {"n_features": int(entry["n_features"]),
-                        "label_counts": {float(k): int(v) for k, v in entry["label_values"].items()}}
+                return {
+                    "n_features": int(entry["n_features"]),
+                    "label_counts": {float(k): int(v) for k, v in entry["label_values"].items()},
+                }
             except (KeyError, TypeError, ValueError):
                 return None
     return None
@@ -856,8 +903,9 @@ def check_labels_finite(y, what: str = "labels") -> None:
         raise ValueError(f"{what}: {int(bad.sum())} NaN or infinite value(s), the first at example {first} (0-based)")
 
 
-def _resolve(name_or_path, n_features: int | None, zero_based: bool | str = False, download: bool | None = None
-             ) -> tuple[str, tuple[tuple[str, int, int], ...], int | None, bool | str]:
+def _resolve(
+    name_or_path, n_features: int | None, zero_based: bool | str = False, download: bool | None = None
+) -> tuple[str, tuple[tuple[str, int, int], ...], int | None, bool | str]:
     """Turn a name or path into ``(name, files, width, zero_based)``, the arguments of :func:`_load_shared`.
 
     Each file is ``(path, mtime_ns, size)`` so that the cache notices a file that changed on disk. Missing
@@ -874,8 +922,10 @@ def _resolve(name_or_path, n_features: int | None, zero_based: bool | str = Fals
             )
         return name, (_stat(name),), n_features, zero_based
     if zero_based is not False:
-        raise ValueError(f"zero_based={zero_based!r} applies to a LIBSVM file given by path; {name!r} is a catalog "
-                         "dataset, whose files are 1-based (leave zero_based=False)")
+        raise ValueError(
+            f"zero_based={zero_based!r} applies to a LIBSVM file given by path; {name!r} is a catalog "
+            "dataset, whose files are 1-based (leave zero_based=False)"
+        )
     width = n_features if n_features is not None else spec.n_features
     if spec.generator is not None:
         return name, (), width, False
@@ -886,27 +936,36 @@ def _resolve(name_or_path, n_features: int | None, zero_based: bool | str = Fals
     return name, tuple(_stat(str(path)) for path in found), width, False
 
 
-def _fetch_missing(name: str, spec: DatasetSpec, found: list, missing: list[str], download: bool | None,
-                   quiet: bool = False) -> list:
+def _fetch_missing(
+    name: str, spec: DatasetSpec, found: list, missing: list[str], download: bool | None, quiet: bool = False
+) -> list:
     """Download the ``missing`` files of ``spec`` (see :mod:`olkit.data.fetch`) and return ``found`` with their
     paths; or raise :class:`~olkit.data.fetch.DatasetUnavailable`, one line saying what to download, from
     where, and where to put it, when downloading is off or some file has no source olkit can fetch."""
     data_dir = os.environ.get(DATA_ENV)
     where = f"{DATA_ENV}={data_dir!r}" if data_dir else f"{DATA_ENV} (unset)"
-    head = (f"dataset {name!r} needs {', '.join(missing)}, not found in {where}"
-            f"{', among the bundled files' if spec.bundled else ''} nor in the download cache {cache_dir()}")
+    head = (
+        f"dataset {name!r} needs {', '.join(missing)}, not found in {where}"
+        f"{', among the bundled files' if spec.bundled else ''} nor in the download cache {cache_dir()}"
+    )
     if download is None:
         download = not offline()
     unfetchable = [file for file in missing if file not in SOURCES or not SOURCES[file].fetchable]
     if not download or unfetchable:
-        why = (f"olkit cannot download {', '.join(unfetchable)}" if unfetchable else
-               f"downloading is off ({OFFLINE_ENV} is set)" if offline() else "downloading is off (download=False)")
+        why = (
+            f"olkit cannot download {', '.join(unfetchable)}"
+            if unfetchable
+            else f"downloading is off ({OFFLINE_ENV} is set)"
+            if offline()
+            else "downloading is off (download=False)"
+        )
         raise DatasetUnavailable(f"{head}; {why}: {missing_hint(missing, None if unfetchable else name)}")
     try:
         fetched = {file: fetch_file(file, quiet=quiet) for file in missing}
     except DatasetUnavailable as exc:  # one hint for every missing file of the dataset
-        raise DatasetUnavailable(f"{exc.reason}; dataset {name!r} needs {', '.join(missing)}: "
-                                 f"{missing_hint(missing, name)}", exc.reason) from None
+        raise DatasetUnavailable(
+            f"{exc.reason}; dataset {name!r} needs {', '.join(missing)}: {missing_hint(missing, name)}", exc.reason
+        ) from None
     return [path if path is not None else fetched[file] for file, path in zip(spec.files, found)]
 
 
@@ -942,8 +1001,9 @@ def _stat(path: str) -> tuple[str, int, int]:
 
 
 @functools.lru_cache(maxsize=16)
-def _read_files(files: tuple[tuple[str, int, int], ...], width: int | None,
-                zero_based: bool | str = False) -> tuple[sp.csr_matrix, np.ndarray]:
+def _read_files(
+    files: tuple[tuple[str, int, int], ...], width: int | None, zero_based: bool | str = False
+) -> tuple[sp.csr_matrix, np.ndarray]:
     """Read and stack ``files`` row-wise, all padded to ``width`` (default: the widest). Cached.
 
     The cached arrays are shared between calls: public functions copy before handing them out.
@@ -957,8 +1017,9 @@ def _read_files(files: tuple[tuple[str, int, int], ...], width: int | None,
     return X, y
 
 
-def _load_shared(name: str, files: tuple[tuple[str, int, int], ...], width: int | None,
-                 zero_based: bool | str = False) -> tuple[sp.csr_matrix, np.ndarray]:
+def _load_shared(
+    name: str, files: tuple[tuple[str, int, int], ...], width: int | None, zero_based: bool | str = False
+) -> tuple[sp.csr_matrix, np.ndarray]:
     """The data of ``_resolve``'s result, derived as the catalog entry says. May share cached arrays.
 
     Generated entries come from :func:`_generate`, file entries from :func:`_read_files`; then the rows

@@ -38,8 +38,18 @@ from pathlib import Path
 from .._files import write_bytes
 from .sources import SOURCES, FileSource
 
-__all__ = ["DatasetUnavailable", "fetch_file", "download_dir", "cache_dir", "mirror", "offline", "missing_hint",
-           "convert", "MIRROR_ENV", "OFFLINE_ENV"]
+__all__ = [
+    "DatasetUnavailable",
+    "fetch_file",
+    "download_dir",
+    "cache_dir",
+    "mirror",
+    "offline",
+    "missing_hint",
+    "convert",
+    "MIRROR_ENV",
+    "OFFLINE_ENV",
+]
 
 DATA_ENV = "OLKIT_DATA"
 MIRROR_ENV = "OLKIT_DATA_MIRROR"
@@ -104,11 +114,14 @@ def missing_hint(files, name: str | None = None) -> str:
             elif source.recipe == "bz2":
                 steps.append(f"download {urls} as {file}")
             else:
-                steps.append(f"download {urls} and convert it to {file} (recipe {source.recipe!r} of "
-                             f"olkit.data.sources)")
+                steps.append(
+                    f"download {urls} and convert it to {file} (recipe {source.recipe!r} of olkit.data.sources)"
+                )
     command = f"; or run `olkit datasets --fetch {name}` where the network is reachable" if name else ""
-    return (f"{'; '.join(steps)}; put {'them' if len(steps) > 1 else 'it'} in {where} "
-            f"(or the directory named by {DATA_ENV}){command}")
+    return (
+        f"{'; '.join(steps)}; put {'them' if len(steps) > 1 else 'it'} in {where} "
+        f"(or the directory named by {DATA_ENV}){command}"
+    )
 
 
 def fetch_file(file: str, dest: str | os.PathLike | None = None, *, quiet: bool = False) -> Path:
@@ -125,20 +138,25 @@ def fetch_file(file: str, dest: str | os.PathLike | None = None, *, quiet: bool 
     if not source.fetchable:
         raise DatasetUnavailable(f"{file} cannot be downloaded by olkit: {missing_hint([file])}")
     if offline():
-        raise DatasetUnavailable(f"{file} is missing and downloading is off ({OFFLINE_ENV} is set): "
-                                 f"{missing_hint([file])}")
+        raise DatasetUnavailable(
+            f"{file} is missing and downloading is off ({OFFLINE_ENV} is set): {missing_hint([file])}"
+        )
     dest = Path(dest) if dest is not None else download_dir()
     dest.mkdir(parents=True, exist_ok=True)
     urls = source.urls(mirror())
     staging = Path(tempfile.mkdtemp(prefix=".olkit-fetch-", dir=dest))
     try:
-        local = [_download(url, download.sha256, staging, i, file)
-                 for i, (url, download) in enumerate(zip(urls, source.downloads))]
+        local = [
+            _download(url, download.sha256, staging, i, file)
+            for i, (url, download) in enumerate(zip(urls, source.downloads))
+        ]
         data = bz2.compress(convert(source, local), 9)
         actual = hashlib.sha256(data).hexdigest()
         if actual != source.sha256:
-            raise ValueError(f"{file}: SHA-256 of the file made from {' + '.join(urls)} is {actual}, expected "
-                             f"{source.sha256}; refused (nothing kept)")
+            raise ValueError(
+                f"{file}: SHA-256 of the file made from {' + '.join(urls)} is {actual}, expected "
+                f"{source.sha256}; refused (nothing kept)"
+            )
         target = dest / file
         write_bytes(target, data)  # olkit's atomic write: a temporary beside the target, renamed into place
     finally:
@@ -181,12 +199,14 @@ def _reason(exc: BaseException) -> str:
     if isinstance(exc, requests.exceptions.Timeout):
         return f"no answer within {TIMEOUT_SECONDS} s"
     text = str(exc)
-    for marker, words in (("Connection refused", "connection refused (server down?)"),
-                          ("Name or service not known", "host not found (offline?)"),
-                          ("Temporary failure in name resolution", "host not found (offline?)"),
-                          ("nodename nor servname", "host not found (offline?)"),
-                          ("IncompleteRead", "transfer cut short"),
-                          ("Connection broken", "transfer cut short")):
+    for marker, words in (
+        ("Connection refused", "connection refused (server down?)"),
+        ("Name or service not known", "host not found (offline?)"),
+        ("Temporary failure in name resolution", "host not found (offline?)"),
+        ("nodename nor servname", "host not found (offline?)"),
+        ("IncompleteRead", "transfer cut short"),
+        ("Connection broken", "transfer cut short"),
+    ):
         if marker in text:
             return words
     return f"{type(exc).__name__}: " + " ".join(text.split())[:200]
@@ -208,7 +228,7 @@ def convert(source: FileSource, paths: list[Path]) -> bytes:
         lines = Path(paths[0]).read_bytes().splitlines(keepends=True)
         if len(lines) < last:
             raise ValueError(f"{source.file}: the download has {len(lines)} lines, lines {first}-{last} expected")
-        return _final_newline(b"".join(lines[first - 1:last]))
+        return _final_newline(b"".join(lines[first - 1 : last]))
     if recipe == "dense":
         return _dense_to_libsvm(Path(paths[0]).read_bytes())
     if recipe == "arff":
@@ -276,8 +296,13 @@ def _idx_to_libsvm(images_gz: bytes, labels_gz: bytes, file: str) -> bytes:
     images, labels = gzip.decompress(images_gz), gzip.decompress(labels_gz)
     magic, count, rows, cols = struct.unpack(">IIII", images[:16])
     label_magic, label_count = struct.unpack(">II", labels[:8])
-    if magic != 2051 or label_magic != 2049 or count != label_count or len(images) != 16 + count * rows * cols \
-            or len(labels) != 8 + count:
+    if (
+        magic != 2051
+        or label_magic != 2049
+        or count != label_count
+        or len(images) != 16 + count * rows * cols
+        or len(labels) != 8 + count
+    ):
         raise ValueError(f"{file}: the downloads are not matching MNIST IDX image and label files")
     pixels = np.frombuffer(images, dtype=np.uint8, offset=16).reshape(count, rows * cols)
     texts = [b"%g" % (v / 255) for v in range(256)]
@@ -330,5 +355,7 @@ def _mat_to_libsvm(path, variables: tuple[str, ...], file: str) -> bytes:
     X.eliminate_zeros()
     if X.nnz and not np.all(X.data == 1):
         raise ValueError(f"{file}: the matrix is not binary")
-    return b"".join(_binary_row(_pm1(label, file), (X.indices[X.indptr[i]:X.indptr[i + 1]] + 1).tolist())
-                    for i, label in enumerate(y))
+    return b"".join(
+        _binary_row(_pm1(label, file), (X.indices[X.indptr[i] : X.indptr[i + 1]] + 1).tolist())
+        for i, label in enumerate(y)
+    )

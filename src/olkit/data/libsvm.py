@@ -42,8 +42,9 @@ _EXPECTED = "expected 'label index:value ...' with 1-based increasing integer in
 _MAX_INDEX = 2**31 - 1
 
 
-def read_libsvm(path: str | os.PathLike, n_features: int | None = None,
-                zero_based: bool | str = False) -> tuple[sp.csr_matrix, np.ndarray]:
+def read_libsvm(
+    path: str | os.PathLike, n_features: int | None = None, zero_based: bool | str = False
+) -> tuple[sp.csr_matrix, np.ndarray]:
     """Read a LIBSVM / svmlight file (plain, ``.gz`` or ``.bz2``).
 
     Parameters
@@ -104,8 +105,10 @@ def check_zero_based(zero_based):
         return bool(zero_based)
     if isinstance(zero_based, str) and zero_based == "auto":
         return zero_based
-    raise ValueError(f"zero_based must be False (1-based indices, LIBSVM's convention), True (0-based) or "
-                     f"'auto' (0-based if some index is 0), got {zero_based!r}")
+    raise ValueError(
+        f"zero_based must be False (1-based indices, LIBSVM's convention), True (0-based) or "
+        f"'auto' (0-based if some index is 0), got {zero_based!r}"
+    )
 
 
 def _parse(path, zero_based=False):
@@ -215,8 +218,9 @@ def scan_libsvm(path: str | os.PathLike, chunk_size: int = 100_000, zero_based: 
     return {"n_examples": n, "n_features": width, "labels": labels, "zero_based": zero_based}
 
 
-def iter_libsvm(path: str | os.PathLike, chunk_size: int = 100_000, n_features: int | None = None,
-                zero_based: bool | str = False):
+def iter_libsvm(
+    path: str | os.PathLike, chunk_size: int = 100_000, n_features: int | None = None, zero_based: bool | str = False
+):
     """Read a LIBSVM file (plain, ``.gz`` or ``.bz2``) in chunks, without loading it whole.
 
     Yields ``(X_chunk, y_chunk)`` in file order: ``X_chunk`` a CSR float64 matrix of ``chunk_size`` rows (the
@@ -236,8 +240,9 @@ def iter_libsvm(path: str | os.PathLike, chunk_size: int = 100_000, n_features: 
     compressed file. This is a generator: nothing is read (and nothing checked) before the first ``next``.
     """
     zero_based = check_zero_based(zero_based)
-    if n_features is not None and (isinstance(n_features, bool) or not isinstance(n_features, (int, np.integer))
-                                   or n_features < 1):
+    if n_features is not None and (
+        isinstance(n_features, bool) or not isinstance(n_features, (int, np.integer)) or n_features < 1
+    ):
         raise ValueError(f"n_features must be an integer >= 1 or None, got {n_features!r}")
     if n_features is None or zero_based == "auto":
         info = scan_libsvm(path, chunk_size, zero_based)
@@ -259,8 +264,9 @@ def line_of_index(path: str | os.PathLike, index: int) -> int | None:
     return None
 
 
-def pad_features(X: sp.csr_matrix, n_features: int | None, source: str,
-                 zero_based: bool | str = False) -> sp.csr_matrix:
+def pad_features(
+    X: sp.csr_matrix, n_features: int | None, source: str, zero_based: bool | str = False
+) -> sp.csr_matrix:
     """Return ``X`` widened to ``n_features`` columns (``None``: unchanged).
 
     The new columns are empty; the data arrays are shared, not copied. ``source`` names the data in the
@@ -273,14 +279,17 @@ def pad_features(X: sp.csr_matrix, n_features: int | None, source: str,
         if zero_based == "auto":
             used = f"have {X.shape[1]} features (zero_based='auto')"
         else:
-            used = (f"use feature index {X.shape[1] - 1} (indices are 0-based)" if zero_based else
-                    f"use feature index {X.shape[1]} (indices are 1-based)")
+            used = (
+                f"use feature index {X.shape[1] - 1} (indices are 0-based)"
+                if zero_based
+                else f"use feature index {X.shape[1]} (indices are 1-based)"
+            )
         raise ValueError(f"{source}: n_features={n_features} but the data {used}")
     return sp.csr_matrix((X.data, X.indices, X.indptr), shape=(X.shape[0], n_features))
 
 
 def _compression(path: str | os.PathLike) -> str | None:
-    """"gzip", "bzip2" or None (plain text), from the file's magic bytes. A FIFO, a device or a directory is
+    """ "gzip", "bzip2" or None (plain text), from the file's magic bytes. A FIFO, a device or a directory is
     refused before it is opened (reading a FIFO blocks until a writer comes, a device never ends)."""
     from .._files import file_kind
 
@@ -312,12 +321,15 @@ def _unreadable_error(path: str, exc: BaseException) -> ValueError:
     if isinstance(exc, OSError) and exc.errno is not None:
         return ValueError(f"{path}: cannot be read: {exc.strerror}")
     kind = _compression(path) or "compressed"
-    return ValueError(f"{path}: corrupt or truncated {kind} file ({exc}); expected a complete LIBSVM file, plain "
-                      "or compressed with gzip or bzip2")
+    return ValueError(
+        f"{path}: corrupt or truncated {kind} file ({exc}); expected a complete LIBSVM file, plain "
+        "or compressed with gzip or bzip2"
+    )
 
 
-def _first_bad_line_error(path: str, fallback: str, lines=None, first_lineno: int = 1,
-                          zero_based: bool = False) -> ValueError:
+def _first_bad_line_error(
+    path: str, fallback: str, lines=None, first_lineno: int = 1, zero_based: bool = False
+) -> ValueError:
     """Build the error for a file (or a block of its ``lines``, the first at line ``first_lineno``) known to
     be bad, naming its first malformed line.
 

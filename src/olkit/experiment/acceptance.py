@@ -2,12 +2,14 @@
 ``experiments/*.toml`` lists its rules, and :func:`acceptance` renders them as the page's "Acceptance summary"
 (tables and one-line verdicts). A config without ``[acceptance]`` has no acceptance summary.
 
-Rule kinds (:data:`olkit.experiment.config.ACCEPTANCE_KINDS`; each documented in :func:`acceptance_rules`): ``table`` (per-dataset columns of
+Rule kinds (:data:`olkit.experiment.config.ACCEPTANCE_KINDS`; each documented in :func:`acceptance_rules`): ``table``
+(per-dataset columns of
 "within N points of the paper" and "below another algorithm", the DUOL and SCW pages), ``within_spread``
 (the best of a group within the run-to-run spread of another, SCW's noisy synthetic claim), ``within``,
 ``lower_than`` (with the paired t-test, :func:`olkit.experiment.stats.paired_ttest`), ``larger_set`` and
 ``comparison`` (the Ahpatron page).
 """
+
 import math
 
 from .budget_report import budget_of, fmt_ms, paper_row, row_of
@@ -48,11 +50,16 @@ def table_lines(docs, paper, rule):
     head = ["dataset"]
     for col in rule["columns"]:
         if col["kind"] == "within":
-            head += [f"{col.get('label', col['algorithm'])} ours (%)", col.get("paper_label", "paper"),
-                     f"|Δ| ≤ {col.get('points', 1.5):g}"]
+            head += [
+                f"{col.get('label', col['algorithm'])} ours (%)",
+                col.get("paper_label", "paper"),
+                f"|Δ| ≤ {col.get('points', 1.5):g}",
+            ]
         else:
-            head += [col.get("other_label", f"{col['other']} ours (%)"),
-                     col.get("label", f"{col['algorithm']} < {col['other']}")]
+            head += [
+                col.get("other_label", f"{col['other']} ours (%)"),
+                col.get("label", f"{col['algorithm']} < {col['other']}"),
+            ]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for doc in docs:
         if any(row_of(doc, a) is None for a in rule.get("require", [])):
@@ -93,18 +100,26 @@ def within_spread_lines(docs, paper, rule):
         gap = mean[best] - mean[than]
         spread = max(std[best], std[than])
         p_gap = paper.get(rule["dataset"], {})
-        paper_gap = (min(p_gap[k]["mistake_pct"][0] for k in best_of)
-                     - p_gap[than]["mistake_pct"][0]) if p_gap else float("nan")
+        paper_gap = (
+            (min(p_gap[k]["mistake_pct"][0] for k in best_of) - p_gap[than]["mistake_pct"][0])
+            if p_gap
+            else float("nan")
+        )
         label = lambda k: labels.get(k, k)  # noqa: E731
         best_label, than_label = rule.get("best_label", "best"), label(than)
-        orders = "; ".join(f"{label(a)} < {label(b)}: {'yes' if mean[a] < mean[b] else 'NO'}"
-                           for a, b in zip(lower, lower[1:]))
-        lines += ["", f"{rule.get('title', rule['dataset'])} (paper: {rule['claim']}): "
-                  + ", ".join(f"{label(k)} {mean[k]:.2f} %" for k in names) + ". "
-                  f"The paper's own {rule.get('paper_label', 'table')} has the best {best_label} {paper_gap:+.2f} "
-                  f"points from {than_label}, so '{best_label} ≤ {than_label}' is read as 'within the run-to-run "
-                  f"spread': best {best_label} − {than_label} = {gap:+.2f} points, spread (larger std) {spread:.2f}: "
-                  f"{'yes' if gap <= spread else 'NO'}" + (f"; {orders}." if orders else ".")]
+        orders = "; ".join(
+            f"{label(a)} < {label(b)}: {'yes' if mean[a] < mean[b] else 'NO'}" for a, b in zip(lower, lower[1:])
+        )
+        lines += [
+            "",
+            f"{rule.get('title', rule['dataset'])} (paper: {rule['claim']}): "
+            + ", ".join(f"{label(k)} {mean[k]:.2f} %" for k in names)
+            + ". "
+            f"The paper's own {rule.get('paper_label', 'table')} has the best {best_label} {paper_gap:+.2f} "
+            f"points from {than_label}, so '{best_label} ≤ {than_label}' is read as 'within the run-to-run "
+            f"spread': best {best_label} − {than_label} = {gap:+.2f} points, spread (larger std) {spread:.2f}: "
+            f"{'yes' if gap <= spread else 'NO'}" + (f"; {orders}." if orders else "."),
+        ]
     return lines
 
 
@@ -138,9 +153,13 @@ def acceptance_rules(docs, paper, rules, extra, config):
         lines += within_spread_lines(docs, paper, rule)
     for rule in rules.get("within", []):
         algo, pts = rule["algorithm"], rule.get("points", 1.5)
-        lines += [f"**{algo}: mean AMR within {pts:g} points of the paper's Table** — "
-                  + rule.get("text", "the reproduction criterion."), "",
-                  "| dataset | ours (%) | paper (%) | Δ | within |", "|---|---|---|---|---|"]
+        lines += [
+            f"**{algo}: mean AMR within {pts:g} points of the paper's Table** — "
+            + rule.get("text", "the reproduction criterion."),
+            "",
+            "| dataset | ours (%) | paper (%) | Δ | within |",
+            "|---|---|---|---|---|",
+        ]
         held = total = 0
         for doc in docs:
             r, p = row_of(doc, algo), paper.get(doc["dataset"], {}).get(algo)
@@ -149,19 +168,31 @@ def acceptance_rules(docs, paper, rules, extra, config):
             ours = 100 * r["mean"]["mistake_rate"]
             ok = abs(ours - p["mistake_pct"][0]) <= pts
             held, total = held + ok, total + 1
-            lines.append(f"| {doc['dataset']} | {fmt_ms((ours, 100 * r['std']['mistake_rate']))} | "
-                         f"{fmt_ms(p['mistake_pct'])} | {ours - p['mistake_pct'][0]:+.2f} | {_verdict(ok)} |")
+            lines.append(
+                f"| {doc['dataset']} | {fmt_ms((ours, 100 * r['std']['mistake_rate']))} | "
+                f"{fmt_ms(p['mistake_pct'])} | {ours - p['mistake_pct'][0]:+.2f} | {_verdict(ok)} |"
+            )
         lines += ["", f"Holds on {held} of {total} datasets.", ""]
     for rule in rules.get("lower_than", []):
         algo = rule["algorithm"]
         others, absent = available_algorithms(config, list(rule["others"]))
         if not others:
-            lines += [f"**Claim: {algo} has a lower AMR than {', '.join(absent)}** — " + rule.get("text", "")
-                      + f" Not checked: {', '.join(absent)} is not in this build.", ""]
+            lines += [
+                f"**Claim: {algo} has a lower AMR than {', '.join(absent)}** — "
+                + rule.get("text", "")
+                + f" Not checked: {', '.join(absent)} is not in this build.",
+                "",
+            ]
             continue
-        lines += [f"**Claim: {algo} has a lower AMR than {', '.join(others)}** — " + rule.get("text", ""), "",
-                  "| dataset | " + f"{algo} (%) | " + " | ".join(f"{o} (%): Δ, p" for o in others)
-                  + " | holds (ours) | holds (paper's numbers) |", "|---|---|" + "---|" * len(others) + "---|---|"]
+        lines += [
+            f"**Claim: {algo} has a lower AMR than {', '.join(others)}** — " + rule.get("text", ""),
+            "",
+            "| dataset | "
+            + f"{algo} (%) | "
+            + " | ".join(f"{o} (%): Δ, p" for o in others)
+            + " | holds (ours) | holds (paper's numbers) |",
+            "|---|---|" + "---|" * len(others) + "---|---|",
+        ]
         held = total = 0
         for doc in docs:
             r = row_of(doc, algo)
@@ -183,19 +214,29 @@ def acceptance_rules(docs, paper, rules, extra, config):
                 else:
                     ok_paper = None if ok_paper is True else ok_paper
             held, total = held + ok, total + 1
-            lines.append(f"| {doc['dataset']} | {100 * r['mean']['mistake_rate']:.2f} | " + " | ".join(cells)
-                         + f" | {_verdict(ok)} | {_verdict(ok_paper)} |")
-        lines += ["", f"Holds on {held} of {total} datasets (Δ = {algo} − the other, points; p: paired "
-                  "two-sided t-test over the orderings)."
-                  + (f" Not run (not in this build): {', '.join(absent)}." if absent else ""), ""]
+            lines.append(
+                f"| {doc['dataset']} | {100 * r['mean']['mistake_rate']:.2f} | "
+                + " | ".join(cells)
+                + f" | {_verdict(ok)} | {_verdict(ok_paper)} |"
+            )
+        lines += [
+            "",
+            f"Holds on {held} of {total} datasets (Δ = {algo} − the other, points; p: paired "
+            "two-sided t-test over the orderings)."
+            + (f" Not run (not in this build): {', '.join(absent)}." if absent else ""),
+            "",
+        ]
     for rule in rules.get("larger_set", []):
         algo, than, factor = rule["algorithm"], rule["than"], rule.get("factor", 2)
         where = rule.get("datasets")
-        lines += [f"**Claim: {algo} needs a far larger active set than {than}'s budget** (ratio ≥ {factor:g}) — "
-                  + rule.get("text", ""), "",
-                  f"| dataset | {algo} #SV ours | {than} budget | ratio ours | AMR ours: {algo} / {than} | "
-                  f"paper: #SV / budget | ratio paper | holds (ours) | holds (paper) |",
-                  "|---|---|---|---|---|---|---|---|---|"]
+        lines += [
+            f"**Claim: {algo} needs a far larger active set than {than}'s budget** (ratio ≥ {factor:g}) — "
+            + rule.get("text", ""),
+            "",
+            f"| dataset | {algo} #SV ours | {than} budget | ratio ours | AMR ours: {algo} / {than} | "
+            f"paper: #SV / budget | ratio paper | holds (ours) | holds (paper) |",
+            "|---|---|---|---|---|---|---|---|---|",
+        ]
         held = total = 0
         for doc in docs:
             if where and doc["dataset"] not in where:
@@ -210,22 +251,32 @@ def acceptance_rules(docs, paper, rules, extra, config):
             pa, pt = paper_row(ref, algo, config), paper_row(ref, than, config)
             pr = pa["budget"] / pt["budget"] if pa and pt else None
             held, total = held + (ratio >= factor), total + 1
-            lines.append(f"| {doc['dataset']} | {r['mean']['n_sv']:.0f} | {b:g} | {ratio:.2f} | "
-                         f"{100 * r['mean']['mistake_rate']:.2f} / {100 * t['mean']['mistake_rate']:.2f} | "
-                         + (f"{pa['budget']:g} / {pt['budget']:g} | {pr:.2f} | " if pr else "— | — | ")
-                         + f"{_verdict(ratio >= factor)} | {_verdict(pr >= factor if pr else None)} |")
-        lines += ["", f"Holds on {held} of {total} datasets"
-                  + (f" (the datasets the paper names: {', '.join(where)})" if where else "") + ".", ""]
+            lines.append(
+                f"| {doc['dataset']} | {r['mean']['n_sv']:.0f} | {b:g} | {ratio:.2f} | "
+                f"{100 * r['mean']['mistake_rate']:.2f} / {100 * t['mean']['mistake_rate']:.2f} | "
+                + (f"{pa['budget']:g} / {pt['budget']:g} | {pr:.2f} | " if pr else "— | — | ")
+                + f"{_verdict(ratio >= factor)} | {_verdict(pr >= factor if pr else None)} |"
+            )
+        lines += [
+            "",
+            f"Holds on {held} of {total} datasets"
+            + (f" (the datasets the paper names: {', '.join(where)})" if where else "")
+            + ".",
+            "",
+        ]
     for rule in rules.get("comparison", []):
         name, algo, than = rule["section"], rule["algorithm"], rule["than"]
         table = extra.get("comparisons", {}).get(name)
         if not table:
             continue
         pap = paper_values(config[name]["paper"]) if config[name].get("paper") else {}
-        lines += [f"**Claim: {algo} has a lower AMR than {than} on the same or a smaller budget** — "
-                  + rule.get("text", ""), "",
-                  f"| dataset | {algo}: B, AMR (%) | {than}: B or #SV, AMR (%) | Δ (p) | holds (ours) | "
-                  "paper: Δ, B vs B | holds (paper) |", "|---|---|---|---|---|---|---|"]
+        lines += [
+            f"**Claim: {algo} has a lower AMR than {than} on the same or a smaller budget** — " + rule.get("text", ""),
+            "",
+            f"| dataset | {algo}: B, AMR (%) | {than}: B or #SV, AMR (%) | Δ (p) | holds (ours) | "
+            "paper: Δ, B vs B | holds (paper) |",
+            "|---|---|---|---|---|---|---|",
+        ]
         held = total = 0
         for dataset, doc in table.items():
             ra, rt = doc["rows"].get(algo), doc["rows"].get(than)
@@ -233,17 +284,25 @@ def acceptance_rules(docs, paper, rules, extra, config):
                 continue
             ba = budget_of(ra["params"])[1] or ra["n_sv"][0]
             bt = budget_of(rt["params"])[1] or rt["n_sv"][0]
-            diff = doc["versus"][algo]["mean_diff"] if algo in doc["versus"] else ra["mistake_pct"][0] - rt["mistake_pct"][0]
+            diff = (
+                doc["versus"][algo]["mean_diff"]
+                if algo in doc["versus"]
+                else ra["mistake_pct"][0] - rt["mistake_pct"][0]
+            )
             pv = doc["versus"].get(algo, {}).get("p_value", float("nan"))
             ok = diff < 0 and ba <= bt
             pa, pt = paper_row(pap.get(dataset, {}), algo, config), paper_row(pap.get(dataset, {}), than, config)
-            ok_p = (pa["mistake_pct"][0] < pt["mistake_pct"][0] and pa["budget"] <= pt["budget"]
-                    if pa and pt else None)
+            ok_p = pa["mistake_pct"][0] < pt["mistake_pct"][0] and pa["budget"] <= pt["budget"] if pa and pt else None
             held, total = held + ok, total + 1
-            lines.append(f"| {dataset} | {ba:g}, {ra['mistake_pct'][0]:.2f} | {bt:.0f}, {rt['mistake_pct'][0]:.2f} | "
-                         f"{diff:+.2f} ({pv:.2g}) | {_verdict(ok)} | "
-                         + (f"{pa['mistake_pct'][0] - pt['mistake_pct'][0]:+.2f}, {pa['budget']:g} vs "
-                            f"{pt['budget']:g} | " if ok_p is not None else "— | ")
-                         + f"{_verdict(ok_p)} |")
+            lines.append(
+                f"| {dataset} | {ba:g}, {ra['mistake_pct'][0]:.2f} | {bt:.0f}, {rt['mistake_pct'][0]:.2f} | "
+                f"{diff:+.2f} ({pv:.2g}) | {_verdict(ok)} | "
+                + (
+                    f"{pa['mistake_pct'][0] - pt['mistake_pct'][0]:+.2f}, {pa['budget']:g} vs {pt['budget']:g} | "
+                    if ok_p is not None
+                    else "— | "
+                )
+                + f"{_verdict(ok_p)} |"
+            )
         lines += ["", f"Holds on {held} of {total} datasets.", ""]
     return lines

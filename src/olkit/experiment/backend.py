@@ -10,6 +10,7 @@ import olkit themselves (tasks carry algorithm names and parameters, not code): 
 same olkit installed, and a result store (``--out``) on a file system it shares. Importing this module
 does not import dask.
 """
+
 import contextlib
 import os
 import warnings
@@ -60,15 +61,17 @@ def use(backend=None, scheduler=None, n_jobs=None):
 
     with contextlib.ExitStack() as stack:
         if scheduler is None:
-            target = stack.enter_context(LocalCluster(n_workers=_workers(n_jobs), processes=True,
-                                                      threads_per_worker=1, dashboard_address=":0"))  # any free port
+            target = stack.enter_context(
+                LocalCluster(n_workers=_workers(n_jobs), processes=True, threads_per_worker=1, dashboard_address=":0")
+            )  # any free port
         else:
             target = scheduler
         try:
             client = Client(target, timeout=CONNECT_TIMEOUT)
         except (OSError, TimeoutError, ValueError) as exc:
-            raise BackendError(f"cannot reach the Dask scheduler at {scheduler!r} within {CONNECT_TIMEOUT} s "
-                             f"({type(exc).__name__})") from None
+            raise BackendError(
+                f"cannot reach the Dask scheduler at {scheduler!r} within {CONNECT_TIMEOUT} s ({type(exc).__name__})"
+            ) from None
         stack.enter_context(client)
         stack.enter_context(parallel_config(backend="dask"))
         _distributed = True
@@ -121,8 +124,9 @@ def run_tasks(n_jobs, function, argument_tuples):
     from joblib import Parallel, delayed
 
     task = _KeepWarnings(function)
-    for result, caught in Parallel(n_jobs=n_jobs, return_as="generator")(delayed(task)(*args)
-                                                                         for args in argument_tuples):
+    for result, caught in Parallel(n_jobs=n_jobs, return_as="generator")(
+        delayed(task)(*args) for args in argument_tuples
+    ):
         for category, message in caught:
             warnings.warn(message, category, stacklevel=2)
         yield result

@@ -5,6 +5,7 @@ A config's settings for one algorithm on one dataset are layered: ``[settings]``
 ``[per_dataset.<dataset>.settings]`` (each for the parameters the algorithm has), then
 ``[params.<algorithm>]`` and ``[per_dataset.<dataset>.params.<algorithm>]``.
 """
+
 import json
 import tomllib
 from importlib import resources
@@ -13,8 +14,11 @@ from ..params import nearest_name
 from .backend import check as check_backend
 from .runner import registry_name
 
-PAPER_TABLES = {"duol_jmlr_table2": "duol_jmlr_table2.json", "scw_icml_table3": "scw_icml_table3.json",
-                "duol_jmlr_table4": "duol_jmlr_table4.json"}
+PAPER_TABLES = {
+    "duol_jmlr_table2": "duol_jmlr_table2.json",
+    "scw_icml_table3": "scw_icml_table3.json",
+    "duol_jmlr_table4": "duol_jmlr_table4.json",
+}
 
 
 def paper_values(key, meta=False):
@@ -57,22 +61,66 @@ def load_config(path):
     return config
 
 
-CONFIG_KEYS = {"title", "paper", "output", "notes", "datasets", "algorithms", "optional_algorithms", "repeats",
-               "seed", "seed_per_ordering", "tune", "settings", "params", "select", "per_dataset", "count",
-               "digits", "bold_best", "report_wall_time", "protocol_text", "paper_rows", "paper_datasets",
-               "acceptance", "rho_sweep", "backend", "scheduler"}
+CONFIG_KEYS = {
+    "title",
+    "paper",
+    "output",
+    "notes",
+    "datasets",
+    "algorithms",
+    "optional_algorithms",
+    "repeats",
+    "seed",
+    "seed_per_ordering",
+    "tune",
+    "settings",
+    "params",
+    "select",
+    "per_dataset",
+    "count",
+    "digits",
+    "bold_best",
+    "report_wall_time",
+    "protocol_text",
+    "paper_rows",
+    "paper_datasets",
+    "acceptance",
+    "rho_sweep",
+    "backend",
+    "scheduler",
+}
 """The top-level keys of a config; a section named ``*_sweep``, ``*_comparison`` or ``*_diagnostic`` is an
 analysis (:func:`olkit.experiment.reproduce.section_kind`) with the keys of :data:`SECTION_KEYS`."""
 SECTION_KEYS = {
-    "sweep": {"title", "text", "parameter", "values", "algorithms", "reference", "datasets", "repeats",
-              "parameter_of", "inherit", "claims", "highlight", "paper_grid", "mark", "ticks", "y_label"},
+    "sweep": {
+        "title",
+        "text",
+        "parameter",
+        "values",
+        "algorithms",
+        "reference",
+        "datasets",
+        "repeats",
+        "parameter_of",
+        "inherit",
+        "claims",
+        "highlight",
+        "paper_grid",
+        "mark",
+        "ticks",
+        "y_label",
+    },
     "comparison": {"title", "text", "algorithms", "datasets", "repeats", "inherit", "paper"},
     "diagnostic": {"title", "text", "algorithm", "diagnostic", "label", "paper"},
     "rho_sweep": {"algorithm", "rho", "datasets", "repeats"},
     "per_dataset": {"settings", "params", "select", "note"},
 }
-REQUIRED = {"sweep": ("parameter", "values", "algorithms"), "comparison": ("algorithms",),
-            "diagnostic": ("algorithm", "diagnostic"), "rho_sweep": ("algorithm", "rho", "datasets")}
+REQUIRED = {
+    "sweep": ("parameter", "values", "algorithms"),
+    "comparison": ("algorithms",),
+    "diagnostic": ("algorithm", "diagnostic"),
+    "rho_sweep": ("algorithm", "rho", "datasets"),
+}
 SCALE_NAMES = ("1/sqrt(T)", "1/T^2")
 """The grid scales of ``[select]`` (:data:`olkit.experiment.reproduce.SCALES`)."""
 
@@ -82,8 +130,9 @@ def _unknown(keys, valid, where, source, what="key"):
         if key not in valid:
             near = nearest_name(key, sorted(valid))
             hint = f"did you mean {near!r}? " if near else ""
-            raise ConfigError(f"{where}unknown {what} {key!r}; {hint}(valid {what}s: {', '.join(sorted(valid))})",
-                              source)
+            raise ConfigError(
+                f"{where}unknown {what} {key!r}; {hint}(valid {what}s: {', '.join(sorted(valid))})", source
+            )
 
 
 def _section(name):
@@ -114,8 +163,11 @@ def validate_config(config, source=None):
         raise ConfigError("paper_datasets must map dataset names to the paper table's dataset names", source)
     for ours, theirs in mapped.items():
         if theirs not in paper:
-            raise ConfigError(f"paper_datasets: {ours} = {theirs!r} is not a dataset of paper table "
-                              f"{config['paper']!r} (its datasets: {', '.join(paper)})", source)
+            raise ConfigError(
+                f"paper_datasets: {ours} = {theirs!r} is not a dataset of paper table "
+                f"{config['paper']!r} (its datasets: {', '.join(paper)})",
+                source,
+            )
     for key in ("datasets", "algorithms", "optional_algorithms"):
         if not isinstance(config.get(key, []), list) or not all(isinstance(v, str) for v in config.get(key, [])):
             raise ConfigError(f"{key} must be a list of names", source)
@@ -152,12 +204,14 @@ def validate_config(config, source=None):
                 _unknown(values, valid, f"[{where}.{name}] ", source, "parameter")
             for key, spec in values.items() if grid else ():
                 if isinstance(spec, dict) and spec.get("scale", SCALE_NAMES[0]) not in SCALE_NAMES:
-                    raise ConfigError(f"[{where}.{name}] {key}: unknown scale {spec['scale']!r}; known: "
-                                      f"{', '.join(SCALE_NAMES)}", source)
+                    raise ConfigError(
+                        f"[{where}.{name}] {key}: unknown scale {spec['scale']!r}; known: {', '.join(SCALE_NAMES)}",
+                        source,
+                    )
 
     for name in config["algorithms"]:
         parameters(name, "algorithms")
-    for kind, rule, name in _acceptance_names(config.get("acceptance", {}), source):
+    for kind, _rule, name in _acceptance_names(config.get("acceptance", {}), source):
         parameters(name, f"[[acceptance.{kind}]]")
     every_parameter = set().union(*(get(n)._algorithm_param_names() for n in known))
     _unknown(config.get("settings", {}), every_parameter, "[settings] ", source, "parameter")
@@ -165,8 +219,7 @@ def validate_config(config, source=None):
     check_params(config.get("select", {}), "select", grid=True)
     for dataset, local in config.get("per_dataset", {}).items():
         _unknown(local, SECTION_KEYS["per_dataset"], f"[per_dataset.{dataset}] ", source)
-        _unknown(local.get("settings", {}), every_parameter, f"[per_dataset.{dataset}.settings] ", source,
-                 "parameter")
+        _unknown(local.get("settings", {}), every_parameter, f"[per_dataset.{dataset}.settings] ", source, "parameter")
         check_params(local.get("params", {}), f"per_dataset.{dataset}.params")
         check_params(local.get("select", {}), f"per_dataset.{dataset}.select", grid=True)
     for name, section in config.items():
@@ -179,8 +232,11 @@ def validate_config(config, source=None):
         for key in REQUIRED[kind]:
             if key not in section:
                 raise ConfigError(f"[{name}]: missing key {key!r}", source)
-        algos = section.get("algorithms", []) + section.get("reference", []) + [section.get("algorithm")] * (
-            "algorithm" in section)
+        algos = (
+            section.get("algorithms", [])
+            + section.get("reference", [])
+            + [section.get("algorithm")] * ("algorithm" in section)
+        )
         for algo in algos:
             parameters(algo, f"[{name}] algorithms")
         if kind == "sweep" or kind == "rho_sweep":
@@ -189,8 +245,7 @@ def validate_config(config, source=None):
                 key = section.get("parameter_of", {}).get(algo, section.get("parameter", "rho"))
                 valid = parameters(algo, f"[{name}] algorithms")
                 if valid is not None and key not in valid:
-                    raise ConfigError(f"[{name}]: {algo} has no parameter {key!r} (list it under 'reference')",
-                                      source)
+                    raise ConfigError(f"[{name}]: {algo} has no parameter {key!r} (list it under 'reference')", source)
 
 
 ACCEPTANCE_KINDS = ("table", "within_spread", "within", "lower_than", "larger_set", "comparison")
@@ -203,20 +258,31 @@ def _acceptance_names(rules, source):
     """(kind, rule, algorithm name) for every algorithm an ``[acceptance]`` table names, after checking its
     shape: a table of known kinds, each a list of rules (tables), a ``table`` rule's columns of known kinds."""
     if not isinstance(rules, dict):
-        raise ConfigError(f"acceptance must be a table of rules ([[acceptance.<kind>]]: "
-                          f"{', '.join(ACCEPTANCE_KINDS)}), got {rules!r}", source)
+        raise ConfigError(
+            f"acceptance must be a table of rules ([[acceptance.<kind>]]: "
+            f"{', '.join(ACCEPTANCE_KINDS)}), got {rules!r}",
+            source,
+        )
     _unknown(rules, set(ACCEPTANCE_KINDS), "[acceptance] ", source, "rule kind")
     out = []
     for kind, items in rules.items():
         if not isinstance(items, list) or not all(isinstance(rule, dict) for rule in items):
             raise ConfigError(f"acceptance.{kind} must be a list of tables ([[acceptance.{kind}]])", source)
         for rule in items:
-            names = [rule.get("algorithm"), rule.get("than"), *rule.get("others", []), *rule.get("require", []),
-                     *rule.get("best_of", []), *rule.get("lower", [])]
+            names = [
+                rule.get("algorithm"),
+                rule.get("than"),
+                *rule.get("others", []),
+                *rule.get("require", []),
+                *rule.get("best_of", []),
+                *rule.get("lower", []),
+            ]
             for col in rule.get("columns", []) if kind == "table" else ():
                 if col.get("kind") not in ACCEPTANCE_COLUMNS:
-                    raise ConfigError(f"[[acceptance.table]] column kind {col.get('kind')!r}; known: "
-                                      f"{', '.join(ACCEPTANCE_COLUMNS)}", source)
+                    raise ConfigError(
+                        f"[[acceptance.table]] column kind {col.get('kind')!r}; known: {', '.join(ACCEPTANCE_COLUMNS)}",
+                        source,
+                    )
                 names += [col.get("algorithm"), col.get("other")]
             out += [(kind, rule, name) for name in dict.fromkeys(names) if name is not None]
     return out

@@ -3,6 +3,7 @@ selection, and ordering files (``olkit run --order FILE``, docs/dev/architecture
 
 A module of its own so that the runner and the tuning both use it without importing each other.
 """
+
 from collections.abc import Sequence
 
 import numpy as np
@@ -17,8 +18,10 @@ def check_repeats(repeats, option="repeats"):
     if isinstance(repeats, bool) or not isinstance(repeats, (int, np.integer)) or repeats < 1:
         raise ValueError(f"{option} must be >= 1, got {repeats!r}")
     if repeats > MAX_REPEATS:
-        raise ValueError(f"{option} must be <= {MAX_REPEATS}, got {repeats}: each ordering is one run whose record "
-                         "(with its curve) is kept in the results (the papers use 20)")
+        raise ValueError(
+            f"{option} must be <= {MAX_REPEATS}, got {repeats}: each ordering is one run whose record "
+            "(with its curve) is kept in the results (the papers use 20)"
+        )
 
 
 class Orderings(Sequence):

@@ -32,7 +32,8 @@ Budgeted-learner papers (the Ahpatron config) add, all optional and all data:
   a parameter value ``"default"`` drops the key (the learner's own default: e.g. an unbudgeted Projectron
   whatever B the dataset sets);
 * ``[select.<algorithm>]``: selection *in hindsight* — every grid point (the product of the parameters'
-  grids; ``{values = [...], scale = "1/sqrt(T)"}`` multiplies by 1/√T, ``"1/T^2"`` by 1/T²) runs on all the table's orderings
+  grids; ``{values = [...], scale = "1/sqrt(T)"}`` multiplies by 1/√T, ``"1/T^2"`` by 1/T²) runs on all the table's
+  orderings
   and the row reports the point of lowest mean mistake rate (ties: the first in grid order), as the
   papers that "choose the best in hindsight" did; every point's mean is on the page;
 * ``seed_per_ordering = true``: randomised learners (a ``seed`` parameter the config does not set) draw
@@ -57,6 +58,7 @@ parameter selection :mod:`olkit.experiment.selection`, the page :mod:`olkit.expe
 :mod:`olkit.experiment.budget_report` and :mod:`olkit.experiment.acceptance`), the figures
 :mod:`olkit.report.plots`.
 """
+
 import argparse
 import datetime
 import itertools
@@ -95,6 +97,7 @@ from .selection import select_in_hindsight, selected_params, selection_grid, swe
 from .stats import paired_ttest, summarize_runs
 from .store import CellStore
 
+
 def learner_seeds(config, repeats):
     """With ``seed_per_ordering = true``: the randomised learners' seed for each ordering (ordering r,
     drawn from seed + r, runs them with seed + r), else None (their configured or default seed)."""
@@ -113,22 +116,37 @@ def run_dataset(config, dataset, repeats, n_jobs=None, store=None, data=None):
     for name in names:
         base = algorithm_settings(config, name, dataset)
         grid = selection_grid(config, name, dataset, X.shape[0])
-        points = [dict(zip([g["parameter"] for g in grid], combo))
-                  for combo in itertools.product(*[g["values"] for g in grid])]  # [{}] without a grid
+        points = [
+            dict(zip([g["parameter"] for g in grid], combo))
+            for combo in itertools.product(*[g["values"] for g in grid])
+        ]  # [{}] without a grid
         groups.append((name, len(specs), len(points), grid))
         specs += [(name, {**base, **point}) for point in points]
     split_params(names, {})  # validates the names
     # tune = true: parameter selection on the first ordering (docs/algorithms/evaluation.md#parameter-selection);
     # [select]: in hindsight
-    results = run_algorithms(specs, X, y, orders, n_jobs=n_jobs, tune=config.get("tune", False),
-                             learner_seeds=learner_seeds(config, repeats), store=store)
+    results = run_algorithms(
+        specs,
+        X,
+        y,
+        orders,
+        n_jobs=n_jobs,
+        tune=config.get("tune", False),
+        learner_seeds=learner_seeds(config, repeats),
+        store=store,
+    )
     rows = []
-    for name, start, count, grid in groups:  # a failed grid point leaves the selection (and is reported)
-        done = [r for r in results[start:start + count] if "failed" not in r]
+    for _name, start, count, grid in groups:  # a failed grid point leaves the selection (and is reported)
+        done = [r for r in results[start : start + count] if "failed" not in r]
         if done:
             rows.append(select_in_hindsight(done, grid) if grid else done[0])
-    doc = {"dataset": dataset, "n_examples": int(X.shape[0]), "n_features": int(X.shape[1]),
-           "n_classes": int(np.unique(y).size), "results": rows}
+    doc = {
+        "dataset": dataset,
+        "n_examples": int(X.shape[0]),
+        "n_features": int(X.shape[1]),
+        "n_classes": int(np.unique(y).size),
+        "results": rows,
+    }
     failed = [r for r in results if "failed" in r]
     if failed:
         doc["failed"] = failed
@@ -180,23 +198,38 @@ def parameter_sweep(config, name, dataset, repeats, n_jobs=None, table_doc=None,
         if found:
             ref_rows[algo] = {**summarize_runs(found[0]), "params": found[1], "reused": True}
         else:
-            todo.append((algo, {**algorithm_settings(config, algo, dataset),
-                                **selected_params(table_doc, algo, inherit)}))
-    results = check_failures(run_algorithms(specs + todo, X, y, orders, n_jobs=n_jobs,
-                                            learner_seeds=learner_seeds(config, repeats), store=store))
+            todo.append(
+                (algo, {**algorithm_settings(config, algo, dataset), **selected_params(table_doc, algo, inherit)})
+            )
+    results = check_failures(
+        run_algorithms(
+            specs + todo, X, y, orders, n_jobs=n_jobs, learner_seeds=learner_seeds(config, repeats), store=store
+        )
+    )
     table = {algo: [] for algo in swept}
     for (algo, params), res in zip(specs, results):
-        table[algo].append({"value": params[param_of.get(algo, parameter)], **summarize_runs(res["runs"]),
-                            "mistake_pct_runs": [100 * r["mistake_rate"] for r in res["runs"]]})
-    for (algo, _), res in zip(todo, results[len(specs):]):
+        table[algo].append(
+            {
+                "value": params[param_of.get(algo, parameter)],
+                **summarize_runs(res["runs"]),
+                "mistake_pct_runs": [100 * r["mistake_rate"] for r in res["runs"]],
+            }
+        )
+    for (algo, _), res in zip(todo, results[len(specs) :]):
         ref_rows[algo] = {**summarize_runs(res["runs"]), "params": res["params"], "reused": False}
-    out = {"parameter": parameter, "values": values, "orderings": repeats,
-           "seconds": time.perf_counter() - start, "algorithms": table,
-           "reference": {algo: ref_rows[algo] for algo in reference}}
+    out = {
+        "parameter": parameter,
+        "values": values,
+        "orderings": repeats,
+        "seconds": time.perf_counter() - start,
+        "algorithms": table,
+        "reference": {algo: ref_rows[algo] for algo in reference},
+    }
     inherited = {algo: selected_params(table_doc, algo, inherit) for algo in swept + reference}
     if any(inherited.values()) or param_of or absent or absent_ref:
-        out.update(inherited={a: v for a, v in inherited.items() if v}, parameter_of=param_of,
-                   not_run=absent + absent_ref)
+        out.update(
+            inherited={a: v for a, v in inherited.items() if v}, parameter_of=param_of, not_run=absent + absent_ref
+        )
     return out
 
 
@@ -209,8 +242,10 @@ def paired_comparison(config, name, dataset, repeats, n_jobs=None, table_doc=Non
     """
     algos, absent = available_algorithms(config, list(config[name]["algorithms"]))
     inherit = config[name].get("inherit", {})
-    settings = {algo: {**algorithm_settings(config, algo, dataset), **selected_params(table_doc, algo, inherit)}
-                for algo in algos}
+    settings = {
+        algo: {**algorithm_settings(config, algo, dataset), **selected_params(table_doc, algo, inherit)}
+        for algo in algos
+    }
     start = time.perf_counter()
     X, y = load_dataset(dataset)
     orders = make_orders(X.shape[0], repeats, config.get("seed", 0))
@@ -223,21 +258,40 @@ def paired_comparison(config, name, dataset, repeats, n_jobs=None, table_doc=Non
             reused.append(algo)
         else:
             todo.append((algo, settings[algo]))
-    for (algo, _), res in zip(todo, check_failures(run_algorithms(todo, X, y, orders, n_jobs=n_jobs, store=store,
-                                                                  learner_seeds=learner_seeds(config, repeats)))):
+    for (algo, _), res in zip(
+        todo,
+        check_failures(
+            run_algorithms(todo, X, y, orders, n_jobs=n_jobs, store=store, learner_seeds=learner_seeds(config, repeats))
+        ),
+    ):
         runs[algo] = res["runs"]
-    rows = {algo: {**summarize_runs(runs[algo]), "params": settings[algo],
-                   "mistake_pct_runs": [100 * r["mistake_rate"] for r in runs[algo]]} for algo in algos}
+    rows = {
+        algo: {
+            **summarize_runs(runs[algo]),
+            "params": settings[algo],
+            "mistake_pct_runs": [100 * r["mistake_rate"] for r in runs[algo]],
+        }
+        for algo in algos
+    }
     ref = np.array(rows[algos[0]]["mistake_pct_runs"])
     versus = {}
     for algo in algos[1:]:
         other = np.array(rows[algo]["mistake_pct_runs"])
         diff = other - ref
         test = paired_ttest(other, ref)
-        versus[algo] = {"mean_diff": test.mean_diff, "p_value": test.p_value,
-                        "reference_better": int(np.sum(diff > 0)), "ties": int(np.sum(diff == 0))}
-    out = {"orderings": repeats, "seconds": time.perf_counter() - start, "reused": reused, "rows": rows,
-           "versus": versus}
+        versus[algo] = {
+            "mean_diff": test.mean_diff,
+            "p_value": test.p_value,
+            "reference_better": int(np.sum(diff > 0)),
+            "ties": int(np.sum(diff == 0)),
+        }
+    out = {
+        "orderings": repeats,
+        "seconds": time.perf_counter() - start,
+        "reused": reused,
+        "rows": rows,
+        "versus": versus,
+    }
     if absent:
         out["not_run"] = absent
     return out
@@ -247,8 +301,15 @@ def rho_sweep(config, dataset, repeats, n_jobs=None, store=None):
     """JMLR §5.4: M, M_d^w(ρ), M_d^s(ρ) of DUOL, averaged over orderings, for each ρ."""
     sweep = parameter_sweep(config, "rho_sweep", dataset, repeats, n_jobs, store=store)
     (rows,) = sweep["algorithms"].values()
-    return [{"rho": r["value"], "M": r["mistakes"], "M_d_weak": r["diagnostics"]["weak_double_updates"][0],
-             "M_d_strong": r["diagnostics"]["strong_double_updates"][0]} for r in rows]
+    return [
+        {
+            "rho": r["value"],
+            "M": r["mistakes"],
+            "M_d_weak": r["diagnostics"]["weak_double_updates"][0],
+            "M_d_strong": r["diagnostics"]["strong_double_updates"][0],
+        }
+        for r in rows
+    ]
 
 
 def reproduce(config_path, only=None, repeats=None, n_jobs=None, output=None, fresh=False, merge=False):
@@ -287,8 +348,10 @@ def run_config(config, command, only=None, repeats=None, n_jobs=None, output=Non
     if merge and not only:
         raise ConfigError("--merge adds the datasets of --only to the page's last results; give --only DATASET ...")
     if merge and repeats and repeats != config.get("repeats", 20):
-        raise ConfigError(f"--merge keeps the page's other datasets at the config's {config.get('repeats', 20)} "
-                          f"orderings; --repeats {repeats} would mix two protocols on one page")
+        raise ConfigError(
+            f"--merge keeps the page's other datasets at the config's {config.get('repeats', 20)} "
+            f"orderings; --repeats {repeats} would mix two protocols on one page"
+        )
     whole = not only and not repeats
     repeats = repeats or config.get("repeats", 20)
     output = output or config.get("output")
@@ -312,8 +375,13 @@ def run_config(config, command, only=None, repeats=None, n_jobs=None, output=Non
             continue
         doc = run_dataset(config, dataset, repeats, n_jobs, store=store, data=data)
         if not doc["results"]:
-            skipped.append((dataset, "every algorithm failed: " + "; ".join(
-                f"{r['algorithm']}: {failure_text(r)}" for r in doc["failed"])))
+            skipped.append(
+                (
+                    dataset,
+                    "every algorithm failed: "
+                    + "; ".join(f"{r['algorithm']}: {failure_text(r)}" for r in doc["failed"]),
+                )
+            )
             continue
         fig = os.path.join(fig_dir, f"{stem}-{dataset}-curves.png")
         plot_curves(doc, fig, title=f"{dataset}: online mistake rate ({repeats} orderings)")
@@ -325,8 +393,9 @@ def run_config(config, command, only=None, repeats=None, n_jobs=None, output=Non
         for dataset in config["rho_sweep"]["datasets"]:
             if dataset in [d["dataset"] for d in docs]:
                 try:
-                    sweeps[dataset] = rho_sweep(config, dataset, config["rho_sweep"].get("repeats", repeats), n_jobs,
-                                                store)
+                    sweeps[dataset] = rho_sweep(
+                        config, dataset, config["rho_sweep"].get("repeats", repeats), n_jobs, store
+                    )
                 except RunFailed as exc:
                     failed.append({"section": "rho_sweep", "dataset": dataset, "error": str(exc)})
     extra = run_sections(config, docs, repeats, n_jobs, fig_dir, out_dir, stem, store)
@@ -336,8 +405,9 @@ def run_config(config, command, only=None, repeats=None, n_jobs=None, output=Non
         extra["wall_seconds"] = time.perf_counter() - start
     if merge:
         docs, skipped, sweeps, extra = merge_previous(config, previous, datasets, docs, skipped, sweeps, extra)
-        extra["merged"] = previous.get("merged", []) + [{"date": datetime.date.today().isoformat(),
-                                                         "command": command, "datasets": datasets}]
+        extra["merged"] = previous.get("merged", []) + [
+            {"date": datetime.date.today().isoformat(), "command": command, "datasets": datasets}
+        ]
     if sweeps:
         from ..report.plots import plot_rho_sweep
 
@@ -345,8 +415,17 @@ def run_config(config, command, only=None, repeats=None, n_jobs=None, output=Non
     page = render_page(config, docs, skipped, sweeps, paper, repeats, command, stem, output, extra)
     write_text(output, page)
     with atomic_open(os.path.splitext(output)[0] + ".json") as fh:
-        json.dump({"config": config, "results": docs, "rho_sweep": sweeps, **extra,
-                   "page": {"command": command, "repeats": repeats, "skipped": skipped}}, fh, indent=1)
+        json.dump(
+            {
+                "config": config,
+                "results": docs,
+                "rho_sweep": sweeps,
+                **extra,
+                "page": {"command": command, "repeats": repeats, "skipped": skipped},
+            },
+            fh,
+            indent=1,
+        )
     if whole and not skipped:
         store.prune()
     print(f"[reproduce] {store.summary()}", file=sys.stderr)
@@ -360,7 +439,9 @@ def read_previous(output):
         with open(path) as fh:
             return json.load(fh)
     except (OSError, ValueError) as exc:
-        raise ConfigError(f"--merge needs the page's last results, {path}: {getattr(exc, 'strerror', None) or exc}") from None
+        raise ConfigError(
+            f"--merge needs the page's last results, {path}: {getattr(exc, 'strerror', None) or exc}"
+        ) from None
 
 
 def merge_previous(config, previous, ran, docs, skipped, sweeps, extra):
@@ -379,12 +460,18 @@ def merge_previous(config, previous, ran, docs, skipped, sweeps, extra):
     old_skipped = {s[0]: tuple(s) for s in previous.get("page", {}).get("skipped", [])}
     skipped = list(union(old_skipped, {d: (d, why) for d, why in skipped}).values())
     sweeps = union(previous.get("rho_sweep", {}), sweeps)
-    merged = {k: v for k, v in extra.items() if k not in ("sweeps", "comparisons", "diagnostics", "failed",
-                                                            "wall_seconds", "merged")}
+    merged = {
+        k: v
+        for k, v in extra.items()
+        if k not in ("sweeps", "comparisons", "diagnostics", "failed", "wall_seconds", "merged")
+    }
     for key in ("sweeps", "comparisons"):
         names = list(dict.fromkeys([*previous.get(key, {}), *extra.get(key, {})]))
-        merged[key] = {name: union(previous.get(key, {}).get(name), extra.get(key, {}).get(name, {}))
-                       for name in names if name in config}
+        merged[key] = {
+            name: union(previous.get(key, {}).get(name), extra.get(key, {}).get(name, {}))
+            for name in names
+            if name in config
+        }
     failed = [f for f in previous.get("failed", []) if f["dataset"] in order and f["dataset"] not in ran]
     if failed + extra.get("failed", []):
         merged["failed"] = failed + extra.get("failed", [])
@@ -404,18 +491,27 @@ def render_from_json(path, output=None):
     config = data["config"]
     output = output or os.path.splitext(path)[0] + ".md"
     meta = data.get("page", {})
-    extra = {k: data[k] for k in ("sweeps", "comparisons", "diagnostics", "wall_seconds", "failed", "merged")
-             if k in data}
-    page = render_page(config, data["results"], [tuple(s) for s in meta.get("skipped", [])], data.get("rho_sweep", {}),
-                       paper_table(config), meta.get("repeats", config.get("repeats", 20)),
-                       meta.get("command", "python -m olkit.experiment.reproduce"),
-                       os.path.splitext(os.path.basename(output))[0], output, extra)
+    extra = {
+        k: data[k] for k in ("sweeps", "comparisons", "diagnostics", "wall_seconds", "failed", "merged") if k in data
+    }
+    page = render_page(
+        config,
+        data["results"],
+        [tuple(s) for s in meta.get("skipped", [])],
+        data.get("rho_sweep", {}),
+        paper_table(config),
+        meta.get("repeats", config.get("repeats", 20)),
+        meta.get("command", "python -m olkit.experiment.reproduce"),
+        os.path.splitext(os.path.basename(output))[0],
+        output,
+        extra,
+    )
     write_text(output, page)
     return output
 
 
 def section_kind(name, section):
-    """"sweep" for a ``*_sweep`` section with a ``parameter`` (the §5.4 ``rho_sweep`` form is rendered as
+    """ "sweep" for a ``*_sweep`` section with a ``parameter`` (the §5.4 ``rho_sweep`` form is rendered as
     before), "comparison" for a ``*_comparison`` section, else None."""
     if not isinstance(section, dict):
         return None
@@ -461,9 +557,15 @@ def run_sections(config, docs, repeats, n_jobs, fig_dir, out_dir, stem, store=No
                 table_settings = {**config.get("settings", {}), **per_dataset(config, dataset).get("settings", {})}
                 mark = section.get("mark", table_settings.get(doc["parameter"]))  # the table's value
                 labels = {a: f"{a} ({p})" for a, p in doc.get("parameter_of", {}).items()}
-                plot_sweep(doc, fig, title=f"{dataset}: {section.get('y_label', 'mistake rate')} vs {doc['parameter']} "
-                           f"({n} orderings)", mark=mark, highlight=section.get("highlight", ()), labels=labels,
-                           ticks=section.get("ticks", False))
+                plot_sweep(
+                    doc,
+                    fig,
+                    title=f"{dataset}: {section.get('y_label', 'mistake rate')} vs {doc['parameter']} ({n} orderings)",
+                    mark=mark,
+                    highlight=section.get("highlight", ()),
+                    labels=labels,
+                    ticks=section.get("ticks", False),
+                )
                 doc["figure"] = os.path.relpath(fig, out_dir)
                 out["sweeps"].setdefault(name, {})[dataset] = doc
             print(f"[reproduce] {name} {dataset} done ({doc['seconds']:.0f} s)", file=sys.stderr)
@@ -474,17 +576,33 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("config")
     parser.add_argument("--only", nargs="+", metavar="DATASET")
-    parser.add_argument("--merge", action="store_true", help="with --only: keep the other datasets' results from "
-                        "the page's last JSON and write the page from the union (adds datasets to a page)")
+    parser.add_argument(
+        "--merge",
+        action="store_true",
+        help="with --only: keep the other datasets' results from "
+        "the page's last JSON and write the page from the union (adds datasets to a page)",
+    )
     parser.add_argument("--repeats", type=int)
     parser.add_argument("--jobs", type=int)
     parser.add_argument("--output")
-    parser.add_argument("--fresh", action="store_true", help="recompute every run instead of reusing the finished "
-                        "runs stored in <output dir>/.cells/<page stem>/ (by a run that was killed, say)")
-    parser.add_argument("--render-only", action="store_true",
-                        help="rewrite the page from the JSON of the last run (CONFIG: that .json file)")
-    parser.add_argument("--quiet", "-q", action="store_true", help="no progress bar or compile notice on stderr "
-                        "(shown only when stderr is a terminal, or with OLKIT_PROGRESS=1)")
+    parser.add_argument(
+        "--fresh",
+        action="store_true",
+        help="recompute every run instead of reusing the finished "
+        "runs stored in <output dir>/.cells/<page stem>/ (by a run that was killed, say)",
+    )
+    parser.add_argument(
+        "--render-only",
+        action="store_true",
+        help="rewrite the page from the JSON of the last run (CONFIG: that .json file)",
+    )
+    parser.add_argument(
+        "--quiet",
+        "-q",
+        action="store_true",
+        help="no progress bar or compile notice on stderr "
+        "(shown only when stderr is a terminal, or with OLKIT_PROGRESS=1)",
+    )
     args = parser.parse_args(argv)
     from .. import progress
 
@@ -493,19 +611,32 @@ def main(argv=None):
         try:
             print(render_from_json(args.config, args.output))
         except (OSError, ValueError, KeyError) as exc:  # not a page's JSON (e.g. the TOML config was given)
-            print(f"--render-only needs the JSON a run saved beside its page (e.g. docs/reproduction/"
-                  f"duol-multiclass.json); cannot read {args.config}: {type(exc).__name__}: {exc}", file=sys.stderr)
+            print(
+                f"--render-only needs the JSON a run saved beside its page (e.g. docs/reproduction/"
+                f"duol-multiclass.json); cannot read {args.config}: {type(exc).__name__}: {exc}",
+                file=sys.stderr,
+            )
             sys.exit(2)
         return
     try:
-        page, _ = reproduce(args.config, only=args.only, repeats=args.repeats, n_jobs=args.jobs, output=args.output,
-                            fresh=args.fresh, merge=args.merge)
+        page, _ = reproduce(
+            args.config,
+            only=args.only,
+            repeats=args.repeats,
+            n_jobs=args.jobs,
+            output=args.output,
+            fresh=args.fresh,
+            merge=args.merge,
+        )
     except (ConfigError, BackendError) as exc:
         print(exc, file=sys.stderr)
         sys.exit(2)
     except KeyboardInterrupt:  # Ctrl-C: one line, no traceback; the finished runs are in the result store
-        print("reproduce: interrupted (the finished runs are kept in the result store, <output dir>/.cells; rerun "
-              "the same command to reuse them)", file=sys.stderr)
+        print(
+            "reproduce: interrupted (the finished runs are kept in the result store, <output dir>/.cells; rerun "
+            "the same command to reuse them)",
+            file=sys.stderr,
+        )
         sys.exit(130)
     print(page)
 

@@ -10,6 +10,7 @@ With a result store (:mod:`olkit.experiment.store`) every finished run is saved 
 stored run is reused instead of computed. A run that fails (a refused parameter, an example the learner
 refuses) fails alone: its algorithm's result says why (``"failed"``) and the other runs go on.
 """
+
 import numpy as np
 
 from .. import progress
@@ -49,8 +50,10 @@ def split_params(algorithms, settings):
     unused = sorted(set(settings) - used)
     if unused:
         hints = [f"{k!r} (did you mean {near!r}?)" if (near := nearest_name(k, known)) else repr(k) for k in unused]
-        raise ValueError(f"parameter(s) {', '.join(hints)} belong to none of {', '.join(algorithms)}; valid "
-                         f"parameters: {', '.join(sorted(known))}")
+        raise ValueError(
+            f"parameter(s) {', '.join(hints)} belong to none of {', '.join(algorithms)}; valid "
+            f"parameters: {', '.join(sorted(known))}"
+        )
     return specs
 
 
@@ -61,9 +64,11 @@ def refuse_fit_order_params(settings):
     given = [key for key in FIT_ORDER_PARAMS if key in settings]
     if given:
         shown = ", ".join(f"{key}={settings[key]!r}" for key in given)
-        raise ValueError(f"{shown}: shuffle and random_state only order the pass of fit (as in scikit-learn); "
-                         "olkit run and tune follow the online protocol's order: --order FILE, or random "
-                         "orderings drawn from --seed S")
+        raise ValueError(
+            f"{shown}: shuffle and random_state only order the pass of fit (as in scikit-learn); "
+            "olkit run and tune follow the online protocol's order: --order FILE, or random "
+            "orderings drawn from --seed S"
+        )
 
 
 def run_one(name, params, X, y, order, label, n_checkpoints=20):
@@ -191,19 +196,30 @@ def run_algorithms(specs, X, y, orders, n_jobs=None, n_checkpoints=20, tune=Fals
             tuned.append((name, params))
         specs = tuned
     seeds = list(learner_seeds) if learner_seeds is not None else [None] * len(orders)
-    tasks = [(name, per_ordering_seed(name, params, seed), r)
-             for i, (name, params) in enumerate(specs) if i not in failed
-             for r, seed in zip(range(len(orders)), seeds)]
+    tasks = [
+        (name, per_ordering_seed(name, params, seed), r)
+        for i, (name, params) in enumerate(specs)
+        if i not in failed
+        for r, seed in zip(range(len(orders)), seeds)
+    ]
     cells = iter(run_tasks(tasks, X, y, orders, n_jobs, n_checkpoints, store))
     labels = labels_of(orders)
     results = []
     for i, (name, params) in enumerate(specs):
         chunk = [] if i in failed else [next(cells) for _ in labels]
-        errors = failed.get(i) or [{"order": label, "error": c["error"]} for label, c in zip(labels, chunk)
-                                   if "error" in c]
+        errors = failed.get(i) or [
+            {"order": label, "error": c["error"]} for label, c in zip(labels, chunk) if "error" in c
+        ]
         if errors:
-            results.append({"algorithm": name, "params": params, "kernel": describe_kernel(params),
-                            "orderings": len(orders), "failed": errors})
+            results.append(
+                {
+                    "algorithm": name,
+                    "params": params,
+                    "kernel": describe_kernel(params),
+                    "orderings": len(orders),
+                    "failed": errors,
+                }
+            )
             continue
         runs = [c["run"] for c in chunk]
         if learner_seeds is not None and "seed" in chunk[0]["params"]:
@@ -212,8 +228,17 @@ def run_algorithms(specs, X, y, orders, n_jobs=None, n_checkpoints=20, tune=Fals
         mean, std = _summary(runs)
         curve_x = runs[0]["curve"]["x"]
         curve_mean = np.mean([r["curve"]["mistake_rate"] for r in runs], axis=0).tolist()
-        results.append({"algorithm": name, "params": chunk[0]["params"], "kernel": describe_kernel(chunk[0]["params"]),
-                        "runs": runs, "mean": mean, "std": std, "curve": {"x": curve_x, "mistake_rate": curve_mean}})
+        results.append(
+            {
+                "algorithm": name,
+                "params": chunk[0]["params"],
+                "kernel": describe_kernel(chunk[0]["params"]),
+                "runs": runs,
+                "mean": mean,
+                "std": std,
+                "curve": {"x": curve_x, "mistake_rate": curve_mean},
+            }
+        )
         if name in traces:
             results[-1]["tuning"] = traces[name]
     return results
@@ -244,8 +269,20 @@ def check_failures(results):
     return results
 
 
-def run_experiment(dataset, algorithms, X, y, settings=None, repeats=20, seed=0, order=None,
-                   n_jobs=None, n_checkpoints=20, tune=False, store=None):
+def run_experiment(
+    dataset,
+    algorithms,
+    X,
+    y,
+    settings=None,
+    repeats=20,
+    seed=0,
+    order=None,
+    n_jobs=None,
+    n_checkpoints=20,
+    tune=False,
+    store=None,
+):
     """The full ``olkit run`` document for ``algorithms`` on (X, y); ``tune`` and ``store`` as
     :func:`run_algorithms`. A failed run is an error (after the other runs finished, and were stored)."""
     specs = split_params(algorithms, settings or {})
@@ -253,8 +290,14 @@ def run_experiment(dataset, algorithms, X, y, settings=None, repeats=20, seed=0,
         orders = [(f"file:{order[0]}", order[1])]
     else:
         orders = make_orders(X.shape[0], repeats, seed)
-    results = check_failures(run_algorithms(specs, X, y, orders, n_jobs=n_jobs, n_checkpoints=n_checkpoints,
-                                            tune=tune, store=store))
+    results = check_failures(
+        run_algorithms(specs, X, y, orders, n_jobs=n_jobs, n_checkpoints=n_checkpoints, tune=tune, store=store)
+    )
     classes = np.unique(y)
-    return {"dataset": dataset, "n_examples": int(X.shape[0]), "n_features": int(X.shape[1]),
-            "n_classes": int(classes.size), "results": results}
+    return {
+        "dataset": dataset,
+        "n_examples": int(X.shape[0]),
+        "n_features": int(X.shape[1]),
+        "n_classes": int(classes.size),
+        "results": results,
+    }

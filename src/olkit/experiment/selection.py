@@ -3,13 +3,14 @@ hindsight*, as the budgeted-learner papers did), the values a table row selected
 specifications. Nothing here runs a learner: :mod:`olkit.experiment.reproduce` runs the grid points and
 hands their results to :func:`select_in_hindsight`.
 """
+
 import math
 
 import numpy as np
 
 from .config import per_dataset
 
-SCALES = {"1/sqrt(T)": lambda n: 1.0 / math.sqrt(n), "1/T^2": lambda n: 1.0 / n ** 2}
+SCALES = {"1/sqrt(T)": lambda n: 1.0 / math.sqrt(n), "1/T^2": lambda n: 1.0 / n**2}
 """Grid scales by the number of examples T: OGD step sizes 10^k/√T (AHP), BOGD's λ = 2^k/T²."""
 
 
@@ -25,8 +26,14 @@ def selection_grid(config, name, dataset, n_examples):
         if scale is not None and scale not in SCALES:
             raise ValueError(f"[select.{name}] {key}: unknown scale {scale!r}; known: {', '.join(SCALES)}")
         factor = SCALES[scale](n_examples) if scale else None
-        out.append({"parameter": key, "grid": list(values), "scale": scale,
-                    "values": [v * factor for v in values] if factor else list(values)})
+        out.append(
+            {
+                "parameter": key,
+                "grid": list(values),
+                "scale": scale,
+                "values": [v * factor for v in values] if factor else list(values),
+            }
+        )
     return out
 
 
@@ -38,10 +45,19 @@ def select_in_hindsight(results, grid):
     best = int(np.argmin([r["mean"]["mistake_rate"] for r in results]))
     row = dict(results[best])
     row["selected"] = {k: row["params"][k] for k in keys}
-    row["selection"] = {"grid": grid, "chosen": best, "candidates": [
-        {"params": {k: r["params"][k] for k in keys}, "mistake_pct": [100 * r["mean"]["mistake_rate"],
-                                                                       100 * r["std"]["mistake_rate"]],
-         "n_sv": [r["mean"]["n_sv"], r["std"]["n_sv"]], "seconds": r["mean"]["seconds"]} for r in results]}
+    row["selection"] = {
+        "grid": grid,
+        "chosen": best,
+        "candidates": [
+            {
+                "params": {k: r["params"][k] for k in keys},
+                "mistake_pct": [100 * r["mean"]["mistake_rate"], 100 * r["std"]["mistake_rate"]],
+                "n_sv": [r["mean"]["n_sv"], r["std"]["n_sv"]],
+                "seconds": r["mean"]["seconds"],
+            }
+            for r in results
+        ],
+    }
     return row
 
 
@@ -63,6 +79,10 @@ def sweep_spec(section):
     same sweep with ``parameter = "rho"``.
     """
     if "parameter" in section:
-        return (section["parameter"], [float(v) for v in section["values"]], list(section["algorithms"]),
-                list(section.get("reference", [])))
+        return (
+            section["parameter"],
+            [float(v) for v in section["values"]],
+            list(section["algorithms"]),
+            list(section.get("reference", [])),
+        )
     return "rho", [float(v) for v in section["rho"]], [section["algorithm"]], []

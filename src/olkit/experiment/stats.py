@@ -6,6 +6,7 @@ only place that calls :func:`scipy.stats.ttest_rel`; the bold marks of a table (
 lower–equal–higher counts of a sweep, the Δ and p of a comparison section and the acceptance claims all read
 its result.
 """
+
 from dataclasses import dataclass
 
 import numpy as np
@@ -65,8 +66,13 @@ def paired_ttest(a, b):
         from scipy.stats import ttest_rel
 
         p = float(ttest_rel(a, b).pvalue)
-    return PairedTest(n=int(d.size), mean_diff=float(d.mean()) if d.size else float("nan"), p_value=p,
-                      identical=bool(identical), a_lower=bool(a.mean() < b.mean()) if d.size else False)
+    return PairedTest(
+        n=int(d.size),
+        mean_diff=float(d.mean()) if d.size else float("nan"),
+        p_value=p,
+        identical=bool(identical),
+        a_lower=bool(a.mean() < b.mean()) if d.size else False,
+    )
 
 
 def best_by_ttest(results, alpha=ALPHA):
@@ -92,10 +98,14 @@ def mean_std(values):
 
 def summarize_runs(runs):
     """Mean ± std (over orderings) of mistake %, #SV, #updates; mean mistakes and diagnostics counters."""
-    row = {"mistake_pct": mean_std([100 * r["mistake_rate"] for r in runs]),
-           "n_sv": mean_std([r["n_sv"] for r in runs]), "n_updates": mean_std([r["n_updates"] for r in runs]),
-           "mistakes": float(np.mean([r["mistakes"] for r in runs])), "orderings": len(runs),
-           "seconds": mean_std([r["seconds"] for r in runs])}
+    row = {
+        "mistake_pct": mean_std([100 * r["mistake_rate"] for r in runs]),
+        "n_sv": mean_std([r["n_sv"] for r in runs]),
+        "n_updates": mean_std([r["n_updates"] for r in runs]),
+        "mistakes": float(np.mean([r["mistakes"] for r in runs])),
+        "orderings": len(runs),
+        "seconds": mean_std([r["seconds"] for r in runs]),
+    }
     keys = [k for k in runs[0].get("diagnostics", {}) if isinstance(runs[0]["diagnostics"][k], (int, float))]
     if keys:
         row["diagnostics"] = {k: mean_std([r["diagnostics"][k] for r in runs]) for k in keys}

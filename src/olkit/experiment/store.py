@@ -21,6 +21,7 @@ included), the resumed tables are the same as those of an uninterrupted run.
 * A failed run (a refused parameter, an example the learner refuses) is not stored: a rerun tries it
   again.
 """
+
 import hashlib
 import json
 import numbers
@@ -47,8 +48,11 @@ def code_digest():
     for folder, dirs, names in os.walk(root):
         rel = os.path.relpath(folder, root)
         dirs[:] = sorted(d for d in dirs if rel != "." or d not in _NOT_RUN_CODE)
-        files += [os.path.join(folder, n) for n in sorted(names)
-                  if n.endswith(".py") and not (rel == "." and n in _NOT_RUN_CODE)]
+        files += [
+            os.path.join(folder, n)
+            for n in sorted(names)
+            if n.endswith(".py") and not (rel == "." and n in _NOT_RUN_CODE)
+        ]
     digest = hashlib.blake2b(digest_size=16)
     for path in files:
         digest.update(os.path.relpath(path, root).encode())
@@ -100,8 +104,7 @@ _RUN_NUMBERS = ("mistakes", "mistake_rate", "n_updates", "n_sv", "seconds")
 
 
 def _numbers(values):
-    return isinstance(values, list) and all(isinstance(v, numbers.Real) and not isinstance(v, bool)
-                                            for v in values)
+    return isinstance(values, list) and all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in values)
 
 
 def cell_problem(cell):
@@ -118,8 +121,12 @@ def cell_problem(cell):
     if bad:
         return f"run {', '.join(map(repr, bad))} missing or not a number"
     curve = run.get("curve")
-    if not (isinstance(curve, dict) and _numbers(curve.get("x")) and _numbers(curve.get("mistake_rate"))
-            and len(curve["x"]) == len(curve["mistake_rate"])):
+    if not (
+        isinstance(curve, dict)
+        and _numbers(curve.get("x"))
+        and _numbers(curve.get("mistake_rate"))
+        and len(curve["x"]) == len(curve["mistake_rate"])
+    ):
         return "run 'curve' is not {'x': [numbers], 'mistake_rate': [numbers]} of one length"
     return None
 
@@ -144,9 +151,19 @@ class CellStore:
     def path(self, data, algorithm, params, order_label, order, n_checkpoints):
         """The file of one run: ``data`` is :func:`array_digest` of (X, y), ``order`` the ordering's
         :func:`array_digest`."""
-        key = json.dumps({"format": FORMAT, "code": code_digest(), "data": data, "algorithm": algorithm,
-                          "params": params, "order": [order_label, order], "n_checkpoints": n_checkpoints},
-                         sort_keys=True, default=_plain)
+        key = json.dumps(
+            {
+                "format": FORMAT,
+                "code": code_digest(),
+                "data": data,
+                "algorithm": algorithm,
+                "params": params,
+                "order": [order_label, order],
+                "n_checkpoints": n_checkpoints,
+            },
+            sort_keys=True,
+            default=_plain,
+        )
         path = os.path.join(self.directory, hashlib.sha256(key.encode()).hexdigest()[:40] + ".json")
         self.used.add(os.path.basename(path))
         return path
@@ -167,8 +184,11 @@ class CellStore:
             problem = cell_problem(cell)
             if problem is None:
                 return cell
-        warnings.warn(f"result store: ignoring the malformed cell file {path} ({problem}); its run is computed "
-                      "again", MalformedCellWarning, stacklevel=2)
+        warnings.warn(
+            f"result store: ignoring the malformed cell file {path} ({problem}); its run is computed again",
+            MalformedCellWarning,
+            stacklevel=2,
+        )
         return None
 
     def count(self, reused, computed):
@@ -185,8 +205,7 @@ class CellStore:
                 os.unlink(os.path.join(self.directory, name))
 
     def summary(self):
-        return (f"result store {self.directory}: {self.reused} finished run(s) reused, "
-                f"{self.computed} computed")
+        return f"result store {self.directory}: {self.reused} finished run(s) reused, {self.computed} computed"
 
 
 def run_out_store(out_dir, resume):

@@ -16,6 +16,7 @@ Settled uncertainty (docs/algorithms/evaluation.md#parameter-selection: the pape
 follow LIBOL's ``CV_algorithm.m``; the validation ordering is the first ordering of the runs (``seed:<seed>``)
 in the runner and the reproduction, or any ordering given to :func:`tune` / ``olkit tune --order``.
 """
+
 from .. import progress
 from ..protocol import evaluate_online
 from ..registry import get, make, spec

@@ -5,6 +5,7 @@ a learner module registers itself by being there: there is no list of modules to
 (``olkit list``, :func:`olkit.registry.names`) is data of the registry (``position=`` of ``@register``), not
 the order of these imports.
 """
+
 import importlib
 import pkgutil
 

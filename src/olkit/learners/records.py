@@ -15,6 +15,7 @@ have the declared types: :func:`rule_params` converts them. The record is part o
 (``state_.prm``) and is saved in model files as a named tuple of scalars; loading checks it equals the one
 the loaded parameters give.
 """
+
 from typing import NamedTuple
 
 

@@ -1,4 +1,5 @@
 """Plots: online mistake-rate curves (the papers' Figures 2–6 of NIPS 2009, Fig. 1 of SCW)."""
+
 from .._files import save_figure
 
 
@@ -18,8 +19,14 @@ def plot_curves(doc, path, title=None):
     colors = plt.get_cmap("tab20").colors
     markers = "o^sDv<>pPX*h"
     for i, r in enumerate(doc["results"]):  # distinct colour and marker for up to 20 algorithms
-        ax.plot(r["curve"]["x"], [100 * v for v in r["curve"]["mistake_rate"]], marker=markers[i % len(markers)],
-                markersize=3, color=colors[(2 * i) % 20 if i < 10 else (2 * i + 1) % 20], label=r["algorithm"])
+        ax.plot(
+            r["curve"]["x"],
+            [100 * v for v in r["curve"]["mistake_rate"]],
+            marker=markers[i % len(markers)],
+            markersize=3,
+            color=colors[(2 * i) % 20 if i < 10 else (2 * i + 1) % 20],
+            label=r["algorithm"],
+        )
     ax.set_xlabel("Number of samples")
     return _finish(fig, ax, path, title or doc["dataset"])
 
@@ -29,7 +36,8 @@ def plot_sweep(sweep, path, title=None, mark=None, highlight=(), labels=None, ti
     line per swept algorithm with a ±1 std band over the orderings, one dashed horizontal line per
     reference algorithm (no such parameter); ``mark`` draws a dotted vertical line at a value (e.g. the
     table's setting); ``highlight`` algorithms are drawn thicker; ``labels`` renames legend entries
-    ({algorithm: label}); ``ticks``: a tick at every swept value, labelled as is (e.g. budgets 50..1600). A log2 x axis when the values are positive
+    ({algorithm: label}); ``ticks``: a tick at every swept value, labelled as is (e.g. budgets 50..1600). A log2 x axis
+    when the values are positive
     and span a factor of 16 or more, a log y axis when the mean mistake rates span a factor of 10 or more."""
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(6.4, 4.2))
@@ -44,14 +52,24 @@ def plot_sweep(sweep, path, title=None, mark=None, highlight=(), labels=None, ti
         x = [r["value"] for r in rows]
         m = [r["mistake_pct"][0] for r in rows]
         s = [r["mistake_pct"][1] for r in rows]
-        ax.plot(x, m, marker=markers[i % len(markers)], markersize=4, color=color, label=(labels or {}).get(name, name),
-                linewidth=2.5 if name in highlight else 1.2, zorder=3 if name in highlight else 2)
+        ax.plot(
+            x,
+            m,
+            marker=markers[i % len(markers)],
+            markersize=4,
+            color=color,
+            label=(labels or {}).get(name, name),
+            linewidth=2.5 if name in highlight else 1.2,
+            zorder=3 if name in highlight else 2,
+        )
         low = [max(a - b, 0.5 * a) if logy else a - b for a, b in zip(m, s)]
         ax.fill_between(x, low, [a + b for a, b in zip(m, s)], color=color, alpha=0.08)
     n = len(sweep["algorithms"])
     for j, (name, row) in enumerate(sweep.get("reference", {}).items()):
         color = colors[(2 * (n + j)) % 20 if n + j < 10 else (2 * (n + j) + 1) % 20]
-        ax.axhline(row["mistake_pct"][0], linestyle="--", linewidth=1, color=color, label=f"{name} (no {sweep['parameter']})")
+        ax.axhline(
+            row["mistake_pct"][0], linestyle="--", linewidth=1, color=color, label=f"{name} (no {sweep['parameter']})"
+        )
     if mark is not None:
         ax.axvline(mark, linestyle=":", color="grey", linewidth=1)
     if min(values) > 0 and max(values) / min(values) >= 16:

@@ -1,10 +1,15 @@
 """Tables of experiment results in the papers' form: mean ± std of mistake rate (%), #SV, time."""
+
 import csv
 import io
 import json
 
-COLUMNS = (("Mistake (%)", "mistake_rate", 100.0, 3), ("#SV", "n_sv", 1.0, 2),
-           ("#Updates", "n_updates", 1.0, 2), ("Time (s)", "seconds", 1.0, 3))
+COLUMNS = (
+    ("Mistake (%)", "mistake_rate", 100.0, 3),
+    ("#SV", "n_sv", 1.0, 2),
+    ("#Updates", "n_updates", 1.0, 2),
+    ("Time (s)", "seconds", 1.0, 3),
+)
 
 
 def _cell(result, key, scale, digits):
@@ -13,14 +18,17 @@ def _cell(result, key, scale, digits):
 
 
 def _rows(doc):
-    return [[r["algorithm"]] + [_cell(r, key, scale, digits) for _, key, scale, digits in COLUMNS]
-            for r in doc["results"]]
+    return [
+        [r["algorithm"]] + [_cell(r, key, scale, digits) for _, key, scale, digits in COLUMNS] for r in doc["results"]
+    ]
 
 
 def _title(doc):
     runs = len(doc["results"][0]["runs"]) if doc["results"] else 0
-    return (f"{doc['dataset']} ({doc['n_examples']} examples, {doc['n_features']} features, "
-            f"{doc['n_classes']} classes; {runs} run{'s' if runs != 1 else ''})")
+    return (
+        f"{doc['dataset']} ({doc['n_examples']} examples, {doc['n_features']} features, "
+        f"{doc['n_classes']} classes; {runs} run{'s' if runs != 1 else ''})"
+    )
 
 
 def kernel_note(results):
@@ -53,9 +61,18 @@ def markdown_table(header, rows):
 
 def latex_table(header, rows, caption=""):
     cols = "l" + "r" * (len(header) - 1)
-    esc = lambda s: str(s).replace("%", r"\%").replace("#", r"\#").replace("±", r"$\pm$").replace("_", r"\_")
-    out = [r"\begin{table}[t]", r"\centering", rf"\begin{{tabular}}{{{cols}}}", r"\hline",
-           " & ".join(esc(h) for h in header) + r" \\", r"\hline"]
+
+    def esc(s):
+        return str(s).replace("%", r"\%").replace("#", r"\#").replace("±", r"$\pm$").replace("_", r"\_")
+
+    out = [
+        r"\begin{table}[t]",
+        r"\centering",
+        rf"\begin{{tabular}}{{{cols}}}",
+        r"\hline",
+        " & ".join(esc(h) for h in header) + r" \\",
+        r"\hline",
+    ]
     out += [" & ".join(esc(c) for c in row) + r" \\" for row in rows]
     out += [r"\hline", r"\end{tabular}"]
     if caption:
@@ -74,8 +91,9 @@ def format_results(doc, fmt="table"):
         writer = csv.writer(buf)
         writer.writerow(["dataset", "algorithm"] + [f"{k}_{s}" for _, k, _, _ in COLUMNS for s in ("mean", "std")])
         for r in doc["results"]:
-            writer.writerow([doc["dataset"], r["algorithm"]] +
-                            [r[s][k] for _, k, _, _ in COLUMNS for s in ("mean", "std")])
+            writer.writerow(
+                [doc["dataset"], r["algorithm"]] + [r[s][k] for _, k, _, _ in COLUMNS for s in ("mean", "std")]
+            )
         return buf.getvalue().rstrip("\n")
     rows = _rows(doc)
     if fmt == "markdown":

@@ -29,6 +29,7 @@ the class docstring).
 Slow reference: tests/reference/budget.py (``run_reference``); the ``compat`` mode: tests/reference/budget_compat.py
 (``run_compat``).
 """
+
 import math
 from typing import NamedTuple
 
@@ -37,12 +38,12 @@ import numpy as np
 from ..._compile import njit_helper, njit_inline
 from ...params import PROBABILITY_OPEN, Interval
 from ...spec import register
-from ..records import rule_params
 from ..kernel.base import EPS
 from ..kernel.gram import sync_gram
 from ..kernel.scores import expansion_scores
 from ..kernel.support_set import N
 from ..kernel.sv_edit import sv_remove_set
+from ..records import rule_params
 from .common import (
     D0,
     RADIUS,
@@ -58,6 +59,7 @@ from .common import (
 )
 
 N_T, HALVINGS = 0, 1  # diagnostic slots
+
 
 class AhpatronParams(NamedTuple):
     """Parameters of Ahpatron, resolved."""
@@ -181,6 +183,7 @@ def ahpatron_update(sv, st, s, t, kself, y, f, mistake):
 
 # ---- compat="ahp-r": the AHP authors' Ahpatron.R (docs/algorithms/ahpatron.md#ahp-r) ------------------------
 
+
 @njit_helper
 def r_median(v):
     """R's ``median``: the middle value, or the mean of the two middle values for an even count (R computes
@@ -272,16 +275,33 @@ def ahpatron_ahp_r_update(sv, st, s, t, kself, y, f, mistake):
 _AHP_R = CompatRule(ahpatron_ahp_r_update, first_round_mistake=True, source="the AHP R script Ahpatron.R")
 
 
-@register("ahpatron", "Ahpatron: budgeted AVP, halving the SV set and projecting the removed half onto the kept "
-                      "one (Ahpatron AAAI 2024 Alg. 2)", data=("binary", "multiclass"),
-          tuning=(("epsilon", (0.5, 0.6, 0.7, 0.8, 0.9)),),
-          sources={"B": "AHP R script (600); Table 2 per dataset", "U": "AHP Experiments (U = √B/2)",
-                   "lam": "AHP Experiments (λ = U/(2√B))", "epsilon": "AHP Experiments (grid {0.5..0.9})",
-                   "eta": "AHP Experiments (η = 0.0005)", "sigma": "AHP Experiments (σ = 1)"},
-          position=170,
-          sweep={"small": {"B": 4}, "cases": [{"B": 2}, {"B": 6, "U": 0.5, "lam": 0.3}],
-                 "grid": {"B": [2, 4, 6, 8], "U": [None, None, 0.5, math.inf], "lam": [None, 0.3],
-                          "epsilon": [0.5, 0.8], "eta": [0.0005, 0.1]}})
+@register(
+    "ahpatron",
+    "Ahpatron: budgeted AVP, halving the SV set and projecting the removed half onto the kept "
+    "one (Ahpatron AAAI 2024 Alg. 2)",
+    data=("binary", "multiclass"),
+    tuning=(("epsilon", (0.5, 0.6, 0.7, 0.8, 0.9)),),
+    sources={
+        "B": "AHP R script (600); Table 2 per dataset",
+        "U": "AHP Experiments (U = √B/2)",
+        "lam": "AHP Experiments (λ = U/(2√B))",
+        "epsilon": "AHP Experiments (grid {0.5..0.9})",
+        "eta": "AHP Experiments (η = 0.0005)",
+        "sigma": "AHP Experiments (σ = 1)",
+    },
+    position=170,
+    sweep={
+        "small": {"B": 4},
+        "cases": [{"B": 2}, {"B": 6, "U": 0.5, "lam": 0.3}],
+        "grid": {
+            "B": [2, 4, 6, 8],
+            "U": [None, None, 0.5, math.inf],
+            "lam": [None, 0.3],
+            "epsilon": [0.5, 0.8],
+            "eta": [0.0005, 0.1],
+        },
+    },
+)
 class Ahpatron(BudgetLearner):
     """Ahpatron (AAAI 2024, Algorithm 2): budgeted online kernel learning by halving and projection.
 
@@ -339,12 +359,30 @@ class Ahpatron(BudgetLearner):
     _gram = "cache"
     _kernel_compat = ("none", "ahp-r")
     _compat_rules = {"ahp-r": _AHP_R}
-    _parameter_constraints = {"B": [Interval(2, None, even=True)], "U": RADIUS,
-                              "lam": [Interval(0, None, closed="neither"), None],
-                              "epsilon": [PROBABILITY_OPEN], "eta": [Interval(0, None, closed="neither")]}
+    _parameter_constraints = {
+        "B": [Interval(2, None, even=True)],
+        "U": RADIUS,
+        "lam": [Interval(0, None, closed="neither"), None],
+        "epsilon": [PROBABILITY_OPEN],
+        "eta": [Interval(0, None, closed="neither")],
+    }
 
-    def __init__(self, B=600, U=None, lam=None, epsilon=0.5, eta=0.0005, kernel="gaussian", sigma=1.0, degree=3,
-                 coef0=1.0, compat="none", *, shuffle=True, random_state=None):
+    def __init__(
+        self,
+        B=600,
+        U=None,
+        lam=None,
+        epsilon=0.5,
+        eta=0.0005,
+        kernel="gaussian",
+        sigma=1.0,
+        degree=3,
+        coef0=1.0,
+        compat="none",
+        *,
+        shuffle=True,
+        random_state=None,
+    ):
         self.B = B
         self.U = U
         self.lam = lam
@@ -371,5 +409,4 @@ class Ahpatron(BudgetLearner):
         return {**self._algorithm_params(), "U": self._U(), "lam": self._lam()}
 
     def diagnostics(self):
-        return {"n_T": self._counter(N_T), "halvings": self._counter(HALVINGS),
-                "norm": math.sqrt(self.state_.fst[0])}
+        return {"n_T": self._counter(N_T), "halvings": self._counter(HALVINGS), "norm": math.sqrt(self.state_.fst[0])}

@@ -15,14 +15,15 @@ Settings (AHP Corollaries 1–2, Theorem 3: λ/2 < ε < 1 and λ < 2 on binary d
 
 Slow reference: tests/reference/budget.py (``run_reference``).
 """
+
 import math
 from typing import NamedTuple
 
 from ..._compile import njit_helper
 from ...params import PROBABILITY_OPEN, Interval
 from ...spec import register
-from ..records import rule_params
 from ..kernel.base import EPS
+from ..records import rule_params
 from .common import (
     D0,
     RADIUS,
@@ -34,6 +35,7 @@ from .common import (
 )
 
 PROJECTIONS = 0  # diagnostic slot: rounds that scaled f back onto the ball
+
 
 class AVPParams(NamedTuple):
     """Parameters of AVP, resolved."""
@@ -56,14 +58,20 @@ def avp_update(sv, st, s, t, kself, y, f, mistake):
     return True
 
 
-@register("avp", "AVP: aggressive Perceptron, add lam*y_t*k(x_t,.) when y_t f(x_t) < 1 - epsilon, project onto "
-                 "||f|| <= U (Ahpatron AAAI 2024 Alg. 1)", data=("binary", "multiclass"),
-          sources={"U": "AHP Corollary 1 (U = ∞)",
-                   "lam": "AHP Corollary 1 (λ = 1; multiclass ½, docs/algorithms/avp.md#multiclass-and-multi-label)",
-                   "epsilon": "AHP Corollary 1 (ε ∈ (½, 1)); 0.75 is our choice, the middle of the interval",
-                   "sigma": "AHP Experiments (σ = 1)"},
-          position=180,
-          sweep={"cases": [{"U": 2.0}], "grid": {"U": [math.inf, 2.0], "lam": [None, 0.3], "epsilon": [0.75, 0.5]}})
+@register(
+    "avp",
+    "AVP: aggressive Perceptron, add lam*y_t*k(x_t,.) when y_t f(x_t) < 1 - epsilon, project onto "
+    "||f|| <= U (Ahpatron AAAI 2024 Alg. 1)",
+    data=("binary", "multiclass"),
+    sources={
+        "U": "AHP Corollary 1 (U = ∞)",
+        "lam": "AHP Corollary 1 (λ = 1; multiclass ½, docs/algorithms/avp.md#multiclass-and-multi-label)",
+        "epsilon": "AHP Corollary 1 (ε ∈ (½, 1)); 0.75 is our choice, the middle of the interval",
+        "sigma": "AHP Experiments (σ = 1)",
+    },
+    position=180,
+    sweep={"cases": [{"U": 2.0}], "grid": {"U": [math.inf, 2.0], "lam": [None, 0.3], "epsilon": [0.75, 0.5]}},
+)
 class AVP(BudgetLearner):
     """AVP (Ahpatron AAAI 2024, Algorithm 1): unbudgeted aggressive Perceptron with a norm ball.
 
@@ -99,11 +107,26 @@ class AVP(BudgetLearner):
 
     _update = staticmethod(avp_update)
     _update_gate = staticmethod(epsilon_margin_gate)
-    _parameter_constraints = {"U": RADIUS[:2], "lam": [Interval(0, None, closed="neither"), None],
-                              "epsilon": [PROBABILITY_OPEN]}
+    _parameter_constraints = {
+        "U": RADIUS[:2],
+        "lam": [Interval(0, None, closed="neither"), None],
+        "epsilon": [PROBABILITY_OPEN],
+    }
 
-    def __init__(self, U=math.inf, lam=None, epsilon=0.75, kernel="gaussian", sigma=1.0, degree=3, coef0=1.0,
-                 compat="none", *, shuffle=True, random_state=None):
+    def __init__(
+        self,
+        U=math.inf,
+        lam=None,
+        epsilon=0.75,
+        kernel="gaussian",
+        sigma=1.0,
+        degree=3,
+        coef0=1.0,
+        compat="none",
+        *,
+        shuffle=True,
+        random_state=None,
+    ):
         self.U = U
         self.lam = lam
         self.epsilon = epsilon

@@ -29,6 +29,7 @@ docstrings): BOGD "lsokl" (LSOKL's
 Slow reference: tests/reference/budget.py (``run_reference``); the ``compat`` modes:
 tests/reference/budget_compat.py (``run_compat``).
 """
+
 import math
 from typing import NamedTuple
 
@@ -36,10 +37,10 @@ from ..._compile import njit_helper, njit_helper_sum, njit_inline
 from ..._rng import next_index, next_uniform
 from ...params import NON_NEGATIVE, POSITIVE, POWERS_OF_TWO
 from ...spec import register
-from ..records import rule_params
 from ..kernel.base import EPS
 from ..kernel.support_set import N
 from ..kernel.sv_edit import scale_rows, sv_remove, sv_scale
+from ..records import rule_params
 from .common import (
     D0,
     BudgetLearner,
@@ -55,6 +56,7 @@ from .common import (
 )
 
 REMOVALS, CLIPPED = 0, 1  # diagnostic slots
+
 
 class BOGDParams(NamedTuple):
     """Parameters of BOGD and BOGD++."""
@@ -203,6 +205,7 @@ def bogd_update(sv, st, s, t, kself, y, f, mistake):
 
 # ---- compat modes (docs/algorithms/bogd.md#compat-modes) -----------------------------------------------------------
 
+
 @njit_helper
 def bogd_lsokl_update(sv, st, s, t, kself, y, f, mistake):
     """LSOKL ``binary/BOGD.m`` and ``multiclass/BOGD.m``."""
@@ -292,9 +295,14 @@ _DOC = """{title}
     Zhao, P., Wang, J., Wu, P., Jin, R., Hoi, S. C. H. (2012). Fast bounded online gradient descent
     algorithms for scalable kernel-based online learning. ICML.
     """
-_SOURCES = {"B": "AHP R scripts' budget (600)", "eta": "LSOKL Experiment.m (0.5)", "lam": "LSOKL Experiment.m (1e-5)",
-            "gamma": "AHP R BOGD++.R (1)", "sigma": "AHP Experiments (σ = 1)"}
-_ETA_GRID = tuple(10.0 ** k for k in range(-3, 4))
+_SOURCES = {
+    "B": "AHP R scripts' budget (600)",
+    "eta": "LSOKL Experiment.m (0.5)",
+    "lam": "LSOKL Experiment.m (1e-5)",
+    "gamma": "AHP R BOGD++.R (1)",
+    "sigma": "AHP Experiments (σ = 1)",
+}
+_ETA_GRID = tuple(10.0**k for k in range(-3, 4))
 
 
 _COMPAT_BOGD = """
@@ -326,8 +334,22 @@ class _BOGDBase(BudgetLearner):
     _weighted = False
     _parameter_constraints = {"eta": [POSITIVE], "lam": [NON_NEGATIVE], "gamma": [POSITIVE]}
 
-    def __init__(self, B=600, eta=0.5, lam=1e-5, gamma=1.0, seed=0, kernel="gaussian", sigma=1.0, degree=3,
-                 coef0=1.0, compat="none", *, shuffle=True, random_state=None):
+    def __init__(
+        self,
+        B=600,
+        eta=0.5,
+        lam=1e-5,
+        gamma=1.0,
+        seed=0,
+        kernel="gaussian",
+        sigma=1.0,
+        degree=3,
+        coef0=1.0,
+        compat="none",
+        *,
+        shuffle=True,
+        random_state=None,
+    ):
         self.B = B
         self.eta = eta
         self.lam = lam
@@ -338,8 +360,10 @@ class _BOGDBase(BudgetLearner):
     def _check_params(self):
         super()._check_params()
         if self.eta * self.lam >= 1.0:
-            raise ValueError(f"{self.algorithm_name}: eta*lam = {self.eta * self.lam:g} must be < 1 (the decay "
-                             "1 - eta*lam of every round must stay positive)")
+            raise ValueError(
+                f"{self.algorithm_name}: eta*lam = {self.eta * self.lam:g} must be < 1 (the decay "
+                "1 - eta*lam of every round must stay positive)"
+            )
 
     def _rule_params(self):
         return rule_params(BOGDParams, eta=self.eta, lam=self.lam, gamma=self.gamma, B=self.B, weighted=self._weighted)
@@ -348,30 +372,50 @@ class _BOGDBase(BudgetLearner):
         return {"removals": self._counter(REMOVALS), "clipped": self._counter(CLIPPED)}
 
 
-@register("bogd", "BOGD: budgeted kernel OGD, uniform removal with unbiased rescaling (Zhao et al. 2012)",
-          data=("binary", "multiclass"), tuning=(("eta", _ETA_GRID), ("lam", POWERS_OF_TWO)), sources=_SOURCES,
-          position=190,
-          sweep={"small": {"B": 4}, "cases": [{"B": 2, "gamma": 0.6, "lam": 0.01}],
-                 "grid": {"B": [2, 3, 4, 6, 8], "gamma": [1.0, 0.6], "lam": [1e-5, 0.01], "eta": [0.5, 0.2],
-                          "seed": [0, 5]}})
+@register(
+    "bogd",
+    "BOGD: budgeted kernel OGD, uniform removal with unbiased rescaling (Zhao et al. 2012)",
+    data=("binary", "multiclass"),
+    tuning=(("eta", _ETA_GRID), ("lam", POWERS_OF_TWO)),
+    sources=_SOURCES,
+    position=190,
+    sweep={
+        "small": {"B": 4},
+        "cases": [{"B": 2, "gamma": 0.6, "lam": 0.01}],
+        "grid": {"B": [2, 3, 4, 6, 8], "gamma": [1.0, 0.6], "lam": [1e-5, 0.01], "eta": [0.5, 0.2], "seed": [0, 5]},
+    },
+)
 class BOGD(_BOGDBase):
-    __doc__ = _DOC.format(title="BOGD (Zhao et al. 2012): budgeted OGD with uniform removal.", name="bogd",
-                          compat=_COMPAT_BOGD)
+    __doc__ = _DOC.format(
+        title="BOGD (Zhao et al. 2012): budgeted OGD with uniform removal.", name="bogd", compat=_COMPAT_BOGD
+    )
     _kernel_compat = ("none", "lsokl")
-    _compat_rules = {"lsokl": CompatRule(bogd_lsokl_update, bogd_lsokl_update,
-                                         source="LSOKL binary/BOGD.m, multiclass/BOGD.m")}
+    _compat_rules = {
+        "lsokl": CompatRule(bogd_lsokl_update, bogd_lsokl_update, source="LSOKL binary/BOGD.m, multiclass/BOGD.m")
+    }
 
 
-@register("bogd++", "BOGD++: budgeted kernel OGD, removal by coefficient size with unbiased rescaling "
-                    "(Zhao et al. 2012)", data=("binary", "multiclass"), tuning=(("eta", _ETA_GRID),),
-          sources=_SOURCES,
-          position=200,
-          sweep={"small": {"B": 4}, "cases": [{"B": 3, "lam": 0.3}],
-                 "grid": {"B": [2, 3, 4, 6, 8], "gamma": [1.0, 0.6], "lam": [1e-5, 0.01, 1.0], "eta": [0.5, 1.0]}})
+@register(
+    "bogd++",
+    "BOGD++: budgeted kernel OGD, removal by coefficient size with unbiased rescaling (Zhao et al. 2012)",
+    data=("binary", "multiclass"),
+    tuning=(("eta", _ETA_GRID),),
+    sources=_SOURCES,
+    position=200,
+    sweep={
+        "small": {"B": 4},
+        "cases": [{"B": 3, "lam": 0.3}],
+        "grid": {"B": [2, 3, 4, 6, 8], "gamma": [1.0, 0.6], "lam": [1e-5, 0.01, 1.0], "eta": [0.5, 1.0]},
+    },
+)
 class BOGDPP(_BOGDBase):
-    __doc__ = _DOC.format(title="BOGD++ (Zhao et al. 2012): budgeted OGD, small coefficients removed first.",
-                          name="bogd++", compat=_COMPAT_BOGDPP)
+    __doc__ = _DOC.format(
+        title="BOGD++ (Zhao et al. 2012): budgeted OGD, small coefficients removed first.",
+        name="bogd++",
+        compat=_COMPAT_BOGDPP,
+    )
     _kernel_compat = ("none", "ahp-r")
-    _compat_rules = {"ahp-r": CompatRule(bogdpp_ahp_r_update, first_round_mistake=True,
-                                         source="the AHP R script BOGD++.R")}
+    _compat_rules = {
+        "ahp-r": CompatRule(bogdpp_ahp_r_update, first_round_mistake=True, source="the AHP R script BOGD++.R")
+    }
     _weighted = True

@@ -19,6 +19,7 @@ it runs on binary and on multiclass data, the mistake test it needs where the re
 differently (DOGMA's sign(0) = 0), and whether round 1 always counts as a mistake (the AHP R scripts). A
 default run (``compat="none"``) compiles exactly the default rule and the default mistake test.
 """
+
 import math
 from typing import ClassVar, NamedTuple
 
@@ -45,6 +46,7 @@ RADIUS = [POSITIVE_OR_INF, Options((math.inf,)), None]
 
 D0 = DIAG
 """First diagnostic counter slot of the budgeted rules."""
+
 
 class BudgetParams(NamedTuple):
     """Parameters of the rules whose only parameter is the budget (RBP, Forgetron)."""
@@ -217,6 +219,7 @@ def clip_above(sv, bound):
 
 # ---- compat: DOGMA's mistake (docs/algorithms/budget-family.md#dogma) ----------------------------------------------
 
+
 @njit_inline
 def dogma_binary_mistake(s, t, f):
     """DOGMA: sign(f) ≠ y with sign(0) = 0, i.e. y f ≤ 0 (f = 0 is always a mistake)."""
@@ -306,8 +309,10 @@ class BudgetLearner(KernelLearner):
         rule = self._compat_rule()
         if rule is not None and self._multiclass_model() and rule.multiclass is None:
             usable = ["'none'"] + [repr(c) for c, r in self._compat_rules.items() if r.multiclass is not None]
-            raise ValueError(f"{self.algorithm_name}: compat={self.compat!r} ({rule.source}) has no multiclass form; "
-                             f"the data have {len(self.classes_)} classes (use compat={' or '.join(usable)})")
+            raise ValueError(
+                f"{self.algorithm_name}: compat={self.compat!r} ({rule.source}) has no multiclass form; "
+                f"the data have {len(self.classes_)} classes (use compat={' or '.join(usable)})"
+            )
         super()._new_state(X)
 
     def _learn_block(self, stream, X, order, start, stop, scores, mistakes):

@@ -51,9 +51,10 @@ directions (R's ``mvrnorm``) cannot be reproduced (docs/algorithms/fogd.md#settl
 
 Slow reference: tests/reference/feature_maps.py (``fogd``).
 """
-from typing import NamedTuple
+
 import math
 from collections import namedtuple
+from typing import NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
@@ -221,7 +222,8 @@ def hinge_ogd_round(W, z, yt, eta, F):
             add_scaled(W[0], eta * yt, z)
             return mistake, True
         return mistake, False
-    # multiclass: ŷ = argmax F and s = argmax_{s≠y} F (ties → smallest index); if Γ = F_y − F_s < 1: W_y += ηz, W_s −= ηz
+    # multiclass: ŷ = argmax F and s = argmax_{s≠y} F (ties → smallest index); if Γ = F_y − F_s < 1: W_y += ηz, W_s −=
+    # ηz
     y = int(yt)
     best = 0
     for o in range(1, K):
@@ -296,21 +298,50 @@ def feature_stream(X, y_internal, D):
     y = np.ascontiguousarray(y_internal, dtype=np.float64)
     p, z = np.empty(D), np.empty(2 * D)
     if sp.issparse(X):
-        return FeatureStream(False, np.empty((0, 0)), X.indptr.astype(np.int64), X.indices.astype(np.int64),
-                             X.data.astype(np.float64, copy=False), y, p, z, np.zeros(0, np.int64), np.empty(0))
+        return FeatureStream(
+            False,
+            np.empty((0, 0)),
+            X.indptr.astype(np.int64),
+            X.indices.astype(np.int64),
+            X.data.astype(np.float64, copy=False),
+            y,
+            p,
+            z,
+            np.zeros(0, np.int64),
+            np.empty(0),
+        )
     empty_i = np.zeros(1, np.int64)
-    return FeatureStream(True, np.ascontiguousarray(X, dtype=np.float64), empty_i, empty_i, np.empty(0), y, p, z,
-                         np.zeros(X.shape[1], np.int64), np.empty(X.shape[1]))
+    return FeatureStream(
+        True,
+        np.ascontiguousarray(X, dtype=np.float64),
+        empty_i,
+        empty_i,
+        np.empty(0),
+        y,
+        p,
+        z,
+        np.zeros(X.shape[1], np.int64),
+        np.empty(X.shape[1]),
+    )
 
 
-@register("fogd", "FOGD: hinge-loss online gradient descent on D random Fourier features of the Gaussian "
-                  "kernel (Lu et al. JMLR 2016)", data=("binary", "multiclass"),
-          sources={"D": "AHP Table 2 (D = 2000 for phishing, SUSY, ijcnn1, cod-rna; 300 for w8a, a9a)",
-                   "eta": "olkit default; AHP selects η from {10^-3..10^3}/√T (needs T)",
-                   "sigma": "AHP Experiments (σ = 1; σ = 2 for w8a, a9a)"},
-          position=210,
-          sweep={"small": {"D": 16}, "cases": [{"D": 4, "eta": 2.0}],
-                 "grid": {"D": [1, 4, 16], "eta": [0.5, 0.1, 2.0], "seed": [0, 3]}})
+@register(
+    "fogd",
+    "FOGD: hinge-loss online gradient descent on D random Fourier features of the Gaussian "
+    "kernel (Lu et al. JMLR 2016)",
+    data=("binary", "multiclass"),
+    sources={
+        "D": "AHP Table 2 (D = 2000 for phishing, SUSY, ijcnn1, cod-rna; 300 for w8a, a9a)",
+        "eta": "olkit default; AHP selects η from {10^-3..10^3}/√T (needs T)",
+        "sigma": "AHP Experiments (σ = 1; σ = 2 for w8a, a9a)",
+    },
+    position=210,
+    sweep={
+        "small": {"D": 16},
+        "cases": [{"D": 4, "eta": 2.0}],
+        "grid": {"D": [1, 4, 16], "eta": [0.5, 0.1, 2.0], "seed": [0, 3]},
+    },
+)
 class FOGD(OnlineClassifier):
     """Fourier Online Gradient Descent (FOGD).
 
@@ -324,7 +355,8 @@ class FOGD(OnlineClassifier):
         Number of random Fourier directions u_j ~ N(0, σ⁻²I); the feature vector has 2D entries
         (AHP Table 2: 2000 for phishing, SUSY, ijcnn1, cod-rna; 300 for w8a, a9a).
     eta : float > 0, default 0.5
-        Step size η of the gradient step. The Ahpatron experiments select η from {10^-3, …, 10^3}/√T, which needs the stream
+        Step size η of the gradient step. The Ahpatron experiments select η from {10^-3, …, 10^3}/√T, which needs the
+        stream
         length T; 0.5 is olkit's default (no static grid, so ``--tune`` leaves it).
     kernel : {"gaussian"}, default "gaussian"
         Random Fourier features approximate the Gaussian kernel only.
@@ -375,8 +407,9 @@ class FOGD(OnlineClassifier):
     """Test hook (docs/algorithms/budget-family.md#invariants): run 2-class data through the multiclass rule
     (K = 2) instead of the binary one."""
 
-    def __init__(self, D=2000, eta=0.5, kernel="gaussian", sigma=1.0, seed=0, compat="none",
-                 *, shuffle=True, random_state=None):
+    def __init__(
+        self, D=2000, eta=0.5, kernel="gaussian", sigma=1.0, seed=0, compat="none", *, shuffle=True, random_state=None
+    ):
         self.D = D
         self.eta = eta
         self.kernel = kernel
@@ -403,14 +436,20 @@ class FOGD(OnlineClassifier):
         d, D, K = X.shape[1], int(self.D), self._n_outputs()
         need = 4 * D * d + 16 * D * K
         if need > MODEL_LIMIT_BYTES:
-            raise ValueError(f"{self.algorithm_name}: parameter D={self.D!r} is too large for {K} output(s) on "
-                             f"{width_words(X)}: the d x D directions and the weights need {format_bytes(need)} "
-                             f"(limit {format_bytes(MODEL_LIMIT_BYTES)}); use a smaller D (memory 4·d·D + 16·K·D "
-                             f"bytes)")
+            raise ValueError(
+                f"{self.algorithm_name}: parameter D={self.D!r} is too large for {K} output(s) on "
+                f"{width_words(X)}: the d x D directions and the weights need {format_bytes(need)} "
+                f"(limit {format_bytes(MODEL_LIMIT_BYTES)}); use a smaller D (memory 4·d·D + 16·K·D "
+                f"bytes)"
+            )
         U = (np.random.default_rng(int(self.seed)).standard_normal((d, D)) / float(self.sigma)).astype(np.float32)
         umax = float(np.max(np.abs(U))) if U.size else 0.0
-        self.state_ = FOGDState(rule_params(FOGDParams, eta=self.eta, scale=self._feature_scale(), umax=umax),
-                                np.zeros(N_COUNTERS, np.int64), U, np.zeros((K, 2 * D)))
+        self.state_ = FOGDState(
+            rule_params(FOGDParams, eta=self.eta, scale=self._feature_scale(), umax=umax),
+            np.zeros(N_COUNTERS, np.int64),
+            U,
+            np.zeros((K, 2 * D)),
+        )
 
     # ---- the protocol's hooks ----------------------------------------------------------------------
     def _engine_input(self, X):
@@ -426,8 +465,15 @@ class FOGD(OnlineClassifier):
 
     def _warm_up(self, X, y_internal):
         """Load (or compile) the compiled loop before any timing starts (runs no example)."""
-        fogd_block(self.state_, self._make_stream(X, y_internal), np.zeros(1, np.int64), 0, 0,
-                   np.empty((0, self._n_outputs())), np.empty(0, np.int8))
+        fogd_block(
+            self.state_,
+            self._make_stream(X, y_internal),
+            np.zeros(1, np.int64),
+            0,
+            0,
+            np.empty((0, self._n_outputs())),
+            np.empty(0, np.int8),
+        )
 
     def _decision(self, X):
         scores = np.empty((X.shape[0], self.state_.W.shape[0]))

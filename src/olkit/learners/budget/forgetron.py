@@ -24,18 +24,19 @@ multiclass).
 Slow reference: tests/reference/budget.py (``run_reference``); the ``compat`` modes:
 tests/reference/budget_compat.py (``run_compat``).
 """
+
 import math
 
 import numpy as np
 
 from ..._compile import njit_helper
 from ...spec import register
-from ..records import rule_params
 from ..kernel.base import EPS
 from ..kernel.gram import load_gram_row
 from ..kernel.multiclass import h_dot
 from ..kernel.support_set import N
 from ..kernel.sv_edit import scale_flat, sv_remove, sv_scale
+from ..records import rule_params
 from .common import (
     D0,
     DOGMA_MISTAKES,
@@ -102,6 +103,7 @@ def _add_to_later_sums(sv, j, c):
 
 
 # ---- compat modes (docs/algorithms/forgetron.md#compat-modes) ------------------------------------------------------
+
 
 @njit_helper
 def _score_of_oldest(sv, old, q):
@@ -194,10 +196,15 @@ def forgetron_lsokl_update(sv, st, s, t, kself, y, f, mistake):
     return True
 
 
-@register("forgetron", "Forgetron (self-tuned): budgeted Perceptron that shrinks all weights and forgets the "
-                       "oldest SV (Dekel et al. 2008)", data=("binary", "multiclass"),
-          sources={"B": "AHP R scripts' budget (600)", "sigma": "AHP Experiments (σ = 1)"},
-          position=220, sweep={"small": {"B": 4}, "cases": [{"B": 2}], "grid": {"B": [2, 3, 4, 6, 8]}})
+@register(
+    "forgetron",
+    "Forgetron (self-tuned): budgeted Perceptron that shrinks all weights and forgets the "
+    "oldest SV (Dekel et al. 2008)",
+    data=("binary", "multiclass"),
+    sources={"B": "AHP R scripts' budget (600)", "sigma": "AHP Experiments (σ = 1)"},
+    position=220,
+    sweep={"small": {"B": 4}, "cases": [{"B": 2}], "grid": {"B": [2, 3, 4, 6, 8]}},
+)
 class Forgetron(BudgetLearner):
     """Self-tuned Forgetron (Dekel, Shalev-Shwartz, Singer 2008): a kernel Perceptron on a budget.
 
@@ -247,12 +254,23 @@ class Forgetron(BudgetLearner):
     _kernel_compat = ("none", "dogma", "lsokl")
     _compat_rules = {
         "dogma": CompatRule(forgetron_dogma_update, mistakes=DOGMA_MISTAKES, source="DOGMA k_forgetron_st_train.m"),
-        "lsokl": CompatRule(forgetron_lsokl_update, forgetron_lsokl_update,
-                            source="LSOKL binary/forgetron.m, multiclass/forgetron.m"),
+        "lsokl": CompatRule(
+            forgetron_lsokl_update, forgetron_lsokl_update, source="LSOKL binary/forgetron.m, multiclass/forgetron.m"
+        ),
     }
 
-    def __init__(self, B=600, kernel="gaussian", sigma=1.0, degree=3, coef0=1.0, compat="none",
-                 *, shuffle=True, random_state=None):
+    def __init__(
+        self,
+        B=600,
+        kernel="gaussian",
+        sigma=1.0,
+        degree=3,
+        coef0=1.0,
+        compat="none",
+        *,
+        shuffle=True,
+        random_state=None,
+    ):
         self.B = B
         self._set_kernel_params(kernel, sigma, degree, coef0, compat, shuffle, random_state)
 
@@ -297,8 +315,12 @@ class Forgetron(BudgetLearner):
 
     def diagnostics(self):
         fst = self.state_.fst
-        out = {"removals": self._counter(REMOVALS), "Q": float(fst[Q_SLOT]), "M": int(fst[M_SLOT]),
-               "phi_min": float(fst[PHI_MIN])}
+        out = {
+            "removals": self._counter(REMOVALS),
+            "Q": float(fst[Q_SLOT]),
+            "M": int(fst[M_SLOT]),
+            "phi_min": float(fst[PHI_MIN]),
+        }
         if self.compat == "lsokl":
             out["wrong_root"] = self._counter(WRONG_ROOT)
         return out

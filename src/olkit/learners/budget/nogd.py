@@ -38,9 +38,10 @@ transpose of the eigenvector matrix.
 Slow reference: tests/reference/feature_maps.py (``nogd``); the ``compat`` modes: tests/reference/pomdr_compat.py
 (``nogd_ahp_r``, ``nogd_lsokl``).
 """
+
 import math
-from typing import NamedTuple
 from collections import namedtuple
+from typing import NamedTuple
 
 import numpy as np
 
@@ -49,9 +50,9 @@ from ...base import MISTAKES, SEEN
 from ...limits import check_state_bytes
 from ...params import POSITIVE, Interval
 from ...spec import register
-from ..records import rule_params
 from ..kernel.gram import load_gram_row
 from ..kernel.support_set import N
+from ..records import rule_params
 from .common import D0, BudgetLearner, CompatRule, append_direction, margin_direction
 from .fogd import add_scaled, dot
 
@@ -67,6 +68,7 @@ NOGDState = namedtuple("NOGDState", ["prm", "fst", "cnt", "rng", "M", "W", "phi"
 """The rule state of the kernel engine (``prm`` = [B, η], ``fst``, ``cnt``, ``rng``) plus the Nyström
 map M = Λ_k^{−1/2}V_kᵀ (k × B, rows beyond the kept rank are 0), the stage-2 weights W (K' × k) and the
 current φ(x_t) (k)."""
+
 
 class NOGDParams(NamedTuple):
     """Parameters of NOGD."""
@@ -138,6 +140,7 @@ def nystrom_transition(sv, st, s):
 
 
 # ---- compat="ahp-r": the AHP authors' NOGD.R (docs/algorithms/nogd.md#ahp-r) -----------------------------
+
 
 @njit_helper
 def nystrom_transition_ahp_r(sv, st, s):
@@ -224,14 +227,23 @@ _COMPAT_RULES = {
 }
 
 
-@register("nogd", "NOGD: kernel OGD until B SVs, then OGD on the rank-k Nyström features of those SVs "
-                  "(Lu et al. JMLR 2016)", data=("binary", "multiclass"),
-          sources={"B": "AHP R script (600); AHP Table 2 budgets per dataset", "k": "LSOKL / AHP R (k = 0.2·B)",
-                   "eta": "olkit default; AHP selects η from {10^-3..10^3}/√T (needs T)",
-                   "sigma": "AHP Experiments (σ = 1)"},
-          position=230,
-          sweep={"small": {"B": 4}, "cases": [{"B": 4, "k": 2}],
-                 "grid": {"B": [2, 3, 4, 6, 8], "k": [None, 1, 2], "eta": [0.5, 0.1]}})
+@register(
+    "nogd",
+    "NOGD: kernel OGD until B SVs, then OGD on the rank-k Nyström features of those SVs (Lu et al. JMLR 2016)",
+    data=("binary", "multiclass"),
+    sources={
+        "B": "AHP R script (600); AHP Table 2 budgets per dataset",
+        "k": "LSOKL / AHP R (k = 0.2·B)",
+        "eta": "olkit default; AHP selects η from {10^-3..10^3}/√T (needs T)",
+        "sigma": "AHP Experiments (σ = 1)",
+    },
+    position=230,
+    sweep={
+        "small": {"B": 4},
+        "cases": [{"B": 4, "k": 2}],
+        "grid": {"B": [2, 3, 4, 6, 8], "k": [None, 1, 2], "eta": [0.5, 0.1]},
+    },
+)
 class NOGD(BudgetLearner):
     """Nyström Online Gradient Descent (NOGD).
 
@@ -294,8 +306,20 @@ class NOGD(BudgetLearner):
     _gram = "bounded"
     _parameter_constraints = {"k": [Interval(1, None, integer=True), None], "eta": [POSITIVE]}
 
-    def __init__(self, B=600, k=None, eta=0.5, kernel="gaussian", sigma=1.0, degree=3, coef0=1.0, compat="none",
-                 *, shuffle=True, random_state=None):
+    def __init__(
+        self,
+        B=600,
+        k=None,
+        eta=0.5,
+        kernel="gaussian",
+        sigma=1.0,
+        degree=3,
+        coef0=1.0,
+        compat="none",
+        *,
+        shuffle=True,
+        random_state=None,
+    ):
         self.B = B
         self.k = k
         self.eta = eta
@@ -313,11 +337,16 @@ class NOGD(BudgetLearner):
     def _check_params(self):
         super()._check_params()
         if self._rank() > int(self.B):
-            raise ValueError(f"{self.algorithm_name}: parameter k={self.k!r} is not valid; k must be at most "
-                             f"B={self.B!r} (the rank of the Nyström map of B support vectors)")
-        check_state_bytes(self.algorithm_name, f"parameter B={self.B!r}: the k x B Nyström map (k={self._rank()}) that "
-                          f"is allocated up front", 8 * self._rank() * int(self.B),
-                          f"use a smaller B (the default is {self.spec.defaults['B']}; memory 8·k·B bytes, k = 0.2·B by default)")
+            raise ValueError(
+                f"{self.algorithm_name}: parameter k={self.k!r} is not valid; k must be at most "
+                f"B={self.B!r} (the rank of the Nyström map of B support vectors)"
+            )
+        check_state_bytes(
+            self.algorithm_name,
+            f"parameter B={self.B!r}: the k x B Nyström map (k={self._rank()}) that is allocated up front",
+            8 * self._rank() * int(self.B),
+            f"use a smaller B (the default is {self.spec.defaults['B']}; memory 8·k·B bytes, k = 0.2·B by default)",
+        )
 
     def resolved_params(self):
         return {**self._algorithm_params(), "k": self._rank()}
@@ -332,7 +361,9 @@ class NOGD(BudgetLearner):
         seen = int(self.state_.cnt[SEEN])
         super()._learn_block(stream, X, order, start, stop, scores, mistakes)
         fst = self.state_.fst
-        if fst.shape[0] > LATE_MISTAKE and fst[LATE_MISTAKE]:  # compat="ahp-r": NOGD.R counts the transition round's second prediction too
+        if (
+            fst.shape[0] > LATE_MISTAKE and fst[LATE_MISTAKE]
+        ):  # compat="ahp-r": NOGD.R counts the transition round's second prediction too
             pos = start + self._counter(TRANSITION) - 1 - seen
             mistakes[pos] = 1
             self.state_.cnt[MISTAKES] += 1

@@ -37,8 +37,9 @@ kernel values (the first of exact ties, which repeated rows make common).
 Slow reference: tests/reference/pomdr.py (``run_pomdr``); the ``compat`` mode: tests/reference/pomdr_compat.py
 (``run_pomdr_ahp_r``).
 """
-from typing import NamedTuple
+
 import math
+from typing import NamedTuple
 
 import numpy as np
 
@@ -46,13 +47,13 @@ from ..._compile import njit_helper
 from ...kernels import exp_nonpositive, kernel_from_dot
 from ...params import POSITIVE, Interval
 from ...spec import register
-from ..records import rule_params
 from ..kernel.base import EPS, SEEN
 from ..kernel.gram import sync_gram
 from ..kernel.multiclass import h_dot
 from ..kernel.support_set import N
 from ..kernel.sv_edit import sv_remove_set
 from ..linear.engine import _two_sum
+from ..records import rule_params
 from .common import (
     D0,
     BudgetLearner,
@@ -128,7 +129,7 @@ def pomdr_scores(sv, st, s, t, kself, f):
     if st.fst[MERGED] > 0:
         lam *= coe
     st.fst[LAM] = lam
-    hint = st.fst[HEAD + K: HEAD + 2 * K]
+    hint = st.fst[HEAD + K : HEAD + 2 * K]
     for q in range(K):
         st.fst[HEAD + q] = f[q]
         hint[q] = 0.0
@@ -243,7 +244,7 @@ def _nearest(sv, j, half, r_div, d, w):
     for q in range(half):
         gmax = max(gmax, sv.gram[j, sv.arrival[q]])
         nmax = max(nmax, sv.norm2[sv.arrival[q]])
-    slack = 16.0 * (d + 3) * 2.0 ** -52 * (nmax + sv.norm2[j]) / -r_div + 2.0 ** -48
+    slack = 16.0 * (d + 3) * 2.0**-52 * (nmax + sv.norm2[j]) / -r_div + 2.0**-48
     floor = gmax * (1.0 - slack) if slack < 0.5 else -1.0
     sparse = sv.X.shape[0] == 0
     bs, bc = 0.0, 0.0
@@ -322,8 +323,8 @@ def pomdr_update(sv, st, s, t, kself, y, f, mistake):
     a_ald = st.prm.a
     K = f.shape[0]
     r, c, mt, cD = margin_direction(s, t, y, f)  # from the optimistic scores F̃
-    raw = st.fst[HEAD: HEAD + K]
-    hint = st.fst[HEAD + K: HEAD + 2 * K]
+    raw = st.fst[HEAD : HEAD + K]
+    hint = st.fst[HEAD + K : HEAD + 2 * K]
     m_raw = y * raw[0] if c < 0 else raw[r] - raw[c]
     d_hint = y * hint[0] if c < 0 else hint[r] - hint[c]
     lam = st.fst[LAM]
@@ -365,6 +366,7 @@ def pomdr_update(sv, st, s, t, kself, y, f, mistake):
 
 
 # ---- compat="ahp-r": the AHP authors' POMDR.R (docs/algorithms/pomdr.md#ahp-r) -------------------------------------
+
 
 @njit_helper
 def _projected_hint_ahp_r(sv, st, s):
@@ -459,16 +461,29 @@ def pomdr_ahp_r_update(sv, st, s, t, kself, y, f, mistake):
 _AHP_R = CompatRule(pomdr_ahp_r_update, first_round_mistake=True, source="the AHP R script POMDR.R")
 
 
-@register("pomdr", "POMDR: optimistic budgeted kernel learning with ALD projections and merging of the "
-                   "newer half of the SVs (Li & Liao 2023; the AHP authors' POMDR.R)", data=("binary", "multiclass"),
-          sources={"U": "POMDR.R (25)", "B": "POMDR.R (600)", "B0": "POMDR.R (round(10 ln T))",
-                   "M": "POMDR.R (15)", "coe": "POMDR.R (0.1)", "a": "POMDR.R (1/√T)",
-                   "sigma": "AHP Experiments (σ = 1)"},
-          position=260,
-          sweep={"small": {"B": 4, "B0": 2, "a": 0.3}, "cases": [{"B": 4, "B0": 1, "M": 0}],
-                 "compat": {"ahp-r": {"B": 6, "B0": 2}}, "length_dependent": ("B0", "a"),
-                 "grid": {"B": [2, 3, 4, 6, 8], "B0": [1, 2, 3, None], "a": [0.1, 0.5, None], "M": [15, 0, 3],
-                          "U": [25.0, 1.0]}})
+@register(
+    "pomdr",
+    "POMDR: optimistic budgeted kernel learning with ALD projections and merging of the "
+    "newer half of the SVs (Li & Liao 2023; the AHP authors' POMDR.R)",
+    data=("binary", "multiclass"),
+    sources={
+        "U": "POMDR.R (25)",
+        "B": "POMDR.R (600)",
+        "B0": "POMDR.R (round(10 ln T))",
+        "M": "POMDR.R (15)",
+        "coe": "POMDR.R (0.1)",
+        "a": "POMDR.R (1/√T)",
+        "sigma": "AHP Experiments (σ = 1)",
+    },
+    position=260,
+    sweep={
+        "small": {"B": 4, "B0": 2, "a": 0.3},
+        "cases": [{"B": 4, "B0": 1, "M": 0}],
+        "compat": {"ahp-r": {"B": 6, "B0": 2}},
+        "length_dependent": ("B0", "a"),
+        "grid": {"B": [2, 3, 4, 6, 8], "B0": [1, 2, 3, None], "a": [0.1, 0.5, None], "M": [15, 0, 3], "U": [25.0, 1.0]},
+    },
+)
 class POMDR(BudgetLearner):
     """POMDR (Li & Liao, AAAI 2023), the rule of the Ahpatron authors' ``POMDR.R``.
 
@@ -507,7 +522,8 @@ class POMDR(BudgetLearner):
         own reading: B odd (the script indexes with B/2), B0 = 1 (the script's test k == B0 never holds again
         once round 2 adds an SV, and phase 1 then grows S without bound), phase 2 before round M + 1, i.e. B0 < M (the
         script's phase-2 window (t − M):(t − 1) then starts before round 1: it stops, or at t = M divides the
-        M − 1 earlier examples by M; olkit averages the m = t − 1 earlier examples), M = 0 (the script divides by 0; no hint), a merged norm of 0 (the script divides by 0;
+        M − 1 earlier examples by M; olkit averages the m = t − 1 earlier examples), M = 0 (the script divides by 0; no
+        hint), a merged norm of 0 (the script divides by 0;
         olkit leaves the coefficients and ‖f‖ = 0). Kernel values come from olkit's ‖s‖² + ‖x‖² − 2s·x, not
         the script's direct differences (see ahpatron's compat), a difference in the last bits — except for the
         nearest permanent SV, the first index of the maximum, where those bits decide between SVs at exactly the
@@ -536,12 +552,31 @@ class POMDR(BudgetLearner):
     _compat_rules = {"ahp-r": _AHP_R}
     _gram = "cache"
     _matrices = ("kinv",)
-    _parameter_constraints = {"U": [POSITIVE], "B0": [Interval(1, None, integer=True), None],
-                              "M": [Interval(0, None, integer=True)], "coe": [POSITIVE],
-                              "a": [Interval(0, None), None]}
+    _parameter_constraints = {
+        "U": [POSITIVE],
+        "B0": [Interval(1, None, integer=True), None],
+        "M": [Interval(0, None, integer=True)],
+        "coe": [POSITIVE],
+        "a": [Interval(0, None), None],
+    }
 
-    def __init__(self, U=25.0, B=600, B0=None, M=15, coe=0.1, a=None, kernel="gaussian", sigma=1.0, degree=3,
-                 coef0=1.0, compat="none", *, shuffle=True, random_state=None):
+    def __init__(
+        self,
+        U=25.0,
+        B=600,
+        B0=None,
+        M=15,
+        coe=0.1,
+        a=None,
+        kernel="gaussian",
+        sigma=1.0,
+        degree=3,
+        coef0=1.0,
+        compat="none",
+        *,
+        shuffle=True,
+        random_state=None,
+    ):
         self.U = U
         self.B = B
         self.B0 = B0
@@ -557,14 +592,18 @@ class POMDR(BudgetLearner):
         if self._B0() >= int(self.B):
             raise ValueError(f"pomdr: B0={self._B0()} must be smaller than B={self.B} (phase 1 ends at B0 SVs)")
         if self.compat == "ahp-r" and self._B0() < 2:
-            raise ValueError(f"pomdr: compat='ahp-r' needs B0 >= 2, got B0={self._B0()} (POMDR.R ends phase 1 when "
-                             "|S| == B0 after round 2 or later; with B0 = 1 and an SV added at round 2 it never does)")
+            raise ValueError(
+                f"pomdr: compat='ahp-r' needs B0 >= 2, got B0={self._B0()} (POMDR.R ends phase 1 when "
+                "|S| == B0 after round 2 or later; with B0 = 1 and an SV added at round 2 it never does)"
+            )
 
     def _check_params(self):
         super()._check_params()
         if self.compat == "ahp-r" and int(self.B) % 2:
-            raise ValueError(f"pomdr: parameter B={self.B!r} is not valid with compat='ahp-r': POMDR.R needs an even "
-                             "budget (it indexes the permanent half with B/2)")
+            raise ValueError(
+                f"pomdr: parameter B={self.B!r} is not valid with compat='ahp-r': POMDR.R needs an even "
+                "budget (it indexes the permanent half with B/2)"
+            )
 
     def _check_state(self):
         """The stream's own values and the window of the last M examples: its count and head index the
@@ -575,8 +614,10 @@ class POMDR(BudgetLearner):
         fst, K, M, n = self.state_.fst, self._n_outputs(), int(self.M), self.support_.n
         phase = fst[PHASE]  # the rule merges only in phase 2, when |S| reaches B: any other phase would overflow
         if not (phase == 0.0 and n == 0 or phase == 1.0 and 0 < n < self._B0() or phase == 2.0 and 0 < n < int(self.B)):
-            raise ValueError(f"state_.fst: phase {phase} with {n} SVs (phase 1 holds fewer than B0 = {self._B0()}, "
-                             f"phase 2 fewer than B = {self.B})")
+            raise ValueError(
+                f"state_.fst: phase {phase} with {n} SVs (phase 1 holds fewer than B0 = {self._B0()}, "
+                f"phase 2 fewer than B = {self.B})"
+            )
         m, head = fst[WCOUNT], fst[WHEAD]
         if not (m == int(m) and 0 <= m <= M and head == int(head) and 0 <= head < max(M, 1)):
             raise ValueError(f"state_.fst: window count {m} / head {head} outside 0..{M}")
@@ -597,8 +638,18 @@ class POMDR(BudgetLearner):
     def _rule_params(self):
         sigma = float(self.sigma)
         r_div = -2.0 * (sigma * sigma) if self.compat == "ahp-r" and self.kernel == "gaussian" else 0.0
-        return rule_params(POMDRParams, U=self.U, B=self.B, B0=self._B0(), M=self.M, coe=self.coe, a=self._a(),
-                           K=self._n_outputs(), d=self._n_features, r_div=r_div)
+        return rule_params(
+            POMDRParams,
+            U=self.U,
+            B=self.B,
+            B0=self._B0(),
+            M=self.M,
+            coe=self.coe,
+            a=self._a(),
+            K=self._n_outputs(),
+            d=self._n_features,
+            r_div=r_div,
+        )
 
     def _initial_fst(self):
         K, M, d = self._n_outputs(), int(self.M), self._n_features
@@ -612,6 +663,11 @@ class POMDR(BudgetLearner):
 
     def diagnostics(self):
         fst = self.state_.fst
-        return {"phase": int(fst[PHASE]), "merges": self._counter(MERGES), "projections": self._counter(PROJECTIONS),
-                "additions": self._counter(ADDITIONS), "sum_delta": float(fst[SUMD]),
-                "norm": math.sqrt(fst[NORM2])}
+        return {
+            "phase": int(fst[PHASE]),
+            "merges": self._counter(MERGES),
+            "projections": self._counter(PROJECTIONS),
+            "additions": self._counter(ADDITIONS),
+            "sum_delta": float(fst[SUMD]),
+            "norm": math.sqrt(fst[NORM2]),
+        }

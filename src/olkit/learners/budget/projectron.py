@@ -33,6 +33,7 @@ the class docstrings): "ahp-r" the AHP R scripts
 Slow reference: tests/reference/budget.py (``run_reference``); the ``compat`` modes:
 tests/reference/budget_compat.py (``run_compat``).
 """
+
 import math
 from typing import NamedTuple
 
@@ -41,12 +42,12 @@ import numpy as np
 from ..._compile import njit_helper
 from ...params import BOOLEAN, NON_NEGATIVE, POSITIVE, Interval, Options
 from ...spec import register
-from ..records import rule_params
 from ..kernel.base import EPS, MARGIN_TIE
 from ..kernel.engine import relevant_pair
 from ..kernel.gram import sync_gram
 from ..kernel.support_set import N
 from ..kernel.sv_edit import sv_append
+from ..records import rule_params
 from .common import (
     D0,
     DOGMA_MISTAKES,
@@ -60,6 +61,7 @@ from .common import (
 PROJECTIONS, ADDITIONS, MARGIN_UPDATES = 0, 1, 2  # diagnostic slots
 DOGMA, PAPER = 0, 1
 MARGIN_RULES = {"dogma": DOGMA, "paper": PAPER}
+
 
 class ProjectronParams(NamedTuple):
     """Parameters of Projectron and Projectron++, resolved."""
@@ -176,6 +178,7 @@ def projectron_update(sv, st, s, t, kself, y, f, mistake):
 
 
 # ---- compat modes (docs/algorithms/projectron.md#compat-modes) -----------------------------------------------------
+
 
 @njit_helper
 def project_unit_diagonal(sv, kself):
@@ -409,10 +412,15 @@ def projectron_lsokl_update(sv, st, s, t, kself, y, f, mistake):
 
 
 _COMPAT_RULES = {
-    "ahp-r": CompatRule(projectron_ahp_r_update, first_round_mistake=True,
-                        source="the AHP R scripts Projectron.R / Projectron++.R"),
-    "dogma": CompatRule(projectron_dogma_update, projectron_dogma_multi_update, mistakes=DOGMA_MISTAKES,
-                        source="DOGMA k_projectron_train.m / k_projectron2_train.m / k_projectron2_multi_train.m"),
+    "ahp-r": CompatRule(
+        projectron_ahp_r_update, first_round_mistake=True, source="the AHP R scripts Projectron.R / Projectron++.R"
+    ),
+    "dogma": CompatRule(
+        projectron_dogma_update,
+        projectron_dogma_multi_update,
+        mistakes=DOGMA_MISTAKES,
+        source="DOGMA k_projectron_train.m / k_projectron2_train.m / k_projectron2_multi_train.m",
+    ),
     "lsokl": CompatRule(projectron_lsokl_update, projectron_lsokl_update, source="LSOKL projectron.m / proplus.m"),
 }
 
@@ -422,49 +430,77 @@ def _compat_doc(plus):
     docs/algorithms/projectronpp.md#compat-modes), wrapped."""
     import textwrap
 
-    r = ("the AHP authors' R script ``{}`` (alg4ml/Ahpatron), binary data: round 1 always counts as a mistake "
-         "and stores x_1 (y_1, K⁻¹ = 1); {}; κ(x, x) is taken as 1 (δ² = 1 − kᵀd*, unit diagonal in K⁻¹); "
-         "δ = sqrt(1 − kᵀd*) with |1 − kᵀd*| < 1e-10 → δ = 0; project iff δ ≤ η, else add x_t and divide the "
-         "K⁻¹ update by the unclamped 1 − kᵀd*. Where the script would stop on the square root of a negative "
-         "1 − kᵀd* < −1e-10, olkit takes δ = 0. Kernel values as olkit computes them (the script's direct "
-         "differences differ in the last bits; see ahpatron's compat).").format(
+    r = (
+        "the AHP authors' R script ``{}`` (alg4ml/Ahpatron), binary data: round 1 always counts as a mistake "
+        "and stores x_1 (y_1, K⁻¹ = 1); {}; κ(x, x) is taken as 1 (δ² = 1 − kᵀd*, unit diagonal in K⁻¹); "
+        "δ = sqrt(1 − kᵀd*) with |1 − kᵀd*| < 1e-10 → δ = 0; project iff δ ≤ η, else add x_t and divide the "
+        "K⁻¹ update by the unclamped 1 − kᵀd*. Where the script would stop on the square root of a negative "
+        "1 − kᵀd* < −1e-10, olkit takes δ = 0. Kernel values as olkit computes them (the script's direct "
+        "differences differ in the last bits; see ahpatron's compat)."
+    ).format(
         "Projectron++.R" if plus else "Projectron.R",
         "the AHP simplification of Projectron++: the add-or-project step of Projectron.R on every margin error "
-        "y f < 1, no τ step and no β test" if plus else "updates only on mistakes ŷ ≠ y (ŷ = −1 iff f < 0)")
-    d = ("Orabona's DOGMA ``{}`` (denizyuret/dogma), binary data: a mistake is sign(f) ≠ y with sign(0) = 0 "
-         "(f = 0 is a mistake and triggers the update); the first SV is added only if κ_t > η (K⁻¹ starts at "
-         "0, so δ² = κ_t), with K⁻¹ = 1/κ_t; δ² = max(κ_t − kᵀd*, 0), project iff δ² ≤ η (non-strict; "
-         "``threshold_on_squared`` is implied).").format("k_projectron2_train.m" if plus else "k_projectron_train.m")
+        "y f < 1, no τ step and no β test"
+        if plus
+        else "updates only on mistakes ŷ ≠ y (ŷ = −1 iff f < 0)",
+    )
+    d = (
+        "Orabona's DOGMA ``{}`` (denizyuret/dogma), binary data: a mistake is sign(f) ≠ y with sign(0) = 0 "
+        "(f = 0 is a mistake and triggers the update); the first SV is added only if κ_t > η (K⁻¹ starts at "
+        "0, so δ² = κ_t), with K⁻¹ = 1/κ_t; δ² = max(κ_t − kᵀd*, 0), project iff δ² ≤ η (non-strict; "
+        "``threshold_on_squared`` is implied)."
+    ).format("k_projectron2_train.m" if plus else "k_projectron_train.m")
     if plus:
-        d += (" Margin branch only for 0 < y f < 1: ℓ = 1 − y f, N = max(κ_t − δ², 0); update iff ℓ − δ²/η > 0 "
-              "(strict) with τ = min(ℓ/N, 1, 2(ℓ − δ²/η)/N) (N = 0: τ = 1, MATLAB's x/0 = Inf).")
-    d += (" Multiclass data (``k_projectron2_multi_train.m``{}): a mistake is Γ_t ≤ 0 (a tie for the top "
-          "is a mistake); class r keeps its own dictionary S_r (the SVs that received ±1 in class r) and K_r⁻¹, "
-          "and δ_y², δ_s², d*_y, d*_s are taken against S_y, S_s (an empty one: δ² = κ_t). On a mistake, if "
-          "δ_y² ≤ η and δ_s² ≤ η: A[S_y, y] += d*_y, A[S_s, s] −= d*_s (no SV); otherwise x_t is stored with "
-          "+1 at y_t (unless δ_y² < 2⁻⁵², then class y projects instead) and −1 at s_t (the same with δ_s²), "
-          "and the K_r⁻¹ of each class that received ±1 grows by the block formula.").format(" and its margin branch" if plus else "")
+        d += (
+            " Margin branch only for 0 < y f < 1: ℓ = 1 − y f, N = max(κ_t − δ², 0); update iff ℓ − δ²/η > 0 "
+            "(strict) with τ = min(ℓ/N, 1, 2(ℓ − δ²/η)/N) (N = 0: τ = 1, MATLAB's x/0 = Inf)."
+        )
+    d += (
+        " Multiclass data (``k_projectron2_multi_train.m``{}): a mistake is Γ_t ≤ 0 (a tie for the top "
+        "is a mistake); class r keeps its own dictionary S_r (the SVs that received ±1 in class r) and K_r⁻¹, "
+        "and δ_y², δ_s², d*_y, d*_s are taken against S_y, S_s (an empty one: δ² = κ_t). On a mistake, if "
+        "δ_y² ≤ η and δ_s² ≤ η: A[S_y, y] += d*_y, A[S_s, s] −= d*_s (no SV); otherwise x_t is stored with "
+        "+1 at y_t (unless δ_y² < 2⁻⁵², then class y projects instead) and −1 at s_t (the same with δ_s²), "
+        "and the K_r⁻¹ of each class that received ±1 grows by the block formula."
+    ).format(" and its margin branch" if plus else "")
     if plus:
-        d += (" Margin errors 0 < Γ_t < 1: ℓ = 1 − Γ_t, δ² = δ_y² + δ_s²; update iff ℓ − δ²/(2η) > 0 with "
-              "τ = min(ℓ/(2κ_t − δ²), 1, 2(ℓ − δ²/(2η))/(2κ_t − δ²)): A[S_y, y] += τd*_y, A[S_s, s] −= τd*_s.")
+        d += (
+            " Margin errors 0 < Γ_t < 1: ℓ = 1 − Γ_t, δ² = δ_y² + δ_s²; update iff ℓ − δ²/(2η) > 0 with "
+            "τ = min(ℓ/(2κ_t − δ²), 1, 2(ℓ − δ²/(2η))/(2κ_t − δ²)): A[S_y, y] += τd*_y, A[S_s, s] −= τd*_s."
+        )
     d += " Memory: one |S| × |S| matrix per class."
-    lk = ("the Hoi group's LSOKL ``{}`` (jingcoco/Online-Kernel-Learning ``binary/`` and ``multiclass/``), "
-          "binary and multiclass: a fixed budget B (B=None: the experiment scripts' 50 on binary, 200 on "
-          "multiclass data); prediction sign(0) → +1 (as by default); updates on mistakes ŷ ≠ y only (the "
-          "first SV too: f = 0 with y = +1 stores nothing); add x_t while |S| < B, then always project (η is "
-          "not used); κ(x, x) of the first SV is used as every κ_t (δ² = κ_1 − kᵀd*, clamped at 0 where LSOKL "
-          "takes the root of a negative number; where δ² = 0 LSOKL divides by 0 and olkit projects "
-          "instead).").format("proplus.m" if plus else "projectron.m")
+    lk = (
+        "the Hoi group's LSOKL ``{}`` (jingcoco/Online-Kernel-Learning ``binary/`` and ``multiclass/``), "
+        "binary and multiclass: a fixed budget B (B=None: the experiment scripts' 50 on binary, 200 on "
+        "multiclass data); prediction sign(0) → +1 (as by default); updates on mistakes ŷ ≠ y only (the "
+        "first SV too: f = 0 with y = +1 stores nothing); add x_t while |S| < B, then always project (η is "
+        "not used); κ(x, x) of the first SV is used as every κ_t (δ² = κ_1 − kᵀd*, clamped at 0 where LSOKL "
+        "takes the root of a negative number; where δ² = 0 LSOKL divides by 0 and olkit projects "
+        "instead)."
+    ).format("proplus.m" if plus else "projectron.m")
     if plus:
-        lk += (" Margin branch (ŷ = y; binary 0 < ℓ < 1, multiclass ℓ > 0): τ = min(ℓ/P, 1), update iff "
-               "τ(2ℓ − τP − 2U'δ) ≥ 0 with U' = ¼√((B+1)/ln(B+1)), δ = √(κ_1 − kᵀd*), P = d*ᵀK_S d* (binary, "
-               "K_S recomputed) or kᵀd* (multiclass); no SV is added.")
-    out = ["", '    compat : {"none", "ahp-r", "dogma", "lsokl"}, default "none"',
-           f"        Reproduce a reference implementation (docs/algorithms/{'projectronpp' if plus else 'projectron'}.md"
-           "#compat-modes; η, B and the rule are then the reference's):", ""]
+        lk += (
+            " Margin branch (ŷ = y; binary 0 < ℓ < 1, multiclass ℓ > 0): τ = min(ℓ/P, 1), update iff "
+            "τ(2ℓ − τP − 2U'δ) ≥ 0 with U' = ¼√((B+1)/ln(B+1)), δ = √(κ_1 − kᵀd*), P = d*ᵀK_S d* (binary, "
+            "K_S recomputed) or kᵀd* (multiclass); no SV is added."
+        )
+    out = [
+        "",
+        '    compat : {"none", "ahp-r", "dogma", "lsokl"}, default "none"',
+        f"        Reproduce a reference implementation (docs/algorithms/{'projectronpp' if plus else 'projectron'}.md"
+        "#compat-modes; η, B and the rule are then the reference's):",
+        "",
+    ]
     for value, text in (("ahp-r", r), ("dogma", d), ("lsokl", lk)):
-        out.append(textwrap.fill(f'"{value}" — {text}', 110, initial_indent="        * ",
-                                 subsequent_indent="          ", break_on_hyphens=False))
+        out.append(
+            textwrap.fill(
+                f'"{value}" — {text}',
+                110,
+                initial_indent="        * ",
+                subsequent_indent="          ",
+                break_on_hyphens=False,
+            )
+        )
     out += ["", "        Margin ties: as by default, a loss within 1e-9 (relative) of 0 is no margin error."]
     return "\n".join(out)
 
@@ -509,9 +545,12 @@ _SOURCES = {"eta": "AHP Experiments (η ∈ {0.1, 0.9}); AHP R script 0.9", "sig
 class _ProjectronBase(BudgetLearner):
     _update = staticmethod(projectron_update)
     _plus = False
-    _parameter_constraints = {"eta": [NON_NEGATIVE], "threshold_on_squared": [BOOLEAN],
-                              "B": [Interval(1, None, integer=True), None],
-                              "margin_rule": [Options(tuple(MARGIN_RULES))]}
+    _parameter_constraints = {
+        "eta": [NON_NEGATIVE],
+        "threshold_on_squared": [BOOLEAN],
+        "B": [Interval(1, None, integer=True), None],
+        "margin_rule": [Options(tuple(MARGIN_RULES))],
+    }
     _kernel_compat = ("none", "ahp-r", "dogma", "lsokl")
     _compat_rules = _COMPAT_RULES
 
@@ -535,11 +574,15 @@ class _ProjectronBase(BudgetLearner):
         if compat != "lsokl" and self.B is not None:
             raise ValueError(f"{self.algorithm_name}: compat={compat!r} has no budget; B={self.B!r} must be None")
         if self.threshold_on_squared and compat != "dogma":
-            raise ValueError(f"{self.algorithm_name}: compat={compat!r} fixes the projection test (its reference "
-                             "code does not threshold δ²); threshold_on_squared must be False")
+            raise ValueError(
+                f"{self.algorithm_name}: compat={compat!r} fixes the projection test (its reference "
+                "code does not threshold δ²); threshold_on_squared must be False"
+            )
         if getattr(self, "margin_rule", "dogma") != "dogma":
-            raise ValueError(f"{self.algorithm_name}: compat={compat!r} fixes the margin step; margin_rule="
-                             f"{self.margin_rule!r} needs compat='none'")
+            raise ValueError(
+                f"{self.algorithm_name}: compat={compat!r} fixes the margin step; margin_rule="
+                f"{self.margin_rule!r} needs compat='none'"
+            )
 
     def _budget(self):
         """B, or under compat="lsokl" with B=None the budget of LSOKL's experiment scripts (``binary/experiment.m``
@@ -556,8 +599,15 @@ class _ProjectronBase(BudgetLearner):
         if self.compat == "lsokl":  # proplus.m's U = ¼√((B+1)/ln(B+1))
             B = float(self._budget())
             U = 0.25 * math.sqrt((B + 1.0) / math.log(B + 1.0))
-        return rule_params(ProjectronParams, eta=self.eta, squared=bool(self.threshold_on_squared), plus=self._plus,
-                           margin_rule=rule, B=self._budget() or 0, U=U)
+        return rule_params(
+            ProjectronParams,
+            eta=self.eta,
+            squared=bool(self.threshold_on_squared),
+            plus=self._plus,
+            margin_rule=rule,
+            B=self._budget() or 0,
+            U=U,
+        )
 
     def _max_support(self):
         return self._budget()
@@ -574,40 +624,91 @@ class _ProjectronBase(BudgetLearner):
         return out
 
 
-@register("projectron", "Projectron: Perceptron that projects x_t onto the span of the SVs when its residual "
-                        "is below eta (Orabona et al. 2009)", data=("binary", "multiclass"),
-          tuning=(("eta", (0.1, 0.9)),), sources=_SOURCES,
-          position=240,
-          sweep={"cases": [{"B": 3}, {"eta": 0.3, "threshold_on_squared": True}],
-                 "grid": {"B": [None, 2, 3, 5, 8], "eta": [0.9, 0.3, 0.0], "threshold_on_squared": [False, True]}})
+@register(
+    "projectron",
+    "Projectron: Perceptron that projects x_t onto the span of the SVs when its residual "
+    "is below eta (Orabona et al. 2009)",
+    data=("binary", "multiclass"),
+    tuning=(("eta", (0.1, 0.9)),),
+    sources=_SOURCES,
+    position=240,
+    sweep={
+        "cases": [{"B": 3}, {"eta": 0.3, "threshold_on_squared": True}],
+        "grid": {"B": [None, 2, 3, 5, 8], "eta": [0.9, 0.3, 0.0], "threshold_on_squared": [False, True]},
+    },
+)
 class Projectron(_ProjectronBase):
-    __doc__ = _DOC.format(title="Projectron (Orabona, Keshet, Caputo 2009): a bounded kernel Perceptron.",
-                          extra="", diag="", name="projectron", compat=_compat_doc(False))
+    __doc__ = _DOC.format(
+        title="Projectron (Orabona, Keshet, Caputo 2009): a bounded kernel Perceptron.",
+        extra="",
+        diag="",
+        name="projectron",
+        compat=_compat_doc(False),
+    )
 
-    def __init__(self, eta=0.9, threshold_on_squared=False, B=None, kernel="gaussian", sigma=1.0, degree=3,
-                 coef0=1.0, compat="none", *, shuffle=True, random_state=None):
+    def __init__(
+        self,
+        eta=0.9,
+        threshold_on_squared=False,
+        B=None,
+        kernel="gaussian",
+        sigma=1.0,
+        degree=3,
+        coef0=1.0,
+        compat="none",
+        *,
+        shuffle=True,
+        random_state=None,
+    ):
         self.eta = eta
         self.threshold_on_squared = threshold_on_squared
         self.B = B
         self._set_kernel_params(kernel, sigma, degree, coef0, compat, shuffle, random_state)
 
 
-@register("projectron++", "Projectron++: Projectron that also learns from margin errors by projected steps "
-                          "(Orabona et al. 2009)", data=("binary", "multiclass"),
-          tuning=(("eta", (0.1, 0.9)),), sources={**_SOURCES, "margin_rule": "DOGMA k_projectron2_train.m"},
-          position=250,
-          sweep={"cases": [{"B": 3, "margin_rule": "paper"}],
-                 "grid": {"B": [None, 2, 3, 5, 8], "eta": [0.9, 0.3], "threshold_on_squared": [False, True],
-                          "margin_rule": ["dogma", "paper"]}})
+@register(
+    "projectron++",
+    "Projectron++: Projectron that also learns from margin errors by projected steps (Orabona et al. 2009)",
+    data=("binary", "multiclass"),
+    tuning=(("eta", (0.1, 0.9)),),
+    sources={**_SOURCES, "margin_rule": "DOGMA k_projectron2_train.m"},
+    position=250,
+    sweep={
+        "cases": [{"B": 3, "margin_rule": "paper"}],
+        "grid": {
+            "B": [None, 2, 3, 5, 8],
+            "eta": [0.9, 0.3],
+            "threshold_on_squared": [False, True],
+            "margin_rule": ["dogma", "paper"],
+        },
+    },
+)
 class ProjectronPP(_ProjectronBase):
-    __doc__ = _DOC.format(title="Projectron++ (Orabona, Keshet, Caputo 2009): Projectron with margin updates.",
-                          extra=_MARGIN_DOC, diag=", ``margin_updates``", name="projectron++",
-                          compat=_compat_doc(True))
+    __doc__ = _DOC.format(
+        title="Projectron++ (Orabona, Keshet, Caputo 2009): Projectron with margin updates.",
+        extra=_MARGIN_DOC,
+        diag=", ``margin_updates``",
+        name="projectron++",
+        compat=_compat_doc(True),
+    )
     _plus = True
     _parameter_constraints = {"eta": [POSITIVE]}  # the margin rules divide by η
 
-    def __init__(self, eta=0.9, threshold_on_squared=False, margin_rule="dogma", B=None, kernel="gaussian",
-                 sigma=1.0, degree=3, coef0=1.0, compat="none", *, shuffle=True, random_state=None):
+    def __init__(
+        self,
+        eta=0.9,
+        threshold_on_squared=False,
+        margin_rule="dogma",
+        B=None,
+        kernel="gaussian",
+        sigma=1.0,
+        degree=3,
+        coef0=1.0,
+        compat="none",
+        *,
+        shuffle=True,
+        random_state=None,
+    ):
         self.eta = eta
         self.threshold_on_squared = threshold_on_squared
         self.margin_rule = margin_rule

@@ -10,11 +10,12 @@ Diagnostics: ``removals``. ``compat="dogma"``: DOGMA's ``k_perceptron(_multi)_tr
 Slow reference: tests/reference/budget.py (``run_reference``); the ``compat`` mode: tests/reference/budget_compat.py
 (``run_compat``).
 """
+
 from ..._compile import njit_helper
 from ..._rng import next_index
 from ...spec import register
-from ..records import rule_params
 from ..kernel.support_set import N
+from ..records import rule_params
 from .common import (
     D0,
     DOGMA_MISTAKES,
@@ -43,11 +44,15 @@ def rbp_update(sv, st, s, t, kself, y, f, mistake):
     return True
 
 
-@register("rbp", "Random Budget Perceptron: on a mistake with a full budget remove a random SV, then add x_t "
-                 "(Cesa-Bianchi & Gentile 2006)", data=("binary", "multiclass"),
-          sources={"B": "AHP R scripts' budget (600)", "sigma": "AHP Experiments (σ = 1)"},
-          position=270,
-          sweep={"small": {"B": 4}, "cases": [{"B": 2, "seed": 3}], "grid": {"B": [2, 3, 4, 6, 8], "seed": [0, 3]}})
+@register(
+    "rbp",
+    "Random Budget Perceptron: on a mistake with a full budget remove a random SV, then add x_t "
+    "(Cesa-Bianchi & Gentile 2006)",
+    data=("binary", "multiclass"),
+    sources={"B": "AHP R scripts' budget (600)", "sigma": "AHP Experiments (σ = 1)"},
+    position=270,
+    sweep={"small": {"B": 4}, "cases": [{"B": 2, "seed": 3}], "grid": {"B": [2, 3, 4, 6, 8], "seed": [0, 3]}},
+)
 class RBP(BudgetLearner):
     """Random Budget Perceptron (Cesa-Bianchi & Gentile 2006).
 
@@ -81,11 +86,28 @@ class RBP(BudgetLearner):
     _update = staticmethod(rbp_update)
     _update_gate = staticmethod(mistake_gate)
     _kernel_compat = ("none", "dogma")
-    _compat_rules = {"dogma": CompatRule(rbp_update, rbp_update, mistakes=DOGMA_MISTAKES,
-                                         source="DOGMA k_perceptron_train.m / k_perceptron_multi_train.m")}
+    _compat_rules = {
+        "dogma": CompatRule(
+            rbp_update,
+            rbp_update,
+            mistakes=DOGMA_MISTAKES,
+            source="DOGMA k_perceptron_train.m / k_perceptron_multi_train.m",
+        )
+    }
 
-    def __init__(self, B=600, seed=0, kernel="gaussian", sigma=1.0, degree=3, coef0=1.0, compat="none",
-                 *, shuffle=True, random_state=None):
+    def __init__(
+        self,
+        B=600,
+        seed=0,
+        kernel="gaussian",
+        sigma=1.0,
+        degree=3,
+        coef0=1.0,
+        compat="none",
+        *,
+        shuffle=True,
+        random_state=None,
+    ):
         self.B = B
         self.seed = seed
         self._set_kernel_params(kernel, sigma, degree, coef0, compat, shuffle, random_state)

@@ -19,13 +19,14 @@ Implementation note: SV i is stored with coefficient a_i/sqrt(κ(x_i, x_i)), so 
 Slow reference: tests/reference/kernel_binary.py (``alma``) and, with the linear kernel, tests/reference/linear.py
 (``first_order``).
 """
+
 import math
 
 import numpy as np
 
 from ..._compile import njit
-from ...params import POSITIVE, Interval, Options
 from ...kernels import kernel_diagonal
+from ...params import POSITIVE, Interval, Options
 from ...spec import register
 from ..linear.alma import ALMA_PRIMAL, ALMAParams
 from ..records import rule_params
@@ -60,8 +61,12 @@ def alma_score(sv, st, s, t, kself, fv):
     fv[0] = fv[0] / math.sqrt(kself) if kself > EPS else 0.0
 
 
-@register("alma", "ALMA_2(alpha): approximate large-margin updates with projection (Gentile 2001)",
-          position=70, sweep={"cases": [{"alpha": 0.5}], "grid": {"alpha": [0.9, 1.0, 0.5], "C": [math.sqrt(2), 1.0]}})
+@register(
+    "alma",
+    "ALMA_2(alpha): approximate large-margin updates with projection (Gentile 2001)",
+    position=70,
+    sweep={"cases": [{"alpha": 0.5}], "grid": {"alpha": [0.9, 1.0, 0.5], "C": [math.sqrt(2), 1.0]}},
+)
 class ALMA(KernelLearner):
     """ALMA_p(α), kernelised (p = 2).
 
@@ -93,8 +98,20 @@ class ALMA(KernelLearner):
     _score_hook = staticmethod(alma_score)
     _linear_rule = ALMA_PRIMAL
 
-    def __init__(self, alpha=0.9, C=math.sqrt(2.0), p=2, kernel="gaussian", sigma=8.0, degree=3,
-                 coef0=1.0, compat="none", *, shuffle=True, random_state=None):
+    def __init__(
+        self,
+        alpha=0.9,
+        C=math.sqrt(2.0),
+        p=2,
+        kernel="gaussian",
+        sigma=8.0,
+        degree=3,
+        coef0=1.0,
+        compat="none",
+        *,
+        shuffle=True,
+        random_state=None,
+    ):
         self.alpha = alpha
         self.C = C
         self.p = p

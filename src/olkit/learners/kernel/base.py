@@ -1,4 +1,5 @@
 """Common machinery of the kernel learners: kernel parameters, support set, compiled block step."""
+
 from collections import namedtuple
 from collections.abc import Callable
 from typing import Any, ClassVar
@@ -54,8 +55,6 @@ def dense_is_cheap(X):
     return d <= DENSE_MAX_FEATURES and density >= DENSE_MIN_DENSITY and n * d * 8 <= DENSE_MAX_BYTES
 
 
-
-
 class KernelLearner(PrimalHooks, OnlineClassifier):
     """Base class of support-vector learners f_c(·) = Σ_i coef[i, c] κ(x_i, ·), c = 1..K.
 
@@ -92,8 +91,15 @@ class KernelLearner(PrimalHooks, OnlineClassifier):
     _parameter_constraints = {
         "kernel": [Options(("gaussian", "linear", "poly"))],
         "sigma": [SIGMA],
-        "degree": [Interval(1, MAX_DEGREE, integer=True, why=f"(x·z + coef0)^degree overflows float64 once "
-                            f"|x·z + coef0| exceeds 10^(308/degree), 1.2e3 at degree {MAX_DEGREE}")],
+        "degree": [
+            Interval(
+                1,
+                MAX_DEGREE,
+                integer=True,
+                why=f"(x·z + coef0)^degree overflows float64 once "
+                f"|x·z + coef0| exceeds 10^(308/degree), 1.2e3 at degree {MAX_DEGREE}",
+            )
+        ],
         "coef0": [Interval()],
     }
 
@@ -121,7 +127,7 @@ class KernelLearner(PrimalHooks, OnlineClassifier):
 
     @property
     def compat_choices(self):
-        """"libol" (LIBOL's documented behaviours, docs/algorithms/linear-family.md) is accepted by every primal
+        """ "libol" (LIBOL's documented behaviours, docs/algorithms/linear-family.md) is accepted by every primal
         form."""
         return ("none", "libol") if self._primal() else self._kernel_compat
 
@@ -159,8 +165,11 @@ class KernelLearner(PrimalHooks, OnlineClassifier):
             from ...spec import budgeted_names as budgeted
 
             return f"use a budgeted learner ({', '.join(budgeted())})"
-        return f"use a smaller budget B (B={self.B!r} now)" if getattr(self, "B", None) is not None else \
-            "use a smaller budget"
+        return (
+            f"use a smaller budget B (B={self.B!r} now)"
+            if getattr(self, "B", None) is not None
+            else "use a smaller budget"
+        )
 
     def _initial_fst(self):
         return [0.0]
@@ -177,17 +186,32 @@ class KernelLearner(PrimalHooks, OnlineClassifier):
         sparse = sp.issparse(X) and not dense_is_cheap(X)
         n_features = X.shape[1]
         if sparse:  # the compiled loop scatters each sparse row into a dense d-vector (Stream.work)
-            check_state_bytes(self.algorithm_name, lambda: f"the scatter buffer of sparse rows on {width_words(X)}",
-                              8 * n_features, RENUMBER, width=n_features)
+            check_state_bytes(
+                self.algorithm_name,
+                lambda: f"the scatter buffer of sparse rows on {width_words(X)}",
+                8 * n_features,
+                RENUMBER,
+                width=n_features,
+            )
         cache = self._gram in ("cache", "bounded")
         limit = SupportSet.GRAM_LIMIT_BYTES if self._gram == "bounded" else None
         K = self._n_outputs()
-        self.support_ = SupportSet(n_features, sparse, n_outputs=K, gram=cache, gram_limit_bytes=limit,
-                                   matrices=self._matrices, members=self._member_lists and K > 1)
+        self.support_ = SupportSet(
+            n_features,
+            sparse,
+            n_outputs=K,
+            gram=cache,
+            gram_limit_bytes=limit,
+            matrices=self._matrices,
+            members=self._member_lists and K > 1,
+        )
         seed = np.uint64(self._seed() & 0xFFFFFFFFFFFFFFFF)
-        self.state_ = RuleState(self._rule_params(),
-                                np.array(self._initial_fst(), dtype=np.float64),
-                                np.zeros(N_COUNTERS, np.int64), np.array([seed], dtype=np.uint64))
+        self.state_ = RuleState(
+            self._rule_params(),
+            np.array(self._initial_fst(), dtype=np.float64),
+            np.zeros(N_COUNTERS, np.int64),
+            np.array([seed], dtype=np.uint64),
+        )
 
     _binary_as_multiclass = False
     """True for a learner with no binary form (MIRA): binary data run as 2 classes, K = 2."""
@@ -244,8 +268,9 @@ class KernelLearner(PrimalHooks, OnlineClassifier):
         cap = self._max_support()
         if cap is not None:  # a budget: room for at most cap SVs, whatever the block size
             more = max(0, min(more, cap - self.support_.n))
-        self.support_.reserve(more, rows.nnz if sp.issparse(rows) else 0, owner=self.algorithm_name,
-                              cheaper=self._smaller_support)
+        self.support_.reserve(
+            more, rows.nnz if sp.issparse(rows) else 0, owner=self.algorithm_name, cheaper=self._smaller_support
+        )
         G = self.support_.dots(rows)
         self._loop()(self.support_.arrays(), self.state_, stream, G, order, start, stop, scores, mistakes)
         if cap is None:  # no budget: the support set grows with every update (once per learner, between blocks)
@@ -297,8 +322,17 @@ class KernelLearner(PrimalHooks, OnlineClassifier):
             return self._primal_warm_up(X, y_internal)
         stream = self._make_stream(X, y_internal)
         G = np.zeros((0, self.support_.n))
-        self._loop()(self.support_.arrays(), self.state_, stream, G, np.zeros(1, np.int64), 0, 0,
-                     np.empty((0, self._n_outputs())), np.empty(0, np.int8))
+        self._loop()(
+            self.support_.arrays(),
+            self.state_,
+            stream,
+            G,
+            np.zeros(1, np.int64),
+            0,
+            0,
+            np.empty((0, self._n_outputs())),
+            np.empty(0, np.int8),
+        )
 
     def _decision(self, X):
         if self._primal():

@@ -6,6 +6,7 @@ the kernel rows of the current example (:mod:`~olkit.learners.kernel.kernel_rows
 A sparse row meets the stored ones through a dense scatter buffer (``work``, all zero between calls). The
 ``near_pairs_*`` functions recompute the Gaussian kernel values of near pairs from the explicit differences
 (see :data:`olkit.kernels.NEAR`)."""
+
 from ..._compile import njit_helper, njit_helper_reassoc, njit_inline
 from ...kernels import NEAR_PAIR, exp_nonpositive
 
@@ -66,8 +67,9 @@ def near_pairs_sparse(krow, n, start, stop, indices, data, lo, hi, x_indices, x_
     (through the all-zero scatter buffer ``work``, left all zero)."""
     for j in range(n):
         if krow[j] == NEAR_PAIR:
-            krow[j] = exp_nonpositive(-sq_dist_sparse(start, stop, indices, data, j, lo, hi, x_indices, x_data, work)
-                                      * gamma)
+            krow[j] = exp_nonpositive(
+                -sq_dist_sparse(start, stop, indices, data, j, lo, hi, x_indices, x_data, work) * gamma
+            )
 
 
 @njit_inline

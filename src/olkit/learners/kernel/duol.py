@@ -42,6 +42,7 @@ F_b ≤ 1 + tol, C ≥ γ̂_b + ρ), the M_d^s and M_d^w of JMLR Theorem 4 and F
 Slow reference: tests/reference/kernel_binary.py (``duol``) and tests/reference/kernel_multiclass.py
 (``run_reference``, multiclass).
 """
+
 import math
 from typing import ClassVar, NamedTuple
 
@@ -51,11 +52,6 @@ from ...params import NON_NEGATIVE, POSITIVE, POWERS_OF_TWO, SEED, Interval, Opt
 from ...spec import register
 from ..records import rule_params
 from .base import DIAG, EPS, KernelLearner
-from .engine import relevant_pair
-from .gram import load_gram_row, load_gram_row_related
-from .members import list_members
-from .multiclass import h_dot, set_direction
-from .pa import paper_C
 from .duol_scans import (
     first_tied,
     first_unrelated_candidate,
@@ -65,6 +61,11 @@ from .duol_scans import (
     lists,
     tied_pick,
 )
+from .engine import relevant_pair
+from .gram import load_gram_row, load_gram_row_related
+from .members import list_members
+from .multiclass import h_dot, set_direction
+from .pa import paper_C
 from .support_set import N
 from .sv_edit import sv_append
 
@@ -81,6 +82,8 @@ class DUOLParams(NamedTuple):
     tol: float  # losses and margins within tol count as zero (ties)
     variant: int  # JMLR or NIPS2009
     solver: int  # EXACT, APPR, ITER or RAND
+
+
 # diagnostic counter slots
 D_DOUBLE, D_STRONG, D_WEAK, D_FALLBACK = DIAG, DIAG + 1, DIAG + 2, DIAG + 3
 
@@ -304,8 +307,9 @@ def mduol_update(sv, st, s, t, kself, y, f, mistake):
     b = -1
     if w_min < math.inf:
         bound = tie_bound(w_min, tol)
-        b = min2(first_tied(lr, cr, 1, w, krow, F, F_max, bound, n),
-                 first_tied(lw, cw, -1, r, krow, F, F_max, bound, n))
+        b = min2(
+            first_tied(lr, cr, 1, w, krow, F, F_max, bound, n), first_tied(lw, cw, -1, r, krow, F, F_max, bound, n)
+        )
         if 0.0 <= bound:
             b = min2(b, other)
     double = 0 <= b < n and w_min <= -2.0 * rho  # b = n: none found tied (NaN kernel values from overflow)
@@ -330,8 +334,7 @@ def mduol_update(sv, st, s, t, kself, y, f, mistake):
         listed_margins(F, lw, cw, -1, r, krow, gamma, r, -1, -1)
         return True
     st.cnt[D_DOUBLE] += 1
-    ga, d = solve_double(solver, JMLR, loss, 1.0 - Fb, 2.0 * kself, 2.0 * sv.kself[b], w_ab, C, gb_hat, rho,
-                         0.5, st)
+    ga, d = solve_double(solver, JMLR, loss, 1.0 - Fb, 2.0 * kself, 2.0 * sv.kself[b], w_ab, C, gb_hat, rho, 0.5, st)
     set_direction(sv, j, r, w, ga)
     set_direction(sv, b, rb, sb, gb_hat + d)
     list_members(sv)
@@ -381,13 +384,18 @@ class _DUOLBase(KernelLearner):
         return {**self._algorithm_params(), "C": self._C(), "rho": self._rho()}
 
     def _rule_params(self):
-        return rule_params(DUOLParams, C=self._C(), rho=self._rho(), tol=self.tol, variant=self._variant(),
-                           solver=self._solver)
+        return rule_params(
+            DUOLParams, C=self._C(), rho=self._rho(), tol=self.tol, variant=self._variant(), solver=self._solver
+        )
 
     def diagnostics(self):
         cnt = self.state_.cnt
-        return {"double_updates": int(cnt[D_DOUBLE]), "strong_double_updates": int(cnt[D_STRONG]),
-                "weak_double_updates": int(cnt[D_WEAK]), "qp_fallbacks": int(cnt[D_FALLBACK])}
+        return {
+            "double_updates": int(cnt[D_DOUBLE]),
+            "strong_double_updates": int(cnt[D_STRONG]),
+            "weak_double_updates": int(cnt[D_WEAK]),
+            "qp_fallbacks": int(cnt[D_FALLBACK]),
+        }
 
 
 _PARAMS_DOC = """
@@ -440,27 +448,56 @@ _PARAMS_DOC = """
 """
 
 _DATA = ("binary", "multiclass", "multilabel")
-_SOURCES = {"C": "DUOL JMLR §5.1 (binary 5), §5.5 (multiclass 10)", "rho": "DUOL JMLR §5.1 (0); NIPS §4.1 (0.2)",
-            "sigma": "DUOL JMLR §5.1 (σ = 8)",
-            "tol": "docs/algorithms/duol.md#settled-questions (rounding decides the literal algorithm)"}
+_SOURCES = {
+    "C": "DUOL JMLR §5.1 (binary 5), §5.5 (multiclass 10)",
+    "rho": "DUOL JMLR §5.1 (0); NIPS §4.1 (0.2)",
+    "sigma": "DUOL JMLR §5.1 (σ = 8)",
+    "tol": "docs/algorithms/duol.md#settled-questions (rounding decides the literal algorithm)",
+}
 _C_GRID = (("C", POWERS_OF_TWO),)
 
 
-@register("duol", "DUOL: double updating online learning, exact double update (Zhao, Hoi, Jin 2011); "
-                  "multiclass/multi-label: M-DUOL", data=_DATA, tuning=_C_GRID, sources=_SOURCES,
-          position=80,
-          sweep={"cases": [{"variant": "nips2009"}, {"rho": 0.2, "C": 0.5}],
-                 "grid": {"variant": ["jmlr", "nips2009"], "rho": [None, 0.2], "C": [None, 0.5]}})
+@register(
+    "duol",
+    "DUOL: double updating online learning, exact double update (Zhao, Hoi, Jin 2011); multiclass/multi-label: M-DUOL",
+    data=_DATA,
+    tuning=_C_GRID,
+    sources=_SOURCES,
+    position=80,
+    sweep={
+        "cases": [{"variant": "nips2009"}, {"rho": 0.2, "C": 0.5}],
+        "grid": {"variant": ["jmlr", "nips2009"], "rho": [None, 0.2], "C": [None, 0.5]},
+    },
+)
 class DUOL(_DUOLBase):
-    __doc__ = ("DUOL with the exact double update (JMLR Proposition 2; M-DUOL: Proposition 5); "
-               "``variant='nips2009'`` gives the NIPS 2009 algorithm (binary).\n" + _PARAMS_DOC.format(
-                   name="duol", rate="0.307", nips_rho=", or 0.2 with variant='nips2009' (NIPS §4.1)",
-                   extra="\n    variant : {\"jmlr\", \"nips2009\"}, default \"jmlr\"\n"
-                         "        JMLR 2011 Algorithm 1, or NIPS 2009 Algorithm 1 (see the module docstring)."))
+    __doc__ = (
+        "DUOL with the exact double update (JMLR Proposition 2; M-DUOL: Proposition 5); "
+        "``variant='nips2009'`` gives the NIPS 2009 algorithm (binary).\n"
+        + _PARAMS_DOC.format(
+            name="duol",
+            rate="0.307",
+            nips_rho=", or 0.2 with variant='nips2009' (NIPS §4.1)",
+            extra='\n    variant : {"jmlr", "nips2009"}, default "jmlr"\n'
+            "        JMLR 2011 Algorithm 1, or NIPS 2009 Algorithm 1 (see the module docstring).",
+        )
+    )
     _parameter_constraints = {"variant": [Options(tuple(VARIANTS))]}
 
-    def __init__(self, C=None, rho=None, variant="jmlr", tol=1e-9, kernel="gaussian", sigma=8.0, degree=3,
-                 coef0=1.0, compat="none", *, shuffle=True, random_state=None):
+    def __init__(
+        self,
+        C=None,
+        rho=None,
+        variant="jmlr",
+        tol=1e-9,
+        kernel="gaussian",
+        sigma=8.0,
+        degree=3,
+        coef0=1.0,
+        compat="none",
+        *,
+        shuffle=True,
+        random_state=None,
+    ):
         self.C = C
         self.rho = rho
         self.variant = variant
@@ -472,58 +509,105 @@ class DUOL(_DUOLBase):
 
     def _n_outputs(self):
         if self.variant == "nips2009" and (len(self.classes_) > 2 or self.multilabel_):
-            raise ValueError("duol: variant='nips2009' is the binary algorithm of the NIPS 2009 paper; "
-                             "multiclass and multi-label data run M-DUOL (variant='jmlr')")
+            raise ValueError(
+                "duol: variant='nips2009' is the binary algorithm of the NIPS 2009 paper; "
+                "multiclass and multi-label data run M-DUOL (variant='jmlr')"
+            )
         return super()._n_outputs()
 
 
 class _DUOLVariant(_DUOLBase):
-    def __init__(self, C=None, rho=None, tol=1e-9, kernel="gaussian", sigma=8.0, degree=3, coef0=1.0,
-                 compat="none", *, shuffle=True, random_state=None):
+    def __init__(
+        self,
+        C=None,
+        rho=None,
+        tol=1e-9,
+        kernel="gaussian",
+        sigma=8.0,
+        degree=3,
+        coef0=1.0,
+        compat="none",
+        *,
+        shuffle=True,
+        random_state=None,
+    ):
         self.C = C
         self.rho = rho
         self.tol = tol
         self._set_kernel_params(kernel, sigma, degree, coef0, compat, shuffle, random_state)
 
 
-@register("duol-appr", "DUOL_appr: double update with the approximate steps 1/(1-rho), clipped to C (JMLR 2011)",
-          data=_DATA, tuning=_C_GRID, sources=_SOURCES,
-          position=90, sweep={"cases": [{"rho": 0.2}], "grid": {"rho": [None, 0.2], "C": [None, 1.0]}})
+@register(
+    "duol-appr",
+    "DUOL_appr: double update with the approximate steps 1/(1-rho), clipped to C (JMLR 2011)",
+    data=_DATA,
+    tuning=_C_GRID,
+    sources=_SOURCES,
+    position=90,
+    sweep={"cases": [{"rho": 0.2}], "grid": {"rho": [None, 0.2], "C": [None, 1.0]}},
+)
 class DUOLAppr(_DUOLVariant):
-    __doc__ = ("DUOL_appr (JMLR §5.1 (i)): γ_t = min(C, 1/(1−ρ)), γ_b = min(C, γ̂_b + 1/(1−ρ)) "
-               "(M-DUOL_appr: 1/(2(1−ρ))).\n"
-               + _PARAMS_DOC.format(name="duol-appr", rate="0.306", nips_rho="", extra=""))
+    __doc__ = (
+        "DUOL_appr (JMLR §5.1 (i)): γ_t = min(C, 1/(1−ρ)), γ_b = min(C, γ̂_b + 1/(1−ρ)) "
+        "(M-DUOL_appr: 1/(2(1−ρ))).\n" + _PARAMS_DOC.format(name="duol-appr", rate="0.306", nips_rho="", extra="")
+    )
     _solver = APPR
 
 
-@register("duol-iter", "DUOL_iter: double update by one pass of coordinate ascent (JMLR 2011)",
-          data=_DATA, tuning=_C_GRID, sources=_SOURCES,
-          position=100, sweep={"cases": [{"C": 0.5}], "grid": {"rho": [None, 0.2], "C": [None, 0.5]}})
+@register(
+    "duol-iter",
+    "DUOL_iter: double update by one pass of coordinate ascent (JMLR 2011)",
+    data=_DATA,
+    tuning=_C_GRID,
+    sources=_SOURCES,
+    position=100,
+    sweep={"cases": [{"C": 0.5}], "grid": {"rho": [None, 0.2], "C": [None, 0.5]}},
+)
 class DUOLIter(_DUOLVariant):
-    __doc__ = ("DUOL_iter (JMLR §5.1 (iii)): step for x_t first, then for the auxiliary example.\n"
-               + _PARAMS_DOC.format(name="duol-iter", rate="0.36", nips_rho="", extra=""))
+    __doc__ = "DUOL_iter (JMLR §5.1 (iii)): step for x_t first, then for the auxiliary example.\n" + _PARAMS_DOC.format(
+        name="duol-iter", rate="0.36", nips_rho="", extra=""
+    )
     _solver = ITER
     # One pass of the heuristic coordinate step does not reach scikit-learn's 83% training accuracy on its
     # toy blobs (the paper also finds DUOL_iter "performs unstably", JMLR §5.3).
     _poor_score = True
 
 
-@register("duol-rand", "DUOL_rand: exact double update with a uniformly random auxiliary SV (JMLR 2011 §5.3)",
-          tuning=_C_GRID, sources=_SOURCES,
-          position=110,
-          sweep={"cases": [{"seed": 5, "C": 1.0}],
-                 "grid": {"rho": [None, 0.2], "C": [None, 1.0], "seed": [0, 5]}})
+@register(
+    "duol-rand",
+    "DUOL_rand: exact double update with a uniformly random auxiliary SV (JMLR 2011 §5.3)",
+    tuning=_C_GRID,
+    sources=_SOURCES,
+    position=110,
+    sweep={"cases": [{"seed": 5, "C": 1.0}], "grid": {"rho": [None, 0.2], "C": [None, 1.0], "seed": [0, 5]}},
+)
 class DUOLRand(_DUOLBase):
-    __doc__ = ("DUOL_rand (JMLR §5.3, binary): the auxiliary SV is drawn uniformly from the current SVs.\n"
-               + _PARAMS_DOC.format(name="duol-rand", rate="0.323", nips_rho="",
-                                    extra="\n    seed : int, default 0\n        Seed of the draws."))
+    __doc__ = (
+        "DUOL_rand (JMLR §5.3, binary): the auxiliary SV is drawn uniformly from the current SVs.\n"
+        + _PARAMS_DOC.format(
+            name="duol-rand", rate="0.323", nips_rho="", extra="\n    seed : int, default 0\n        Seed of the draws."
+        )
+    )
     _solver = RAND
     _update = staticmethod(duol_rand_update)
     _kernel_data = ("binary",)
     _parameter_constraints = {"seed": [SEED]}
 
-    def __init__(self, C=None, rho=None, tol=1e-9, seed=0, kernel="gaussian", sigma=8.0, degree=3, coef0=1.0,
-                 compat="none", *, shuffle=True, random_state=None):
+    def __init__(
+        self,
+        C=None,
+        rho=None,
+        tol=1e-9,
+        seed=0,
+        kernel="gaussian",
+        sigma=8.0,
+        degree=3,
+        coef0=1.0,
+        compat="none",
+        *,
+        shuffle=True,
+        random_state=None,
+    ):
         self.C = C
         self.rho = rho
         self.tol = tol

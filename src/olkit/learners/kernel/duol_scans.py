@@ -4,6 +4,7 @@ as a branch-free min reduction (LLVM vectorises it), and M-DUOL's passes over th
 same minimum, the same first index among ties, the same margins); the algorithm itself, and why each
 pass is what it is, is in :mod:`.duol` (docs/algorithms/duol.md).
 """
+
 import math
 
 from ..._compile import max2, min2, njit_helper, njit_helper_nonan, njit_inline
@@ -43,6 +44,7 @@ def label_weights(y, sv_y, krow, F, F_max, w_start, out, n):
 # The passes of M-DUOL over the member lists of r and w (the SVs sharing a class with H_t = e_r − e_w). A
 # list is given as its slots, its ``member_other`` codes, sign = +1 (r's list) or −1 (w's) and the partner
 # class (w or r): H_t·H_i = listed_h_dot(sign, partner, code), without reading hr/hs at scattered slots.
+
 
 @njit_helper_nonan
 def listed_weight_min(slots, codes, sign, partner, krow, F, F_max):

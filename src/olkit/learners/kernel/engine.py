@@ -30,6 +30,7 @@ iff f ≥ 0; multiclass ŷ = argmax_c f_c with ties to the smallest class index;
 irrelevant class scores at least as high as the worst relevant one (Γ_t ≤ 0); a row whose label set is empty or
 complete cannot be wrong.
 """
+
 from ..._compile import compile_loop, loop_compile_options, njit_helper, njit_inline
 from ...base import MISTAKES, SEEN, UPDATES
 from .kernel_rows import begin_block, kernel_row_dense, kernel_row_sparse
@@ -76,6 +77,7 @@ def relevant_pair(Y, t, f):
 
 # The mistake test of each data kind (a piece of the loop, chosen in Python: a run compiles only its own).
 
+
 @njit_inline
 def binary_mistake(s, t, f):
     return (1.0 if f[0] >= 0.0 else -1.0) != s.y[t]  # tie rule: f = 0 predicts +1
@@ -108,8 +110,28 @@ def kernel_block(sv, st, s, G, order, start, stop, scores, mistakes):
     prm, cnt = st.prm, st.cnt
     for pos in range(start, stop):
         t = order[pos]
-        kself = row_kernel(krow, G, pos - start, meta, gcol, moved, sv_norm2, sv_X,  # noqa: F821
-                           sv_start, sv_stop, sv_indices, sv_data, X, indptr, indices, data, work, norm2, kp, t)
+        kself = row_kernel(  # noqa: F821  (bound by compile_loop)
+            krow,
+            G,
+            pos - start,
+            meta,
+            gcol,
+            moved,
+            sv_norm2,
+            sv_X,  # noqa: F821
+            sv_start,
+            sv_stop,
+            sv_indices,
+            sv_data,
+            X,
+            indptr,
+            indices,
+            data,
+            work,
+            norm2,
+            kp,
+            t,
+        )
         f = scores[pos]
         row_scores(coef, krow, meta[N], hr, hs, hw, f)  # noqa: F821
         score_hook(sv, st, s, t, kself, f)  # noqa: F821  (bound by block_loop)
@@ -147,9 +169,15 @@ def block_loop(update, score_hook=no_score_hook, mistake_tests=None, gate=every_
             kind, sparse = int(s.info[0]), bool(sv.meta[SPARSE])
             loop = loops.get((kind, sparse))
             if loop is None:
-                loop = compile_loop(kernel_block, update=update, score_hook=score_hook, is_mistake=tests[kind],
-                                    needs_update=gate, row_kernel=kernel_row_sparse if sparse else kernel_row_dense,
-                                    row_scores=binary_scores if kind == BINARY else direction_scores)
+                loop = compile_loop(
+                    kernel_block,
+                    update=update,
+                    score_hook=score_hook,
+                    is_mistake=tests[kind],
+                    needs_update=gate,
+                    row_kernel=kernel_row_sparse if sparse else kernel_row_dense,
+                    row_scores=binary_scores if kind == BINARY else direction_scores,
+                )
                 with loop_compile_options():  # compile (or load from the disk cache) on an empty block
                     loop(sv, st, s, G[:0], order, start, start, scores, mistakes)
                 loops[kind, sparse] = loop

@@ -10,6 +10,7 @@ memory, see ``SupportSet``'s ``gram_limit_bytes``). :func:`load_gram_row_related
 the SVs whose direction shares a class with a given one, through the member lists
 (:mod:`~olkit.learners.kernel.members`).
 """
+
 from ..._compile import max2, min2, njit_helper
 from ...kernels import NEAR_PAIR, exp_nonpositive, kernel_row_from_dots
 from .dots import (
@@ -113,7 +114,10 @@ def load_gram_row_related(sv, b, s, rb, sb):
         for k in range(m):
             if grow[k] == NEAR_PAIR:
                 i = sel[k]
-                d2 = (sq_dist_sparse(start, stop, indices, data, i, start[b], stop[b], indices, data, work)
-                      if sv.meta[SPARSE] else sq_dist_dense(sv.X, i, sv.X, b))
+                d2 = (
+                    sq_dist_sparse(start, stop, indices, data, i, start[b], stop[b], indices, data, work)
+                    if sv.meta[SPARSE]
+                    else sq_dist_dense(sv.X, i, sv.X, b)
+                )
                 grow[k] = exp_nonpositive(-d2 * s.kp[1])
     return m

@@ -11,6 +11,7 @@ entries for SVs added inside the block. The SVs covered by the block product are
 hot loop binds the one of its storage and calls it with plain arrays); :func:`fill_kernel_row` does the same
 for callers outside the hot loop.
 """
+
 from ..._compile import min2, njit_helper, njit_inline
 from ...kernels import kernel_from_dot, kernel_row_from_dots
 from .dots import dense_dots, near_pairs_dense, near_pairs_sparse, sparse_dot
@@ -33,27 +34,127 @@ def begin_block(sv, n_block_columns):
 def fill_kernel_row(sv, s, t, G, p):
     """Fill ``sv.krow[:n]`` with κ(x_i, x_t) for all SVs and return κ(x_t, x_t) (see :func:`kernel_row`;
     for callers outside the hot loop)."""
-    return kernel_row(sv.krow, G, p, sv.meta, sv.gcol, sv.moved, sv.norm2, sv.X, sv.start, sv.stop, sv.indices,
-                      sv.data, s.X, s.indptr, s.indices, s.data, s.work, s.norm2, s.kp, t)
+    return kernel_row(
+        sv.krow,
+        G,
+        p,
+        sv.meta,
+        sv.gcol,
+        sv.moved,
+        sv.norm2,
+        sv.X,
+        sv.start,
+        sv.stop,
+        sv.indices,
+        sv.data,
+        s.X,
+        s.indptr,
+        s.indices,
+        s.data,
+        s.work,
+        s.norm2,
+        s.kp,
+        t,
+    )
 
 
 @njit_helper
-def kernel_row(krow, G, p, meta, gcol, moved, sv_norm2, sv_X, sv_start, sv_stop, sv_indices, sv_data,
-               X, indptr, indices, data, work, norm2, kp, t):
+def kernel_row(
+    krow,
+    G,
+    p,
+    meta,
+    gcol,
+    moved,
+    sv_norm2,
+    sv_X,
+    sv_start,
+    sv_stop,
+    sv_indices,
+    sv_data,
+    X,
+    indptr,
+    indices,
+    data,
+    work,
+    norm2,
+    kp,
+    t,
+):
     """Fill ``krow[:n]`` with κ(x_i, x_t) for all SVs and return κ(x_t, x_t) (the support set's and the
     stream's arrays, as :func:`fill_kernel_row` passes them): :func:`kernel_row_sparse` or
     :func:`kernel_row_dense`, as the SVs are stored. The compiled loop binds one of the two (a run compiles
     only its own storage's code)."""
     if meta[SPARSE]:
-        return kernel_row_sparse(krow, G, p, meta, gcol, moved, sv_norm2, sv_X, sv_start, sv_stop, sv_indices,
-                                 sv_data, X, indptr, indices, data, work, norm2, kp, t)
-    return kernel_row_dense(krow, G, p, meta, gcol, moved, sv_norm2, sv_X, sv_start, sv_stop, sv_indices, sv_data,
-                            X, indptr, indices, data, work, norm2, kp, t)
+        return kernel_row_sparse(
+            krow,
+            G,
+            p,
+            meta,
+            gcol,
+            moved,
+            sv_norm2,
+            sv_X,
+            sv_start,
+            sv_stop,
+            sv_indices,
+            sv_data,
+            X,
+            indptr,
+            indices,
+            data,
+            work,
+            norm2,
+            kp,
+            t,
+        )
+    return kernel_row_dense(
+        krow,
+        G,
+        p,
+        meta,
+        gcol,
+        moved,
+        sv_norm2,
+        sv_X,
+        sv_start,
+        sv_stop,
+        sv_indices,
+        sv_data,
+        X,
+        indptr,
+        indices,
+        data,
+        work,
+        norm2,
+        kp,
+        t,
+    )
 
 
 @njit_helper
-def kernel_row_dense(krow, G, p, meta, gcol, moved, sv_norm2, sv_X, sv_start, sv_stop, sv_indices, sv_data,
-                     X, indptr, indices, data, work, norm2, kp, t):
+def kernel_row_dense(
+    krow,
+    G,
+    p,
+    meta,
+    gcol,
+    moved,
+    sv_norm2,
+    sv_X,
+    sv_start,
+    sv_stop,
+    sv_indices,
+    sv_data,
+    X,
+    indptr,
+    indices,
+    data,
+    work,
+    norm2,
+    kp,
+    t,
+):
     """:func:`kernel_row` for dense SVs and stream rows.
 
     Entries of the covered slots (the first ``meta[NPRE]``) come from row p of the block of dot products
@@ -80,8 +181,28 @@ def kernel_row_dense(krow, G, p, meta, gcol, moved, sv_norm2, sv_X, sv_start, sv
 
 
 @njit_helper
-def kernel_row_sparse(krow, G, p, meta, gcol, moved, sv_norm2, sv_X, sv_start, sv_stop, sv_indices, sv_data,
-                      X, indptr, indices, data, work, norm2, kp, t):
+def kernel_row_sparse(
+    krow,
+    G,
+    p,
+    meta,
+    gcol,
+    moved,
+    sv_norm2,
+    sv_X,
+    sv_start,
+    sv_stop,
+    sv_indices,
+    sv_data,
+    X,
+    indptr,
+    indices,
+    data,
+    work,
+    norm2,
+    kp,
+    t,
+):
     """:func:`kernel_row_dense` for CSR SVs and stream rows."""
     n = meta[N]
     npre = min2(meta[NPRE], n)

@@ -10,6 +10,7 @@ The lists hold nothing that ``hr``/``hs`` do not: they are brought up to date by
 (slots ``meta[LISTED]``..n−1 are appended; anything but an append resets ``meta[LISTED]`` to 0 and the next
 call rebuilds them, O(#SV)), and a model file does not store them.
 """
+
 from ..._compile import njit_helper, njit_inline
 from .support_set import LISTED, N
 

@@ -28,14 +28,16 @@ docs/dev/architecture.md#algorithm-and-parameter-names):
   (the default) does that, with the margin QP above inside the mistake gate; ``update="margin"`` is the
   previous reading (every round with τ ≠ 0: 2–3× the SVs).
 * ``C`` bounds the true class's step; C = 1 is Crammer & Singer's constraint τ_r ≤ δ_{r,y} and the
-  default. The result does not depend on the solver: the slow reference in the tests finds θ by bisection. On binary data MIRA runs as a 2-class
+  default. The result does not depend on the solver: the slow reference in the tests finds θ by bisection. On binary
+  data MIRA runs as a 2-class
 multi-prototype model (one score per class; ``decision_function`` returns f_+ − f_−).
 
 Slow reference: tests/reference/kernel_multiclass.py (``run_reference``).
 """
-import numpy as np
 
 from typing import NamedTuple
+
+import numpy as np
 
 from ..._compile import njit
 from ...params import POSITIVE, Options
@@ -63,8 +65,8 @@ def mira_tau(f, y, A, C, tau):
         B[r] = f[r] - (1.0 if r == y else 0.0)
         p[r] = B[r] / A + (C if r == y else 0.0)
     rank = np.argsort(-p)  # descending
-    lin = 0.0   # Σ B_r/A over the linear terms
-    const = C   # Σ C δ_{r,y} over the constant terms (all constant when θ ≥ max p)
+    lin = 0.0  # Σ B_r/A over the linear terms
+    const = C  # Σ C δ_{r,y} over the constant terms (all constant when θ ≥ max p)
     theta = 0.0
     for m in range(1, K + 1):
         r = rank[m - 1]
@@ -101,12 +103,18 @@ def mira_update(sv, st, s, t, kself, y, f, mistake):
     return True
 
 
-@register("mira", "MIRA: the smallest change that puts the true class ahead by a margin (Crammer & Singer 2003)",
-          data=("binary", "multiclass"),
-          sources={"C": "Crammer & Singer 2003 (τ_r ≤ δ_{r,y}: C = 1)", "sigma": "DUOL JMLR §5.1 (σ = 8)",
-                   "update": "DUOL JMLR Table 4 (#SV = #mistakes on every dataset)"},
-          position=130,
-          sweep={"cases": [{"update": "margin"}], "grid": {"update": ["mistake", "margin"], "C": [1.0, 0.1]}})
+@register(
+    "mira",
+    "MIRA: the smallest change that puts the true class ahead by a margin (Crammer & Singer 2003)",
+    data=("binary", "multiclass"),
+    sources={
+        "C": "Crammer & Singer 2003 (τ_r ≤ δ_{r,y}: C = 1)",
+        "sigma": "DUOL JMLR §5.1 (σ = 8)",
+        "update": "DUOL JMLR Table 4 (#SV = #mistakes on every dataset)",
+    },
+    position=130,
+    sweep={"cases": [{"update": "margin"}], "grid": {"update": ["mistake", "margin"], "C": [1.0, 0.1]}},
+)
 class MIRA(KernelLearner):
     """MIRA (Crammer & Singer 2003), kernelised multi-prototype learner.
 
@@ -142,8 +150,19 @@ class MIRA(KernelLearner):
     _binary_as_multiclass = True
     _parameter_constraints = {"C": [POSITIVE], "update": [Options(("mistake", "margin"))]}
 
-    def __init__(self, C=1.0, update="mistake", kernel="gaussian", sigma=8.0, degree=3, coef0=1.0,
-                 compat="none", *, shuffle=True, random_state=None):
+    def __init__(
+        self,
+        C=1.0,
+        update="mistake",
+        kernel="gaussian",
+        sigma=8.0,
+        degree=3,
+        coef0=1.0,
+        compat="none",
+        *,
+        shuffle=True,
+        random_state=None,
+    ):
         self.C = C
         self.update = update
         self._set_kernel_params(kernel, sigma, degree, coef0, compat, shuffle, random_state)

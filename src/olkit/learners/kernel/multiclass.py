@@ -4,6 +4,7 @@ A multiclass round has a worst relevant class r_t and a best irrelevant class s_
 :func:`olkit.learners.kernel.engine.relevant_pair`); an update along H_t = e_r − e_s stores the pair
 (r_t, s_t) with the new SV (``sv.hr``, ``sv.hs``), so that H_a·H_b can be computed without storing H.
 """
+
 from ..._compile import njit_inline
 
 

@@ -17,6 +17,7 @@ are also re-optimised â€” the exact batch SVM on the prefix at every round (O(tÂ
 
 Slow reference: tests/reference/kernel_binary.py (``online_svm``).
 """
+
 from typing import NamedTuple
 
 from ..._compile import njit
@@ -75,10 +76,12 @@ def online_svm_update(sv, st, s, t, kself, y, fv, mistake):
     return changed
 
 
-@register("online-svm", "Online-SVM: re-solve the SVM dual over the working set after every margin error (yardstick)",
-          position=120,
-          sweep={"cases": [{"working_set": "all", "C": 0.5}],
-                 "grid": {"working_set": ["margin", "all"], "C": [5.0, 0.5]}})
+@register(
+    "online-svm",
+    "Online-SVM: re-solve the SVM dual over the working set after every margin error (yardstick)",
+    position=120,
+    sweep={"cases": [{"working_set": "all", "C": 0.5}], "grid": {"working_set": ["margin", "all"], "C": [5.0, 0.5]}},
+)
 class OnlineSVM(KernelLearner):
     """Online-SVM by dual coordinate ascent (the "updates all weights" yardstick of DUOL NIPS 2009).
 
@@ -111,8 +114,21 @@ class OnlineSVM(KernelLearner):
     _update = staticmethod(online_svm_update)
     _gram = "cache"
 
-    def __init__(self, C=5.0, tol=1e-3, working_set="margin", max_sweeps=1000, kernel="gaussian", sigma=8.0,
-                 degree=3, coef0=1.0, compat="none", *, shuffle=True, random_state=None):
+    def __init__(
+        self,
+        C=5.0,
+        tol=1e-3,
+        working_set="margin",
+        max_sweeps=1000,
+        kernel="gaussian",
+        sigma=8.0,
+        degree=3,
+        coef0=1.0,
+        compat="none",
+        *,
+        shuffle=True,
+        random_state=None,
+    ):
         self.C = C
         self.tol = tol
         self.working_set = working_set
@@ -127,5 +143,6 @@ class OnlineSVM(KernelLearner):
     }
 
     def _rule_params(self):
-        return rule_params(OnlineSVMParams, C=self.C, tol=self.tol, keep_all=WORKING_SETS[self.working_set],
-                           max_sweeps=self.max_sweeps)
+        return rule_params(
+            OnlineSVMParams, C=self.C, tol=self.tol, keep_all=WORKING_SETS[self.working_set], max_sweeps=self.max_sweeps
+        )

@@ -18,6 +18,7 @@ A zero-norm example (κ(x_t, x_t) ≤ 1e-12, possible with the linear kernel) ca
 Slow reference: tests/reference/kernel_binary.py (``pa``), tests/reference/kernel_multiclass.py (``run_reference``,
 multiclass) and, with the linear kernel, tests/reference/linear.py (``first_order``).
 """
+
 from ..._compile import min2, njit_helper, njit_inline
 from ...params import POSITIVE, POWERS_OF_TWO
 from ...spec import register
@@ -27,6 +28,7 @@ from .base import EPS, KernelLearner
 from .engine import relevant_pair
 from .multiclass import set_direction
 from .sv_edit import sv_append
+
 
 @njit_inline
 def pa_step(variant, C, loss, q):
@@ -83,8 +85,18 @@ class _PABase(KernelLearner):
     _variant = PA_PLAIN
     _parameter_constraints = {"C": [POSITIVE, None]}
 
-    def __init__(self, C=None, kernel="gaussian", sigma=8.0, degree=3, coef0=1.0, compat="none",
-                 *, shuffle=True, random_state=None):
+    def __init__(
+        self,
+        C=None,
+        kernel="gaussian",
+        sigma=8.0,
+        degree=3,
+        coef0=1.0,
+        compat="none",
+        *,
+        shuffle=True,
+        random_state=None,
+    ):
         self.C = C
         self._set_kernel_params(kernel, sigma, degree, coef0, compat, shuffle, random_state)
 
@@ -133,25 +145,34 @@ _C_DOC = """    C : float > 0 or None, default None
 """
 
 _DATA = ("binary", "multiclass", "multilabel")
-_C_SOURCE = {"C": "DUOL JMLR §5.1 (binary 5), §5.5 (multiclass 10); LIBOL 1 under compat='libol'",
-             "sigma": "DUOL JMLR §5.1 (σ = 8)"}
+_C_SOURCE = {
+    "C": "DUOL JMLR §5.1 (binary 5), §5.5 (multiclass 10); LIBOL 1 under compat='libol'",
+    "sigma": "DUOL JMLR §5.1 (σ = 8)",
+}
 
 
-@register("pa", "Passive-Aggressive: on hinge loss add x_t with step loss/k(x_t,x_t) (Crammer et al. 2006)",
-          data=_DATA, sources={"sigma": _C_SOURCE["sigma"]},
-          position=20)
+@register(
+    "pa",
+    "Passive-Aggressive: on hinge loss add x_t with step loss/k(x_t,x_t) (Crammer et al. 2006)",
+    data=_DATA,
+    sources={"sigma": _C_SOURCE["sigma"]},
+    position=20,
+)
 class PA(_PABase):
     __doc__ = _PA_DOC.format(title="PA: τ = ℓ/κ(x_t, x_t) (multiclass: ℓ/(2κ_t)).", C="").replace(
         """    >>> olkit.make("pa1").fit(X, y).resolved_params()["C"]
-    5.0""", """    >>> olkit.make("pa").fit(X, y).n_support_ > 0
-    True""")
+    5.0""",
+        """    >>> olkit.make("pa").fit(X, y).n_support_ > 0
+    True""",
+    )
 
     _variant = PA_PLAIN
     _primal_poor_score = True  # uncapped steps: 0.79 on scikit-learn's binary blobs after one pass
     _parameter_constraints = {}
 
-    def __init__(self, kernel="gaussian", sigma=8.0, degree=3, coef0=1.0, compat="none",
-                 *, shuffle=True, random_state=None):
+    def __init__(
+        self, kernel="gaussian", sigma=8.0, degree=3, coef0=1.0, compat="none", *, shuffle=True, random_state=None
+    ):
         self._set_kernel_params(kernel, sigma, degree, coef0, compat, shuffle, random_state)
 
     def _rule_params(self):
@@ -161,18 +182,29 @@ class PA(_PABase):
         return self._algorithm_params()
 
 
-@register("pa1", "PA-I: hinge-loss step min(C, loss/k(x_t,x_t)) (Crammer et al. 2006)", data=_DATA,
-          tuning=(("C", POWERS_OF_TWO),), sources=_C_SOURCE,
-          position=30, sweep={"cases": [{"C": 0.5}], "grid": {"C": [None, 0.1, 10.0]}})
+@register(
+    "pa1",
+    "PA-I: hinge-loss step min(C, loss/k(x_t,x_t)) (Crammer et al. 2006)",
+    data=_DATA,
+    tuning=(("C", POWERS_OF_TWO),),
+    sources=_C_SOURCE,
+    position=30,
+    sweep={"cases": [{"C": 0.5}], "grid": {"C": [None, 0.1, 10.0]}},
+)
 class PA1(_PABase):
     __doc__ = _PA_DOC.format(title="PA-I: τ = min(C, ℓ/κ(x_t, x_t)) (multiclass: min(C, ℓ/(2κ_t))).", C=_C_DOC)
     _variant = PA_I
 
 
-@register("pa2", "PA-II: hinge-loss step loss/(k(x_t,x_t) + 1/(2C)) (Crammer et al. 2006)", data=_DATA,
-          tuning=(("C", POWERS_OF_TWO),), sources=_C_SOURCE,
-          position=40, sweep={"cases": [{"C": 0.5}], "grid": {"C": [None, 0.1, 10.0]}})
+@register(
+    "pa2",
+    "PA-II: hinge-loss step loss/(k(x_t,x_t) + 1/(2C)) (Crammer et al. 2006)",
+    data=_DATA,
+    tuning=(("C", POWERS_OF_TWO),),
+    sources=_C_SOURCE,
+    position=40,
+    sweep={"cases": [{"C": 0.5}], "grid": {"C": [None, 0.1, 10.0]}},
+)
 class PA2(_PABase):
-    __doc__ = _PA_DOC.format(title="PA-II: τ = ℓ/(κ(x_t, x_t) + 1/(2C)) (multiclass: ℓ/(2κ_t + 1/(2C))).",
-                             C=_C_DOC)
+    __doc__ = _PA_DOC.format(title="PA-II: τ = ℓ/(κ(x_t, x_t) + 1/(2C)) (multiclass: ℓ/(2κ_t + 1/(2C))).", C=_C_DOC)
     _variant = PA_II

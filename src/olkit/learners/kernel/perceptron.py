@@ -19,13 +19,14 @@ of y_t (not a mistake under the ties-to-the-smallest-index rule) can still updat
 Slow reference: tests/reference/kernel_binary.py (``perceptron``), tests/reference/kernel_multiclass.py
 (``run_reference``, multiclass) and, with the linear kernel, tests/reference/linear.py (``first_order``).
 """
+
 from typing import NamedTuple
 
 from ..._compile import njit
 from ...params import Options
 from ...spec import register
-from ..records import rule_params
 from ..linear.perceptron import PERCEPTRON_PRIMAL
+from ..records import rule_params
 from .base import KernelLearner
 from .sv_edit import sv_append
 
@@ -73,14 +74,21 @@ def perceptron_update(sv, st, s, t, kself, y, f, mistake):
     return True
 
 
-@register("perceptron", "Kernel Perceptron: add x_t with weight y_t on every mistake (Rosenblatt 1958); "
-                        "multiclass: Crammer-Singer max/uniform/prop", data=("binary", "multiclass"),
-          sources={"sigma": "DUOL JMLR §5.1 (σ = 8)",
-                   "multiclass_update": "Crammer & Singer 2003; DUOL JMLR Table 4"},
-          position=10,
-          sweep={"cases": [{"multiclass_update": "prop"},
-                           {"multiclass_update": "uniform", "kernel": "poly", "degree": 2, "coef0": 1.0}],
-                 "grid": {"multiclass_update": ["max", "uniform", "prop"]}})
+@register(
+    "perceptron",
+    "Kernel Perceptron: add x_t with weight y_t on every mistake (Rosenblatt 1958); "
+    "multiclass: Crammer-Singer max/uniform/prop",
+    data=("binary", "multiclass"),
+    sources={"sigma": "DUOL JMLR §5.1 (σ = 8)", "multiclass_update": "Crammer & Singer 2003; DUOL JMLR Table 4"},
+    position=10,
+    sweep={
+        "cases": [
+            {"multiclass_update": "prop"},
+            {"multiclass_update": "uniform", "kernel": "poly", "degree": 2, "coef0": 1.0},
+        ],
+        "grid": {"multiclass_update": ["max", "uniform", "prop"]},
+    },
+)
 class KernelPerceptron(KernelLearner):
     """Kernel Perceptron; on multiclass data Crammer & Singer's ultraconservative perceptrons.
 
@@ -118,17 +126,29 @@ class KernelPerceptron(KernelLearner):
     _kernel_data = ("binary", "multiclass")
     _parameter_constraints = {"multiclass_update": [Options(tuple(MULTICLASS_UPDATES))]}
 
-    def __init__(self, multiclass_update="max", kernel="gaussian", sigma=8.0, degree=3, coef0=1.0,
-                 compat="none", *, shuffle=True, random_state=None):
+    def __init__(
+        self,
+        multiclass_update="max",
+        kernel="gaussian",
+        sigma=8.0,
+        degree=3,
+        coef0=1.0,
+        compat="none",
+        *,
+        shuffle=True,
+        random_state=None,
+    ):
         self.multiclass_update = multiclass_update
         self._set_kernel_params(kernel, sigma, degree, coef0, compat, shuffle, random_state)
 
     def _check_params(self):
         super()._check_params()
         if self._primal() and self.multiclass_update != "max":
-            raise ValueError(f"perceptron: multiclass_update={self.multiclass_update!r} has no primal form; with "
-                             "kernel='linear' only 'max' runs (use kernel='poly', degree=1, coef0=0 for the "
-                             "linear kernel in dual form)")
+            raise ValueError(
+                f"perceptron: multiclass_update={self.multiclass_update!r} has no primal form; with "
+                "kernel='linear' only 'max' runs (use kernel='poly', degree=1, coef0=0 for the "
+                "linear kernel in dual form)"
+            )
 
     def _rule_params(self):
         return rule_params(PerceptronParams, multiclass_update=MULTICLASS_UPDATES[self.multiclass_update])

@@ -25,6 +25,7 @@ c·w as a lazy global scale, ‖w‖² recomputed after each update as LIBOL doe
 Slow reference: tests/reference/kernel_binary.py (``romma``) and, with the linear kernel, tests/reference/linear.py
 (``first_order``).
 """
+
 from ..._compile import njit
 from ...params import BOOLEAN
 from ...spec import register
@@ -80,8 +81,7 @@ class _ROMMABase(KernelLearner):
         return [0.0]
 
 
-@register("romma", "ROMMA: relaxed online maximum-margin update on mistakes (Li & Long 2002)",
-          position=50)
+@register("romma", "ROMMA: relaxed online maximum-margin update on mistakes (Li & Long 2002)", position=50)
 class ROMMA(_ROMMABase):
     """ROMMA (Relaxed Online Maximum Margin Algorithm), kernelised; updates on mistakes.
 
@@ -107,16 +107,21 @@ class ROMMA(_ROMMABase):
     Li, Y., Long, P. M. (2002). The relaxed online maximum margin algorithm. Machine Learning 46.
     """
 
-    def __init__(self, kernel="gaussian", sigma=8.0, degree=3, coef0=1.0, compat="none",
-                 *, shuffle=True, random_state=None):
+    def __init__(
+        self, kernel="gaussian", sigma=8.0, degree=3, coef0=1.0, compat="none", *, shuffle=True, random_state=None
+    ):
         self._set_kernel_params(kernel, sigma, degree, coef0, compat, shuffle, random_state)
 
     def _rule_params(self):
         return rule_params(ROMMAParams, aggressive=False, reset_case=False, libol_first=self.compat == "libol")
 
 
-@register("agg-romma", "aggressive ROMMA: the ROMMA update on every margin error y f < 1 (Li & Long 2002)",
-          position=60, sweep={"cases": [{"romma_reset_case": True}], "grid": {"romma_reset_case": [False, True]}})
+@register(
+    "agg-romma",
+    "aggressive ROMMA: the ROMMA update on every margin error y f < 1 (Li & Long 2002)",
+    position=60,
+    sweep={"cases": [{"romma_reset_case": True}], "grid": {"romma_reset_case": [False, True]}},
+)
 class AggROMMA(_ROMMABase):
     """Aggressive ROMMA, kernelised; updates whenever y_t f(x_t) < 1.
 
@@ -140,13 +145,24 @@ class AggROMMA(_ROMMABase):
     Li, Y., Long, P. M. (2002). The relaxed online maximum margin algorithm. Machine Learning 46.
     """
 
-    def __init__(self, romma_reset_case=False, kernel="gaussian", sigma=8.0, degree=3, coef0=1.0,
-                 compat="none", *, shuffle=True, random_state=None):
+    def __init__(
+        self,
+        romma_reset_case=False,
+        kernel="gaussian",
+        sigma=8.0,
+        degree=3,
+        coef0=1.0,
+        compat="none",
+        *,
+        shuffle=True,
+        random_state=None,
+    ):
         self.romma_reset_case = romma_reset_case
         self._set_kernel_params(kernel, sigma, degree, coef0, compat, shuffle, random_state)
 
     _parameter_constraints = {"romma_reset_case": [BOOLEAN]}
 
     def _rule_params(self):
-        return rule_params(ROMMAParams, aggressive=True, reset_case=self.romma_reset_case,
-                           libol_first=self.compat == "libol")
+        return rule_params(
+            ROMMAParams, aggressive=True, reset_case=self.romma_reset_case, libol_first=self.compat == "libol"
+        )

@@ -5,6 +5,7 @@ One output (binary data): one vectorised dot product (:func:`_first_column_dot`,
 outputs: an SV whose coefficient vector is a direction adds its two non-zero terms only
 (:func:`direction_scores`, the same sums bit for bit as the full K-vector).
 """
+
 from ..._compile import njit_helper, njit_helper_sum, njit_inline
 from .support_set import N
 

@@ -12,6 +12,7 @@ kernel row k: m = y ν·k, c = π k, v = kᵀπk + a κ_ii; α, β as in linear 
 Slow reference: tests/reference/linear.py (``second_order``): the primal form; kernel SCW with the linear kernel is
 checked against the primal form (tests/test_linear_invariants.py).
 """
+
 from typing import NamedTuple
 
 from ..._compile import njit
@@ -59,8 +60,8 @@ def kernel_scw_update(sv, st, s, t, kself, y, fv, mistake):
     for i in range(n + 1):
         coef[i, 0] += alpha * y * g[i]
         bi = beta * g[i]
-        for l in range(n + 1):
-            P[i, l] -= bi * g[l]
+        for k in range(n + 1):
+            P[i, k] -= bi * g[k]
     return True
 
 
@@ -70,12 +71,25 @@ class _SCWBase(KernelLearner):
 
     _linear_rule = SCW_RULE  # primal form
     _update = staticmethod(kernel_scw_update)  # kernel form
-    _matrices = ("pair",)    # kernel form: π over the SVs
+    _matrices = ("pair",)  # kernel form: π over the SVs
     _variant = SCW_I
     _parameter_constraints = {**COVARIANCE_CONSTRAINTS, "eta": [CONFIDENCE], "C": [POSITIVE]}
 
-    def __init__(self, eta, C=1.0, a=1.0, covariance="full", kernel="linear", sigma=8.0, degree=3, coef0=1.0,
-                 compat="none", *, shuffle=True, random_state=None):
+    def __init__(
+        self,
+        eta,
+        C=1.0,
+        a=1.0,
+        covariance="full",
+        kernel="linear",
+        sigma=8.0,
+        degree=3,
+        coef0=1.0,
+        compat="none",
+        *,
+        shuffle=True,
+        random_state=None,
+    ):
         self.eta = eta
         self.C = C
         self.a = a
@@ -89,8 +103,10 @@ class _SCWBase(KernelLearner):
     def _check_params(self):
         super()._check_params()
         if not self._primal() and self.covariance != "full":
-            raise ValueError(f"covariance={self.covariance!r} needs kernel='linear'; kernel SCW keeps its "
-                             f"covariance in the span of the support vectors (full), use covariance='full'")
+            raise ValueError(
+                f"covariance={self.covariance!r} needs kernel='linear'; kernel SCW keeps its "
+                f"covariance in the span of the support vectors (full), use covariance='full'"
+            )
 
     def _cw_params(self):
         return dict(phi=phi_of(self.eta), C=self.C, variant=self._variant, libol_typo=self.compat == "libol")
@@ -99,14 +115,22 @@ class _SCWBase(KernelLearner):
         return rule_params(KernelSCWParams, **self._cw_params(), a=self.a)
 
     def _linear_spec(self):
-        return dict(rule=SCW_RULE, prm=rule_params(SCWParams, **self._cw_params()), covariance=self.covariance, a=float(self.a),
-                    libol=self.compat == "libol")
+        return dict(
+            rule=SCW_RULE,
+            prm=rule_params(SCWParams, **self._cw_params()),
+            covariance=self.covariance,
+            a=float(self.a),
+            libol=self.compat == "libol",
+        )
 
 
 _TUNING = (("C", POWERS_OF_TWO), ("eta", CONFIDENCES))
 """C first, then η (docs/algorithms/linear-family.md#parameter-grids)."""
-_SOURCES = {"C": "LIBOL default 1 (the SCW experiments select it)", "a": "LIBOL default",
-            "sigma": "DUOL JMLR §5.1 (σ = 8), for kernel SCW"}
+_SOURCES = {
+    "C": "LIBOL default 1 (the SCW experiments select it)",
+    "a": "LIBOL default",
+    "sigma": "DUOL JMLR §5.1 (σ = 8), for kernel SCW",
+}
 _COMMON = COVARIANCE_DOC.format(c="αφ/√u")
 
 _SCW_PARAMS = """    eta : float in (0.5, 1), default {eta}
@@ -136,12 +160,18 @@ _SCW_END = """
     """
 
 
-@register("scw1", "SCW-I: soft confidence-weighted learning, CW with a hinge-capped step min(C, .) "
-                  "(Wang, Zhao, Hoi 2012)", data=("binary", "multiclass"), tuning=_TUNING,
-          sources={**_SOURCES, "eta": "LIBOL default 0.75 (the SCW experiments select it)"},
-          position=150, sweep={"cases": [{"C": 0.1}], "grid": {"C": [1.0, 0.1, 10.0], "eta": [0.75, 0.9, 0.6]}})
+@register(
+    "scw1",
+    "SCW-I: soft confidence-weighted learning, CW with a hinge-capped step min(C, .) (Wang, Zhao, Hoi 2012)",
+    data=("binary", "multiclass"),
+    tuning=_TUNING,
+    sources={**_SOURCES, "eta": "LIBOL default 0.75 (the SCW experiments select it)"},
+    position=150,
+    sweep={"cases": [{"C": 0.1}], "grid": {"C": [1.0, 0.1, 10.0], "eta": [0.75, 0.9, 0.6]}},
+)
 class SCW1(_SCWBase):
-    __doc__ = """SCW-I (SCW Proposition 1, eq. (4)).
+    __doc__ = (
+        """SCW-I (SCW Proposition 1, eq. (4)).
 
     Update iff ℓ^φ = φ√v − m > 0: α = min(C, max(0, (−mψ + sqrt(m²φ⁴/4 + vφ²ζ))/(vζ))),
     u = ¼(−αvφ + sqrt(α²v²φ² + 4v))², β = αφ/(√u + vαφ), μ ← μ + αΣΔ, Σ ← Σ − βΣΔΔᵀΣ (β from the
@@ -149,26 +179,50 @@ class SCW1(_SCWBase):
 
     Parameters
     ----------
-""" + _SCW_PARAMS.format(eta=0.75, common=_COMMON) + """    compat : {"none", "libol"}, default "none"
+"""
+        + _SCW_PARAMS.format(eta=0.75, common=_COMMON)
+        + """    compat : {"none", "libol"}, default "none"
         "libol" counts rounds with positive loss as updates (LIBOL's SCW.m
         follows eq. (4) exactly).
 
-""" + _SCW_END.format(name="scw1", rate="0.277")
+"""
+        + _SCW_END.format(name="scw1", rate="0.277")
+    )
 
     _variant = SCW_I
 
-    def __init__(self, eta=0.75, C=1.0, a=1.0, covariance="full", kernel="linear", sigma=8.0, degree=3,
-                 coef0=1.0, compat="none", *, shuffle=True, random_state=None):
-        super().__init__(eta, C, a, covariance, kernel, sigma, degree, coef0, compat, shuffle=shuffle,
-                         random_state=random_state)
+    def __init__(
+        self,
+        eta=0.75,
+        C=1.0,
+        a=1.0,
+        covariance="full",
+        kernel="linear",
+        sigma=8.0,
+        degree=3,
+        coef0=1.0,
+        compat="none",
+        *,
+        shuffle=True,
+        random_state=None,
+    ):
+        super().__init__(
+            eta, C, a, covariance, kernel, sigma, degree, coef0, compat, shuffle=shuffle, random_state=random_state
+        )
 
 
-@register("scw2", "SCW-II: soft confidence-weighted learning with a squared-hinge slack "
-                  "(Wang, Zhao, Hoi 2012)", data=("binary", "multiclass"), tuning=_TUNING,
-          sources={**_SOURCES, "eta": "LIBOL default 0.9 (the SCW experiments select it)"},
-          position=160, sweep={"cases": [{"C": 10.0}], "grid": {"C": [1.0, 0.1, 10.0], "eta": [0.75, 0.9, 0.6]}})
+@register(
+    "scw2",
+    "SCW-II: soft confidence-weighted learning with a squared-hinge slack (Wang, Zhao, Hoi 2012)",
+    data=("binary", "multiclass"),
+    tuning=_TUNING,
+    sources={**_SOURCES, "eta": "LIBOL default 0.9 (the SCW experiments select it)"},
+    position=160,
+    sweep={"cases": [{"C": 10.0}], "grid": {"C": [1.0, 0.1, 10.0], "eta": [0.75, 0.9, 0.6]}},
+)
 class SCW2(_SCWBase):
-    __doc__ = """SCW-II (SCW Proposition 2, eq. (5)).
+    __doc__ = (
+        """SCW-II (SCW Proposition 2, eq. (5)).
 
     n = v + 1/(2C), γ = φ sqrt(φ²m²v² + 4nv(n + vφ²)), α = max(0, (−(2mn + φ²mv) + γ)/(2(n² + nvφ²))),
     then u, β and the updates as SCW-I (no cap on α). The formula was re-derived
@@ -176,16 +230,34 @@ class SCW2(_SCWBase):
 
     Parameters
     ----------
-""" + _SCW_PARAMS.format(eta=0.9, common=_COMMON) + """    compat : {"none", "libol"}
+"""
+        + _SCW_PARAMS.format(eta=0.9, common=_COMMON)
+        + """    compat : {"none", "libol"}
         "libol" reproduces LIBOL's SCW2.m, which has two typos inside the square root
         (sqrt(φ⁴m²v·2 + 4nvφ²(n + vφ·2)) for φ·sqrt(φ²m²v² + 4nv(n + vφ²));
         docs/algorithms/scw2.md#compat-modes), and counts rounds with positive loss as updates.
 
-""" + _SCW_END.format(name="scw2", rate="0.282")
+"""
+        + _SCW_END.format(name="scw2", rate="0.282")
+    )
 
     _variant = SCW_II
 
-    def __init__(self, eta=0.9, C=1.0, a=1.0, covariance="full", kernel="linear", sigma=8.0, degree=3,
-                 coef0=1.0, compat="none", *, shuffle=True, random_state=None):
-        super().__init__(eta, C, a, covariance, kernel, sigma, degree, coef0, compat, shuffle=shuffle,
-                         random_state=random_state)
+    def __init__(
+        self,
+        eta=0.9,
+        C=1.0,
+        a=1.0,
+        covariance="full",
+        kernel="linear",
+        sigma=8.0,
+        degree=3,
+        coef0=1.0,
+        compat="none",
+        *,
+        shuffle=True,
+        random_state=None,
+    ):
+        super().__init__(
+            eta, C, a, covariance, kernel, sigma, degree, coef0, compat, shuffle=shuffle, random_state=random_state
+        )

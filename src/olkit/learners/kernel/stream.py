@@ -1,6 +1,7 @@
 """The in-memory stream record of the kernel learners' compiled loops: :data:`Stream`, the data kinds and
 :func:`make_stream`, which packs validated data (dense rows or CSR, labels in the learner's internal coding)
 into it. A sparse stream is never densified."""
+
 from collections import namedtuple
 
 import numpy as np
@@ -38,8 +39,19 @@ def make_stream(X, y_internal, kp, n_outputs=1):
     info = np.array([kind, n_outputs], np.int64)
     if sp.issparse(X):
         X = X.tocsr()
-        return Stream(np.empty((0, X.shape[1])), X.indptr.astype(np.int64), X.indices.astype(np.int64),
-                      X.data.astype(np.float64), norm2, y, Y, info, kp, np.zeros(X.shape[1]))
+        return Stream(
+            np.empty((0, X.shape[1])),
+            X.indptr.astype(np.int64),
+            X.indices.astype(np.int64),
+            X.data.astype(np.float64),
+            norm2,
+            y,
+            Y,
+            info,
+            kp,
+            np.zeros(X.shape[1]),
+        )
     empty_i = np.zeros(1, np.int64)
-    return Stream(np.ascontiguousarray(X, dtype=np.float64), empty_i, empty_i, np.empty(0), norm2,
-                  y, Y, info, kp, np.empty(0))
+    return Stream(
+        np.ascontiguousarray(X, dtype=np.float64), empty_i, empty_i, np.empty(0), norm2, y, Y, info, kp, np.empty(0)
+    )

@@ -49,6 +49,7 @@ module, one job a module:
 * :mod:`~olkit.learners.kernel.members`: the per-class member lists (speed only);
 * :mod:`~olkit.learners.kernel.sv_edit`: adding, scaling and removing SVs.
 """
+
 from collections import namedtuple
 
 import numpy as np
@@ -66,9 +67,36 @@ N, NPRE, SPARSE, HAS_GRAM, CLOCK, GSYNC, NMOVED, POOL, HOLES, LISTED = 0, 1, 2, 
 META_SIZE = 10
 
 SVArrays = namedtuple(
-    "SVArrays", ["X", "start", "stop", "indices", "data", "norm2", "kself", "y", "hr", "hs", "hw", "coef", "F",
-                 "gram", "krow", "grow", "gsel", "gnorm2", "added", "gcol", "meta", "mats", "arrival", "moved",
-                 "members", "member_other", "n_members"]
+    "SVArrays",
+    [
+        "X",
+        "start",
+        "stop",
+        "indices",
+        "data",
+        "norm2",
+        "kself",
+        "y",
+        "hr",
+        "hs",
+        "hw",
+        "coef",
+        "F",
+        "gram",
+        "krow",
+        "grow",
+        "gsel",
+        "gnorm2",
+        "added",
+        "gcol",
+        "meta",
+        "mats",
+        "arrival",
+        "moved",
+        "members",
+        "member_other",
+        "n_members",
+    ],
 )
 """Arrays of a support set as the compiled code sees them (full capacity; ``meta[N]`` are in use)."""
 
@@ -106,8 +134,7 @@ class SupportSet:
     fresh pages, copies when it grows). Measured on letter (d = 16, 13,152 SVs), M-DUOL, same loaded
     machine: 1 GiB 3.7 s, 64 MiB 2.4 s, no cache 2.1–2.5 s."""
 
-    def __init__(self, n_features, sparse, n_outputs=1, gram=False, gram_limit_bytes=None, matrices=(),
-                 members=False):
+    def __init__(self, n_features, sparse, n_outputs=1, gram=False, gram_limit_bytes=None, matrices=(), members=False):
         self.n_features = int(n_features)
         self.sparse = bool(sparse)
         self.n_outputs = int(n_outputs)
@@ -172,8 +199,11 @@ class SupportSet:
     def compact(self):
         """Close the holes that removals left in the sparse pool (SV j's non-zeros end up in slot order)."""
         n = self.n
-        if not self.sparse or (self.meta[HOLES] == 0 and (n == 0 or self.start[0] == 0)
-                                and np.array_equal(self.start[1:n], self.stop[: max(n - 1, 0)])):
+        if not self.sparse or (
+            self.meta[HOLES] == 0
+            and (n == 0 or self.start[0] == 0)
+            and np.array_equal(self.start[1:n], self.stop[: max(n - 1, 0)])
+        ):
             return
         parts = [np.arange(self.start[j], self.stop[j]) for j in range(n)]
         take = np.concatenate(parts) if parts else np.zeros(0, np.int64)
@@ -208,10 +238,14 @@ class SupportSet:
             self.drop_gram()  # too large
         if self.nbytes(new_cap, new_nnz) > state_limit_bytes():
             new_cap, new_nnz = need | 1, need_nnz if self.sparse else 0
-            square = f" (its {'Gram cache' if self.use_gram else 'SV x SV matrices'}: O(#SV²) memory)" \
-                if self.use_gram or self.matrix_names else ""
-            check_state_bytes(owner, f"the support set grown to {new_cap} SVs{square}", self.nbytes(new_cap, new_nnz),
-                              cheaper)
+            square = (
+                f" (its {'Gram cache' if self.use_gram else 'SV x SV matrices'}: O(#SV²) memory)"
+                if self.use_gram or self.matrix_names
+                else ""
+            )
+            check_state_bytes(
+                owner, f"the support set grown to {new_cap} SVs{square}", self.nbytes(new_cap, new_nnz), cheaper
+            )
         self._grow(new_cap, new_nnz)
 
     def nbytes(self, cap, nnz_cap):
@@ -262,10 +296,35 @@ class SupportSet:
         return self.arrays_of(self.gram)
 
     def arrays_of(self, gram):
-        return SVArrays(self.X, self.start, self.stop, self.indices, self.data, self.norm2, self.kself, self.y,
-                        self.hr, self.hs, self.hw, self.coef, self.F, gram, self.krow, self.grow, self.gsel,
-                        self.gnorm2, self.added, self.gcol, self.meta, self.mats, self.arrival, self.moved,
-                        self.members, self.member_other, self.n_members)
+        return SVArrays(
+            self.X,
+            self.start,
+            self.stop,
+            self.indices,
+            self.data,
+            self.norm2,
+            self.kself,
+            self.y,
+            self.hr,
+            self.hs,
+            self.hw,
+            self.coef,
+            self.F,
+            gram,
+            self.krow,
+            self.grow,
+            self.gsel,
+            self.gnorm2,
+            self.added,
+            self.gcol,
+            self.meta,
+            self.mats,
+            self.arrival,
+            self.moved,
+            self.members,
+            self.member_other,
+            self.n_members,
+        )
 
     # -- read access -----------------------------------------------------------------------------
     def vectors(self, n=None):
@@ -334,8 +393,9 @@ class SupportSet:
     def is_finite(self):
         """True if no coefficient, cached score, norm or SV×SV matrix entry is NaN or infinite."""
         n = self.n
-        return all_finite((self.coef[:n], self.hw[:n], self.F[:n], self.norm2[:n], self.kself[:n],
-                           self.mats[:, :n, :n]))
+        return all_finite(
+            (self.coef[:n], self.hw[:n], self.F[:n], self.norm2[:n], self.kself[:n], self.mats[:, :n, :n])
+        )
 
     # -- pickling: store only what is in use ----------------------------------------------------------
     def __getstate__(self):
@@ -382,18 +442,33 @@ class SupportSet:
         (:mod:`olkit.persist`), known before any array is read."""
         d, K = self.n_features, self.n_outputs
         shapes = {name: (n,) for name in self._PER_SV}
-        shapes.update(coef=(n, K), X=(0 if self.sparse else n, d), indices=(pool,), data=(pool,),
-                      gram=(n, n) if self.use_gram else (0, 0), mats=(len(self.matrix_names), n, n),
-                      meta=(META_SIZE,), grow=(capacity + 1,))
+        shapes.update(
+            coef=(n, K),
+            X=(0 if self.sparse else n, d),
+            indices=(pool,),
+            data=(pool,),
+            gram=(n, n) if self.use_gram else (0, 0),
+            mats=(len(self.matrix_names), n, n),
+            meta=(META_SIZE,),
+            grow=(capacity + 1,),
+        )
         return shapes
 
     def grown_bytes(self, capacity, pool_capacity):
         """Bytes the arrays take at ``capacity`` SVs and ``pool_capacity`` pooled non-zeros (what
         :meth:`restore_capacity` allocates), so that a file claiming an absurd capacity is refused first."""
-        per_sv = 8 * (len(self._PER_SV) + self.n_outputs + (0 if self.sparse else self.n_features) + 6
-                      + 2 * self.n_outputs * self.use_members)
-        gram = 8 * capacity * capacity if self.use_gram and (
-            self.gram_limit_bytes is None or 8 * capacity * capacity <= self.gram_limit_bytes) else 0
+        per_sv = 8 * (
+            len(self._PER_SV)
+            + self.n_outputs
+            + (0 if self.sparse else self.n_features)
+            + 6
+            + 2 * self.n_outputs * self.use_members
+        )
+        gram = (
+            8 * capacity * capacity
+            if self.use_gram and (self.gram_limit_bytes is None or 8 * capacity * capacity <= self.gram_limit_bytes)
+            else 0
+        )
         return per_sv * capacity + 16 * pool_capacity + gram + 8 * len(self.matrix_names) * capacity * capacity
 
     def check_loaded(self, class_labels):
@@ -405,19 +480,26 @@ class SupportSet:
         meta = self.meta
         clock = int(meta[CLOCK])
         # (array, values, lowest valid, highest valid + 1): what compiled code indexes with or loops to
-        ranges = [("meta[N]", meta[N:N + 1], 0, self.capacity + 1),
-                  ("meta[NPRE]", meta[NPRE:NPRE + 1], 0, n + 1),
-                  ("meta[NMOVED]", meta[NMOVED:NMOVED + 1], 0, len(self.moved) + 1),
-                  ("meta[GSYNC]", meta[GSYNC:GSYNC + 1], 0, n + 1),
-                  ("meta[LISTED]", meta[LISTED:LISTED + 1], 0, n + 1),
-                  ("meta[HOLES]", meta[HOLES:HOLES + 1], 0, np.iinfo(np.int64).max),
-                  ("meta[CLOCK]", meta[CLOCK:CLOCK + 1], 0, np.iinfo(np.int64).max),
-                  ("meta[POOL]", meta[POOL:POOL + 1], 0, len(self.indices) + 1),
-                  ("hr", self.hr[:n], -1, K), ("hs", self.hs[:n], -1, K),
-                  ("arrival", self.arrival[:n], 0, n), ("added", self.added[:n], 0, clock + 1)]
+        ranges = [
+            ("meta[N]", meta[N : N + 1], 0, self.capacity + 1),
+            ("meta[NPRE]", meta[NPRE : NPRE + 1], 0, n + 1),
+            ("meta[NMOVED]", meta[NMOVED : NMOVED + 1], 0, len(self.moved) + 1),
+            ("meta[GSYNC]", meta[GSYNC : GSYNC + 1], 0, n + 1),
+            ("meta[LISTED]", meta[LISTED : LISTED + 1], 0, n + 1),
+            ("meta[HOLES]", meta[HOLES : HOLES + 1], 0, np.iinfo(np.int64).max),
+            ("meta[CLOCK]", meta[CLOCK : CLOCK + 1], 0, np.iinfo(np.int64).max),
+            ("meta[POOL]", meta[POOL : POOL + 1], 0, len(self.indices) + 1),
+            ("hr", self.hr[:n], -1, K),
+            ("hs", self.hs[:n], -1, K),
+            ("arrival", self.arrival[:n], 0, n),
+            ("added", self.added[:n], 0, clock + 1),
+        ]
         if self.sparse:
-            ranges += [("indices", self.indices[:pool], 0, d), ("start", self.start[:n], 0, pool + 1),
-                       ("stop", self.stop[:n], 0, pool + 1)]
+            ranges += [
+                ("indices", self.indices[:pool], 0, d),
+                ("start", self.start[:n], 0, pool + 1),
+                ("stop", self.stop[:n], 0, pool + 1),
+            ]
         for name, values, low, high in ranges:
             if values.size and (values.min() < low or values.max() >= high):
                 bad = values[(values < low) | (values >= high)][0]
@@ -429,14 +511,29 @@ class SupportSet:
         hr, hs = self.hr[:n], self.hs[:n]
         if np.any((hr >= 0) & ((hs < 0) | (hs == hr))):
             raise ValueError("support_.hr / hs: a direction (r, s) needs two different classes")
-        if self.sparse and n and (self.start[0] != 0 or self.stop[n - 1] != pool
-                                  or np.any(self.stop[:n] < self.start[:n])
-                                  or np.any(self.start[1:n] != self.stop[: n - 1])):
+        if (
+            self.sparse
+            and n
+            and (
+                self.start[0] != 0
+                or self.stop[n - 1] != pool
+                or np.any(self.stop[:n] < self.start[:n])
+                or np.any(self.start[1:n] != self.stop[: n - 1])
+            )
+        ):
             raise ValueError("support_.start / stop: the rows are not consecutive runs of the pool of non-zeros")
-        finite = {"X": self.X[: 0 if self.sparse else n], "data": self.data[:pool], "norm2": self.norm2[:n],
-                  "kself": self.kself[:n], "y": self.y[:n], "hw": self.hw[:n], "coef": self.coef[:n],
-                  "F": self.F[:n], "gram": self.gram[:n, :n] if self.use_gram else self.gram,
-                  "mats": self.mats[:, :n, :n]}
+        finite = {
+            "X": self.X[: 0 if self.sparse else n],
+            "data": self.data[:pool],
+            "norm2": self.norm2[:n],
+            "kself": self.kself[:n],
+            "y": self.y[:n],
+            "hw": self.hw[:n],
+            "coef": self.coef[:n],
+            "F": self.F[:n],
+            "gram": self.gram[:n, :n] if self.use_gram else self.gram,
+            "mats": self.mats[:, :n, :n],
+        }
         for name, values in finite.items():
             if not np.isfinite(values).all():
                 raise ValueError(f"support_.{name} holds NaN or infinite values")
@@ -453,8 +550,11 @@ class SupportSet:
         for name, shape in expected.items():
             if name not in ("grow", "meta") and getattr(self, name).shape != shape:
                 raise ValueError(f"support set array {name} has shape {getattr(self, name).shape}, expected {shape}")
-        if self.sparse and n and (self.start[:n].min() < 0 or self.stop[:n].max() > pool
-                                  or np.any(self.start[:n] > self.stop[:n])):
+        if (
+            self.sparse
+            and n
+            and (self.start[:n].min() < 0 or self.stop[:n].max() > pool or np.any(self.start[:n] > self.stop[:n]))
+        ):
             raise ValueError("support set rows point outside the pool of non-zeros")
         if self.meta[HAS_GRAM] != int(self.use_gram) or self.meta[SPARSE] != int(self.sparse):
             raise ValueError("support set flags disagree with its meta data")

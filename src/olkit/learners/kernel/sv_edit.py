@@ -11,6 +11,7 @@ Each move copies one SV (its input and one row and column of each SV×SV matrix)
 sparse SV leaves a hole in the pool of non-zeros (``SupportSet.compact`` closes them between blocks), and
 any removal makes the next :func:`~olkit.learners.kernel.members.list_members` rebuild the member lists.
 """
+
 import numpy as np
 
 from ..._compile import min2, njit_helper, njit_inline

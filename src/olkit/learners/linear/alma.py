@@ -5,6 +5,7 @@ The learner is ``alma`` (:mod:`olkit.learners.kernel.alma`); with ``kernel="line
 weight vector and runs this rule on x̂ = x/‖x‖ (``compat="libol"``: on x, as LIBOL's ALMA.m); the
 projection w ← w'/max(1, ‖w'‖) is a lazy rescaling of the stored weights.
 """
+
 import math
 from typing import NamedTuple
 

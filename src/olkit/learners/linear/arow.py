@@ -1,6 +1,7 @@
 """AROW: adaptive regularisation of weights (Crammer, Kulesza, Dredze 2009): docs/algorithms/arow.md.
 
 Slow reference: tests/reference/linear.py (``second_order``)."""
+
 from typing import NamedTuple
 
 from ..._compile import njit
@@ -16,6 +17,7 @@ class AROWParams(NamedTuple):
     """Parameters of AROW."""
 
     r: float  # regulariser
+
 
 LIBOL_COMPAT_DOC = """
     compat : {{"none", "libol"}}, default "none"
@@ -45,12 +47,18 @@ def arow_step_with(r, loss, v):
 AROW_RULE = PrimalRule("arow", arow_step)
 
 
-@register("arow", "AROW: adaptive regularisation of weights, hinge-loss second-order update "
-                  "(Crammer et al. 2009)", data=("binary", "multiclass"), tuning=(("r", POWERS_OF_TWO),),
-          sources={"r": "LIBOL default 1 (the SCW experiments select it)", "a": "LIBOL default"},
-          position=310, sweep={"cases": [{"r": 0.1}], "grid": {"r": [1.0, 0.1, 10.0]}})
+@register(
+    "arow",
+    "AROW: adaptive regularisation of weights, hinge-loss second-order update (Crammer et al. 2009)",
+    data=("binary", "multiclass"),
+    tuning=(("r", POWERS_OF_TWO),),
+    sources={"r": "LIBOL default 1 (the SCW experiments select it)", "a": "LIBOL default"},
+    position=310,
+    sweep={"cases": [{"r": 0.1}], "grid": {"r": [1.0, 0.1, 10.0]}},
+)
 class AROW(LinearLearner):
-    __doc__ = """AROW.
+    __doc__ = (
+        """AROW.
 
     Update iff ℓ = 1 − m > 0: β = 1/(v + r), α = ℓβ, μ ← μ + αΣΔ, Σ ← Σ − βΣΔΔᵀΣ (SCW §2.4).
 
@@ -58,7 +66,10 @@ class AROW(LinearLearner):
     ----------
     r : float > 0, default 1
         Regularisation (LIBOL default 1; LIBOL passes its tuned "C" as r).
-""" + COVARIANCE_DOC.format(c="1/r") + LIBOL_COMPAT_DOC.format(libol="no other difference") + """
+"""
+        + COVARIANCE_DOC.format(c="1/r")
+        + LIBOL_COMPAT_DOC.format(libol="no other difference")
+        + """
 
     Examples
     --------
@@ -72,6 +83,7 @@ class AROW(LinearLearner):
     ----------
     Crammer, K., Kulesza, A., Dredze, M. (2009). Adaptive regularization of weight vectors. NIPS.
     """
+    )
 
     _rule = AROW_RULE
     _parameter_constraints = {**COVARIANCE_CONSTRAINTS, "r": [POSITIVE]}

@@ -1,5 +1,6 @@
 """Base class of the linear (primal) learners and the protocol hooks they share with the first-order
 kernel learners run with ``kernel="linear"``."""
+
 from typing import Any, ClassVar
 
 import numpy as np
@@ -44,9 +45,13 @@ class PrimalHooks:
     def _new_primal_state(self, X):
         spec = self._linear_spec()
         K = self._primal_outputs()
-        check_state_bytes(self.algorithm_name,
-                          lambda: f"the weights of a linear model with {K} output(s) on {width_words(X)}", vector_bytes(spec["rule"], X.shape[1], K, spec.get("covariance")), RENUMBER,
-                          width=X.shape[1])
+        check_state_bytes(
+            self.algorithm_name,
+            lambda: f"the weights of a linear model with {K} output(s) on {width_words(X)}",
+            vector_bytes(spec["rule"], X.shape[1], K, spec.get("covariance")),
+            RENUMBER,
+            width=X.shape[1],
+        )
         self.model_ = LinearModel(n_features=X.shape[1], n_outputs=K, algorithm=self.algorithm_name, **spec)
         self.state_ = self.model_.state
 
@@ -73,8 +78,10 @@ class PrimalHooks:
         """Weights (mean μ), shape (1, d) for binary data, (n_classes, d) for multiclass data."""
         self._check_fitted()
         if getattr(self, "model_", None) is None:
-            raise AttributeError("coef_ exists for linear models only (kernel='linear'); a kernel model has "
-                                 "support_vectors_ and dual_coef_")
+            raise AttributeError(
+                "coef_ exists for linear models only (kernel='linear'); a kernel model has "
+                "support_vectors_ and dual_coef_"
+            )
         return self.model_.weights()
 
     @property
@@ -126,8 +133,15 @@ class LinearLearner(PrimalHooks, OnlineClassifier):
         return 0
 
     def _linear_spec(self):
-        return dict(rule=self._rule, prm=self._rule_params(), covariance=self.covariance, a=float(self.a),
-                    aux=self._aux(), diag_mode=self._diag_mode(), libol=self.compat == "libol")
+        return dict(
+            rule=self._rule,
+            prm=self._rule_params(),
+            covariance=self.covariance,
+            a=float(self.a),
+            aux=self._aux(),
+            diag_mode=self._diag_mode(),
+            libol=self.compat == "libol",
+        )
 
     # ---- the protocol's hooks ------------------------------------------------------------------------
     def _score_columns(self):

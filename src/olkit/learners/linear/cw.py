@@ -2,6 +2,7 @@
 docs/algorithms/cw.md. The weights are a Gaussian N(μ, Σ); φ = Φ⁻¹(η).
 
 Slow reference: tests/reference/linear.py (``second_order``)."""
+
 import math
 from typing import NamedTuple
 
@@ -20,7 +21,7 @@ class CWParams(NamedTuple):
     phi: float  # φ = Φ⁻¹(η)
 
 
-CANCELLED = 2.0 ** -20
+CANCELLED = 2.0**-20
 """A difference a − b of positive terms counts as cancelled when it is below CANCELLED·b: the formula as written
 has then lost ~20 or more of its 53 bits, and the rule switches to its cancellation-free form (issue 9,
 item 1): √u = ½(−t + sqrt(t² + 4v)) in :func:`cw_covariance_step`, SCW-II's α numerator
@@ -124,13 +125,18 @@ def cw_step(prm, fst, m, v, dn2, mistake):
 CW_RULE = PrimalRule("cw", cw_step)
 
 
-@register("cw", "CW (exact): confidence-weighted learning, Pr[correct] >= eta under N(mu, Sigma) "
-                "(Crammer, Dredze, Pereira 2008)", data=("binary", "multiclass"),
-          tuning=(("eta", CONFIDENCES),),
-          sources={"eta": "LIBOL default 0.7 (the SCW experiments select it)", "a": "LIBOL default"},
-          position=140, sweep={"grid": {"eta": [0.7, 0.9]}})
+@register(
+    "cw",
+    "CW (exact): confidence-weighted learning, Pr[correct] >= eta under N(mu, Sigma) (Crammer, Dredze, Pereira 2008)",
+    data=("binary", "multiclass"),
+    tuning=(("eta", CONFIDENCES),),
+    sources={"eta": "LIBOL default 0.7 (the SCW experiments select it)", "a": "LIBOL default"},
+    position=140,
+    sweep={"grid": {"eta": [0.7, 0.9]}},
+)
 class CW(LinearLearner):
-    __doc__ = """Exact confidence-weighted learning (the "CW" of the SCW paper, §2.3).
+    __doc__ = (
+        """Exact confidence-weighted learning (the "CW" of the SCW paper, §2.3).
 
     Update iff φ√v − m > 0, ψ = 1 + φ²/2, ζ = 1 + φ²:
     α = max(0, (−mψ + sqrt(m²φ⁴/4 + vφ²ζ))/(vζ)), u = ¼(−αvφ + sqrt(α²v²φ² + 4v))²,
@@ -140,7 +146,9 @@ class CW(LinearLearner):
     ----------
     eta : float in (0.5, 1), default 0.7
         Confidence η (LIBOL default 0.7; the SCW experiments select it from 0.55..0.95).
-""" + COVARIANCE_DOC.format(c="αφ/√u") + """
+"""
+        + COVARIANCE_DOC.format(c="αφ/√u")
+        + """
     compat : {"none", "libol"}, default "none"
         "libol" counts rounds with positive loss as updates (no other difference).
 
@@ -157,6 +165,7 @@ class CW(LinearLearner):
     Crammer, K., Dredze, M., Pereira, F. (2008). Exact convex confidence-weighted learning. NIPS.
     Wang, J., Zhao, P., Hoi, S. C. H. (2012). Exact soft confidence-weighted learning. ICML.
     """
+    )
 
     _rule = CW_RULE
     _parameter_constraints = {**COVARIANCE_CONSTRAINTS, "eta": [CONFIDENCE]}

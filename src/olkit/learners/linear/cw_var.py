@@ -1,6 +1,7 @@
 """Confidence-weighted learning, variance form (Dredze, Crammer, Pereira 2008): docs/algorithms/cw-var.md.
 
 Slow reference: tests/reference/linear.py (``second_order``)."""
+
 import math
 
 from ..._compile import njit
@@ -57,12 +58,18 @@ def cw_var_alpha_stable(phi, m, v):
 CW_VAR_RULE = PrimalRule("cw-var", cw_var_step)
 
 
-@register("cw-var", "CW (variance form): the original confidence-weighted update (Dredze, Crammer, "
-                    "Pereira 2008)", data=("binary", "multiclass"), tuning=(("eta", CONFIDENCES),),
-          sources={"eta": "LIBOL's CW default 0.7 (the SCW experiments select it)", "a": "LIBOL default"},
-          position=290, sweep={"grid": {"eta": [0.7, 0.9]}})
+@register(
+    "cw-var",
+    "CW (variance form): the original confidence-weighted update (Dredze, Crammer, Pereira 2008)",
+    data=("binary", "multiclass"),
+    tuning=(("eta", CONFIDENCES),),
+    sources={"eta": "LIBOL's CW default 0.7 (the SCW experiments select it)", "a": "LIBOL default"},
+    position=290,
+    sweep={"grid": {"eta": [0.7, 0.9]}},
+)
 class CWVar(CW):
-    __doc__ = """Confidence-weighted learning, variance form (ICML 2008).
+    __doc__ = (
+        """Confidence-weighted learning, variance form (ICML 2008).
 
     Constraint m ≥ φv; update iff m < φv:
     α = [−(1 + 2φm) + sqrt((1 + 2φm)² − 8φ(m − φv))]/(4φv), μ ← μ + αΣΔ, Σ⁻¹ ← Σ⁻¹ + 2αφ ΔΔᵀ.
@@ -70,7 +77,9 @@ class CWVar(CW):
     Parameters
     ----------
     eta : float in (0.5, 1), default 0.7
-""" + COVARIANCE_DOC.format(c="2αφ") + """
+"""
+        + COVARIANCE_DOC.format(c="2αφ")
+        + """
     compat : {"none", "libol"}, default "none"
         LIBOL has no variance-form CW; "libol" only counts rounds with positive
         loss as updates.
@@ -87,5 +96,6 @@ class CWVar(CW):
     ----------
     Dredze, M., Crammer, K., Pereira, F. (2008). Confidence-weighted linear classification. ICML.
     """
+    )
 
     _rule = CW_VAR_RULE  # parameters, constraints and rule parameters [φ] as CW's

@@ -30,6 +30,7 @@ kappa)``; ``triggered`` is LIBOL's "loss l_t > 0" (what
 constant (Σ⁻¹ ← Σ⁻¹ + c ΔΔᵀ) for both covariance forms: ρ = 1/(1 + cv) bounds the full and "drop" diagonals
 from below (see :func:`_full_cov_step`).
 """
+
 import math
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -43,7 +44,6 @@ from ...base import MISTAKES, SEEN, UPDATES
 # scale, rule-specific scalar (ALMA's k, IELLIP's c_t), ‖W‖² of the stored weights as a double-double
 WSCALE, N2, CSCALE, AUX, NORM_HI, NORM_LO = 0, 1, 2, 3, 4, 5
 N_FST = 6
-
 
 
 class Step(NamedTuple):
@@ -243,8 +243,6 @@ def _diag_step(W, D, fst, o, sign, alpha, mode, beta, c, idx, val, xs, lo, hi, C
             D[o, j] = max(sjj - beta * (sjj * x) * (sjj * x), rho * sjj) / cs
 
 
-
-
 @njit
 def unit_input_scale(prm, xn2):
     """Default: the rule works on x itself."""
@@ -275,8 +273,7 @@ def no_squared_diagonal(prm):
     return 0.0
 
 
-def linear_block(cfg, prm, fst, cnt, W, S, D, u1, u2, fs, indptr, idx, val, y, order, start, stop,
-                 scores, mistakes):
+def linear_block(cfg, prm, fst, cnt, W, S, D, u1, u2, fs, indptr, idx, val, y, order, start, stop, scores, mistakes):
     """Predict-then-update for stream positions start..stop-1 (see the module docstring)."""
     cov, mode, libol = cfg[COV], cfg[DIAG_MODE], cfg[LIBOL]
     K = W.shape[1]
@@ -456,9 +453,14 @@ class PrimalRule:
         """The compiled block function of this rule."""
         if self.block is not None:
             return self.block
-        return compile_loop(linear_block, step=self.step, input_scale=self.input_scale,
-                            move_mean=self.move_mean, after_update=self.after_update,
-                            squared_diagonal_C=self.squared_diagonal_C)
+        return compile_loop(
+            linear_block,
+            step=self.step,
+            input_scale=self.input_scale,
+            move_mean=self.move_mean,
+            after_update=self.after_update,
+            squared_diagonal_C=self.squared_diagonal_C,
+        )
 
     def weights(self, model):
         """(n_outputs, d): the weight vectors (mean μ)."""

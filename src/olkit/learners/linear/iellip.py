@@ -1,6 +1,7 @@
 """Improved ellipsoid method IELLIP (Yang, Jin, Ye ICML 2009) as in LIBOL: docs/algorithms/iellip.md.
 
 Slow reference: tests/reference/linear.py (``second_order``)."""
+
 from typing import NamedTuple
 
 from ..._compile import njit
@@ -39,11 +40,16 @@ def iellip_step(prm, fst, m, v, dn2, mistake):
 IELLIP_RULE = PrimalRule("iellip", iellip_step)
 
 
-@register("iellip", "IELLIP: improved ellipsoid method, margin-1 step in the ellipsoid metric with decaying "
-                    "shrinkage (Yang et al. 2009)", data=("binary", "multiclass"), tuning=(("b", DECAYS),),
-          sources={"b": "LIBOL default 0.3 (the SCW experiments select it)", "c": "LIBOL default 0.1",
-                   "a": "LIBOL default"},
-          position=300, sweep={"cases": [{"b": 0.7, "c": 0.5}], "grid": {"b": [0.3, 0.7], "c": [0.1, 0.5]}})
+@register(
+    "iellip",
+    "IELLIP: improved ellipsoid method, margin-1 step in the ellipsoid metric with decaying "
+    "shrinkage (Yang et al. 2009)",
+    data=("binary", "multiclass"),
+    tuning=(("b", DECAYS),),
+    sources={"b": "LIBOL default 0.3 (the SCW experiments select it)", "c": "LIBOL default 0.1", "a": "LIBOL default"},
+    position=300,
+    sweep={"cases": [{"b": 0.7, "c": 0.5}], "grid": {"b": [0.3, 0.7], "c": [0.1, 0.5]}},
+)
 class IELLIP(LinearLearner):
     """Improved Ellipsoid method.
 

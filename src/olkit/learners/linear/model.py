@@ -10,6 +10,7 @@ A :class:`LinearModel` serves two kinds of learners: the second-order learners o
   (n_outputs × d, times a lazy scale ``fst[CSCALE]``), initialised to a·I;
 * the rule's parameters ``prm``, scalar state ``fst`` and the running counters ``cnt``.
 """
+
 from collections import namedtuple
 
 import numpy as np
@@ -69,19 +70,22 @@ class LinearModel:
     libol : count LIBOL's triggered rounds as updates.
     """
 
-    def __init__(self, rule, prm, n_features, n_outputs, covariance=None, a=1.0, aux=0.0, diag_mode=0,
-                 libol=False, algorithm=""):
+    def __init__(
+        self, rule, prm, n_features, n_outputs, covariance=None, a=1.0, aux=0.0, diag_mode=0, libol=False, algorithm=""
+    ):
         cov = {None: NO_COV, "full": FULL, "diagonal": DIAGONAL}[covariance]
         if cov == FULL:
             need = covariance_bytes(n_outputs, n_features)
             if need > FULL_COVARIANCE_LIMIT_BYTES:
-                shape = f"{n_outputs} x {n_features} x {n_features}" if n_outputs > 1 else \
-                    f"{n_features} x {n_features}"
+                shape = (
+                    f"{n_outputs} x {n_features} x {n_features}" if n_outputs > 1 else f"{n_features} x {n_features}"
+                )
                 raise ValueError(
                     f"covariance='full' for {algorithm or rule.name} on {n_features} features needs a {shape} "
                     f"matrix ({need / 2**30:.1f} GiB, more than the {FULL_COVARIANCE_LIMIT_BYTES / 2**30:.0f} "
                     f"GiB limit) and O(d²) time per update; use covariance='diagonal' (O(d) memory, O(nnz) "
-                    f"per update)")
+                    f"per update)"
+                )
         self.rule = rule
         self.covariance = covariance
         self.cfg = np.zeros(N_CFG, np.int64)
@@ -117,8 +121,27 @@ class LinearModel:
 
     def learn_block(self, X, y_internal, order, start, stop, scores, mistakes):
         st = self.state
-        self.rule.loop()(self.cfg, st.prm, st.fst, st.cnt, self.W, self.S, self.D, self.u1, self.u2, self.fs,
-                     X.indptr, X.indices, X.data, y_internal, order, start, stop, scores, mistakes)
+        self.rule.loop()(
+            self.cfg,
+            st.prm,
+            st.fst,
+            st.cnt,
+            self.W,
+            self.S,
+            self.D,
+            self.u1,
+            self.u2,
+            self.fs,
+            X.indptr,
+            X.indices,
+            X.data,
+            y_internal,
+            order,
+            start,
+            stop,
+            scores,
+            mistakes,
+        )
 
     def _arrays(self):
         return (self.W, self.S, self.D, self.fs, self.state.fst, self.state.cnt)  # not the parameter record
@@ -136,8 +159,9 @@ class LinearModel:
 
     def warm_up(self, X, y_internal):
         """Load (or compile) the compiled loop before any timing starts (runs no example)."""
-        self.learn_block(X, y_internal, np.zeros(1, np.int64), 0, 0, np.empty((0, self.W.shape[1])),
-                         np.empty(0, np.int8))
+        self.learn_block(
+            X, y_internal, np.zeros(1, np.int64), 0, 0, np.empty((0, self.W.shape[1])), np.empty(0, np.int8)
+        )
 
     # ---- the model -----------------------------------------------------------------------------------
     def weights(self):

@@ -2,6 +2,7 @@
 docs/algorithms/narow.md.
 
 Slow reference: tests/reference/linear.py (``second_order``)."""
+
 from typing import NamedTuple
 
 from ..._compile import njit
@@ -37,12 +38,18 @@ def narow_step(prm, fst, m, v, dn2, mistake):
 NAROW_RULE = PrimalRule("narow", narow_step)
 
 
-@register("narow", "NAROW: AROW with an adaptive, data-dependent regulariser r_t (Orabona & Crammer 2010)",
-          data=("binary", "multiclass"), tuning=(("b", POWERS_OF_TWO),),
-          sources={"b": "LIBOL default 1 (the SCW experiments select it)", "a": "LIBOL default"},
-          position=330, sweep={"grid": {"b": [1.0, 0.1]}})
+@register(
+    "narow",
+    "NAROW: AROW with an adaptive, data-dependent regulariser r_t (Orabona & Crammer 2010)",
+    data=("binary", "multiclass"),
+    tuning=(("b", POWERS_OF_TWO),),
+    sources={"b": "LIBOL default 1 (the SCW experiments select it)", "a": "LIBOL default"},
+    position=330,
+    sweep={"grid": {"b": [1.0, 0.1]}},
+)
 class NAROW(LinearLearner):
-    __doc__ = """NAROW, as LIBOL's NAROW.m.
+    __doc__ = (
+        """NAROW, as LIBOL's NAROW.m.
 
     Update iff 1 − m > 0 and v > 1/b: r_t = v/(bv − 1), then the AROW step with r_t; v ≤ 1/b means
     r_t = ∞ (no change).
@@ -51,7 +58,10 @@ class NAROW(LinearLearner):
     ----------
     b : float > 0, default 1
         LIBOL default 1 (LIBOL stores its tuned "C" as b).
-""" + COVARIANCE_DOC.format(c="1/r_t") + LIBOL_COMPAT_DOC.format(libol="including rounds with r_t = ∞") + """
+"""
+        + COVARIANCE_DOC.format(c="1/r_t")
+        + LIBOL_COMPAT_DOC.format(libol="including rounds with r_t = ∞")
+        + """
 
     Settled uncertainty (docs/algorithms/narow.md#settled-questions): the rule is LIBOL's; it was not re-verified
     against the NIPS 2010 text.
@@ -68,6 +78,7 @@ class NAROW(LinearLearner):
     ----------
     Orabona, F., Crammer, K. (2010). New adaptive algorithms for online classification. NIPS.
     """
+    )
 
     _rule = NAROW_RULE
     _parameter_constraints = {**COVARIANCE_CONSTRAINTS, "b": [POSITIVE]}

@@ -1,6 +1,7 @@
 """NHERD: normal herding (Crammer & Lee 2010): docs/algorithms/nherd.md.
 
 Slow reference: tests/reference/linear.py (``second_order``)."""
+
 import math
 from typing import NamedTuple
 
@@ -55,15 +56,21 @@ NHERD_RULE = PrimalRule("nherd", nherd_step, squared_diagonal_C=nherd_squared_di
 NHERD_DIAGONALS = {"project": DIAG_INVERSE, "exact": DIAG_SQUARED, "drop": DIAG_DROP}
 
 
-@register("nherd", "NHERD: normal herding, a Gaussian over weights moved to the loss-minimising "
-                   "position (Crammer & Lee 2010)", data=("binary", "multiclass"), tuning=(("C", POWERS_OF_TWO),),
-          sources={"C": "LIBOL default 1 (the SCW experiments select it)", "a": "LIBOL default"},
-          position=320,
-          sweep={"cases": [{"covariance": "diagonal", "diagonal": "exact"},
-                           {"covariance": "diagonal", "diagonal": "drop"}],
-                 "grid": {"diagonal": ["project", "exact", "drop"], "C": [1.0, 0.1]}})
+@register(
+    "nherd",
+    "NHERD: normal herding, a Gaussian over weights moved to the loss-minimising position (Crammer & Lee 2010)",
+    data=("binary", "multiclass"),
+    tuning=(("C", POWERS_OF_TWO),),
+    sources={"C": "LIBOL default 1 (the SCW experiments select it)", "a": "LIBOL default"},
+    position=320,
+    sweep={
+        "cases": [{"covariance": "diagonal", "diagonal": "exact"}, {"covariance": "diagonal", "diagonal": "drop"}],
+        "grid": {"diagonal": ["project", "exact", "drop"], "C": [1.0, 0.1]},
+    },
+)
 class NHERD(LinearLearner):
-    __doc__ = """Normal Herding (NHERD).
+    __doc__ = (
+        """Normal Herding (NHERD).
 
     Update iff 1 − m > 0: α = (1 − m)/(v + 1/C), μ ← μ + αΣΔ (old Σ),
     Σ ← Σ − ΣΔΔᵀΣ (C²v + 2C)/(1 + Cv)² (LIBOL NHERD.m).
@@ -76,7 +83,10 @@ class NHERD(LinearLearner):
         Diagonal form used with covariance="diagonal" (Crammer & Lee's variants): "project" is the
         inverse form with c = C²v + 2C; "exact" Σ_jj ← Σ_jj/(1 + C x_j² Σ_jj)²; "drop" keeps the
         diagonal of the full update, Σ_jj − (Σ_jj x_j)²(C²v + 2C)/(1 + Cv)².
-""" + COVARIANCE_DOC.format(c="C²v + 2C") + LIBOL_COMPAT_DOC.format(libol="no other difference") + """
+"""
+        + COVARIANCE_DOC.format(c="C²v + 2C")
+        + LIBOL_COMPAT_DOC.format(libol="no other difference")
+        + """
 
     Examples
     --------
@@ -90,13 +100,14 @@ class NHERD(LinearLearner):
     ----------
     Crammer, K., Lee, D. D. (2010). Learning via Gaussian herding. NIPS.
     """
+    )
 
     _rule = NHERD_RULE
-    _parameter_constraints = {**COVARIANCE_CONSTRAINTS, "C": [POSITIVE],
-                              "diagonal": [Options(tuple(NHERD_DIAGONALS))]}
+    _parameter_constraints = {**COVARIANCE_CONSTRAINTS, "C": [POSITIVE], "diagonal": [Options(tuple(NHERD_DIAGONALS))]}
 
-    def __init__(self, C=1.0, a=1.0, covariance="full", diagonal="project", compat="none",
-                 *, shuffle=True, random_state=None):
+    def __init__(
+        self, C=1.0, a=1.0, covariance="full", diagonal="project", compat="none", *, shuffle=True, random_state=None
+    ):
         self.C = C
         self.diagonal = diagonal
         self._set_linear_params(a, covariance, compat, shuffle, random_state)

@@ -5,6 +5,7 @@ The learners are ``pa``, ``pa1``, ``pa2`` (:mod:`olkit.learners.kernel.pa`); wit
 keep an explicit weight vector and run this rule on Δ = y x (binary) or e_y⊗x − e_s⊗x (multiclass,
 docs/algorithms/linear-family.md).
 """
+
 from typing import NamedTuple
 
 from ..._compile import njit

@@ -6,6 +6,7 @@ an explicit weight vector and runs this rule. Multiclass data use the joint feat
 (docs/algorithms/linear-family.md): Δ = e_y⊗x − e_s⊗x with s the highest-scoring wrong class (Crammer–Singer's "max"
 update).
 """
+
 from ..._compile import njit
 from .engine import NO_STEP, PrimalRule, Step
 

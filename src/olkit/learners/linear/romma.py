@@ -9,6 +9,7 @@ keeps ‖W‖² of the stored weights in double-double precision in O(nnz) per u
 error-free sums of fma-exact squares; equal to the exact rational Σ W_j² to 1e-20 relative on streams whose
 values span 1e-8..1e8, tests/test_numerics_linear.py; a recurrence or a plain running sum drifted).
 """
+
 from typing import NamedTuple
 
 from ..._compile import njit

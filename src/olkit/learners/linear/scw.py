@@ -5,6 +5,7 @@ The learners are ``scw1`` and ``scw2`` (:mod:`olkit.learners.kernel.scw`): with 
 ``kernel="linear"`` they run this rule on an explicit Gaussian N(μ, Σ) (full or diagonal Σ); with any
 other kernel, kernel SCW (docs/algorithms/scw1.md#kernel-scw), whose compiled rule calls the same :func:`scw_step`.
 """
+
 import math
 from typing import NamedTuple
 
@@ -48,15 +49,15 @@ def scw2_alpha(phi, C, m, v, libol_typo):
         if (math.isfinite(num) and math.isfinite(den)) or not (math.isfinite(m) and math.isfinite(v)):
             return max(0.0, num / den)
         nt = 1.0 + 1.0 / (2.0 * C * v)  # ñ = n/v
-        root_v = math.hypot(phi2 * m * math.sqrt(2.0 / v),
-                            2.0 * phi * math.sqrt(v) * math.sqrt(nt * (nt + 2.0 * phi)))
+        root_v = math.hypot(phi2 * m * math.sqrt(2.0 / v), 2.0 * phi * math.sqrt(v) * math.sqrt(nt * (nt + 2.0 * phi)))
         return max(0.0, (root_v - m * (2.0 * nt + phi2)) / (2.0 * v * nt * (nt + phi2)))
     root = phi * math.sqrt(max(phi2 * m * m * v * v + 4.0 * n * v * (n + v * phi2), 0.0))
     mb = 2.0 * m * n + phi2 * m * v
     den = 2.0 * (n * n + n * v * phi2)
     num = -mb + root
     if not (math.isfinite(m) and math.isfinite(v)) or (  # (m, v themselves overflowed: as it was)
-            math.isfinite(num) and math.isfinite(den) and (m <= 0.0 or num >= CANCELLED * mb)):
+        math.isfinite(num) and math.isfinite(den) and (m <= 0.0 or num >= CANCELLED * mb)
+    ):
         return max(0.0, num / den)
     return scw2_alpha_stable(phi, C, m, v)
 

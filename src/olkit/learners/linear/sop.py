@@ -1,27 +1,35 @@
 """Second-order Perceptron (Cesa-Bianchi, Conconi, Gentile 2005): docs/algorithms/sop.md.
 
 Slow reference: tests/reference/linear.py (``sop``)."""
+
 import numpy as np
 
 from ..._compile import njit
+from ...base import MISTAKES, SEEN, UPDATES
 from ...spec import register
 from .base import COVARIANCE_CONSTRAINTS, LinearLearner
-from ...base import MISTAKES, SEEN, UPDATES
-from .engine import (COV, FULL, LIBOL, WSCALE, PrimalRule, _bound_by_cauchy_schwarz, _full_cov_step, _full_times_x,
-                     _sparse_dot)
+from .engine import (
+    COV,
+    FULL,
+    LIBOL,
+    WSCALE,
+    PrimalRule,
+    _bound_by_cauchy_schwarz,
+    _full_cov_step,
+    _full_times_x,
+    _sparse_dot,
+)
 
 
 @njit
-def sop_block(cfg, prm, fst, cnt, W, S, D, u1, u2, fs, indptr, idx, val, y, order, start, stop, scores,
-              mistakes):
+def sop_block(cfg, prm, fst, cnt, W, S, D, u1, u2, fs, indptr, idx, val, y, order, start, stop, scores, mistakes):
     """SOP's block function (the signature of :func:`.engine.linear_block`): SOP predicts with the
     covariance updated by x_t, so its round has a shape of its own."""
     n_seen = n_mistakes = n_updates = 0
     for pos in range(start, stop):
         t = order[pos]
         n_seen += 1
-        mistake, updated = _sop_round(cfg, W, S, D, u1, idx, val, y, t, indptr[t], indptr[t + 1], pos, scores,
-                                      mistakes)
+        mistake, updated = _sop_round(cfg, W, S, D, u1, idx, val, y, t, indptr[t], indptr[t + 1], pos, scores, mistakes)
         n_mistakes += mistake
         n_updates += updated
     cnt[SEEN] += n_seen
@@ -107,9 +115,12 @@ class _SOPRule(PrimalRule):
 SOP_RULE = _SOPRule("sop", block=sop_block)
 
 
-@register("sop", "Second-order Perceptron: perceptron in the metric of the data correlation matrix "
-                 "(Cesa-Bianchi et al. 2005)", sources={"a": "LIBOL default (a = 1); the SCW experiments fix it"},
-          position=280)
+@register(
+    "sop",
+    "Second-order Perceptron: perceptron in the metric of the data correlation matrix (Cesa-Bianchi et al. 2005)",
+    sources={"a": "LIBOL default (a = 1); the SCW experiments fix it"},
+    position=280,
+)
 class SOP(LinearLearner):
     """Second-order Perceptron (binary).
 
