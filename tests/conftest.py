@@ -56,7 +56,8 @@ SLOW_TESTS = {
     "test_linear_invariants.py::test_tuning_in_parallel_processes_equals_sequential": "worker processes",
     "test_numerics.py::test_cli_refusal_is_one_line": "a subprocess of the command",
     "test_param_validation.py::test_bad_value_is_rejected_by_make": (
-        "2,388 cases; the fast tier keeps every 7th, through set_params + fit"),
+        "2,388 cases; the fast tier keeps every 7th, through set_params + fit"
+    ),
     "test_numerics.py::test_cli_tiny_sigma_is_one_line": "a subprocess of the command",
     "test_persist.py::test_python_dash_m_is_the_same_program": "subprocesses of the command",
     "test_pomdr.py::test_streams_exercise_the_cases": "runs the reference on every stream",
