@@ -61,7 +61,7 @@ CHILD = textwrap.dedent("""
     D = rng.normal(size=(12, 6)); D[rng.random((12, 6)) < 0.5] = 0.0
     y = np.where(D @ rng.normal(size=6) > 0, 1, -1)
     fitted = {name: olkit.make(name).fit(D, y) for name in ("pa1", "duol")}
-    for key in cases:
+    for key, (code, algorithm, entry) in cases.items():
         X = sp.csr_matrix(D)
         exec(code)
         print("RUN", key, flush=True)
