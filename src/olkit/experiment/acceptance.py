@@ -1,12 +1,12 @@
 """Acceptance criteria of the reproduction pages, as data: the ``[acceptance]`` table of every config in
-``experiments/*.toml`` lists its rules, and :func:`acceptance` renders them as the page's "Acceptance summary"
+``experiments/*.toml`` lists its rules, and ``acceptance`` renders them as the page's "Acceptance summary"
 (tables and one-line verdicts). A config without ``[acceptance]`` has no acceptance summary.
 
-Rule kinds (:data:`olkit.experiment.config.ACCEPTANCE_KINDS`; each documented in :func:`acceptance_rules`): ``table``
+Rule kinds (``olkit.experiment.config.ACCEPTANCE_KINDS``; each documented in ``acceptance_rules``): ``table``
 (per-dataset columns of
 "within N points of the paper" and "below another algorithm", the DUOL and SCW pages), ``within_spread``
 (the best of a group within the run-to-run spread of another, SCW's noisy synthetic claim), ``within``,
-``lower_than`` (with the paired t-test, :func:`olkit.experiment.stats.paired_ttest`), ``larger_set`` and
+``lower_than`` (with the paired t-test, ``olkit.experiment.stats.paired_ttest``), ``larger_set`` and
 ``comparison`` (the Ahpatron page).
 """
 

@@ -1,11 +1,11 @@
-"""The Markdown page of a reproduction (:mod:`olkit.experiment.reproduce`): the header and protocol, the
-acceptance summary (:mod:`olkit.experiment.acceptance`), a section per dataset (our mean ± std beside the
+"""The Markdown page of a reproduction (``olkit.experiment.reproduce``): the header and protocol, the
+acceptance summary (``olkit.experiment.acceptance``), a section per dataset (our mean ± std beside the
 paper's), and the analyses (sweeps, comparisons, diagnostics, §5.4's ρ table). The budgeted-learner parts
-are in :mod:`olkit.experiment.budget_report`.
+are in ``olkit.experiment.budget_report``.
 
 Everything here reads the documents a run made (or its saved JSON); nothing runs a learner, so a page can
-be written again from its JSON (``--render-only``). It lives in :mod:`olkit.experiment`, not in
-:mod:`olkit.report`: it reads the config helpers and statistics of this package, and ``experiment`` already
+be written again from its JSON (``--render-only``). It lives in ``olkit.experiment``, not in
+``olkit.report``: it reads the config helpers and statistics of this package, and ``experiment`` already
 imports ``report`` (the plots), so a page module under ``report`` would close an import cycle
 (``tests/test_import_cycles.py``).
 """

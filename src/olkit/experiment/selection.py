@@ -1,7 +1,7 @@
 """Parameter selection of the reproduction configs: the grids of ``[select.<algorithm>]`` (selection *in
 hindsight*, as the budgeted-learner papers did), the values a table row selected, and the sweep sections'
-specifications. Nothing here runs a learner: :mod:`olkit.experiment.reproduce` runs the grid points and
-hands their results to :func:`select_in_hindsight`.
+specifications. Nothing here runs a learner: ``olkit.experiment.reproduce`` runs the grid points and
+hands their results to ``select_in_hindsight``.
 """
 
 import math

@@ -1,8 +1,8 @@
 """The statistics of the reproduction pages: one paired t-test, and mean ± std over orderings.
 
 Every comparison of two algorithms on a page is paired: both ran on the same orderings (the same
-permutations of the same data), so the test is on the per-ordering differences. :func:`paired_ttest` is the
-only place that calls :func:`scipy.stats.ttest_rel`; the bold marks of a table (:func:`best_by_ttest`), the
+permutations of the same data), so the test is on the per-ordering differences. ``paired_ttest`` is the
+only place that calls ``scipy.stats.ttest_rel``; the bold marks of a table (``best_by_ttest``), the
 lower–equal–higher counts of a sweep, the Δ and p of a comparison section and the acceptance claims all read
 its result.
 """
