@@ -140,3 +140,11 @@ def model_norm2(clf, sigma):
     A = np.asarray(clf.support_.coef[:n], float).reshape(n, -1)
     d2 = ((S[:, None, :] - S[None, :, :]) ** 2).sum(axis=2)
     return float(np.trace(A.T @ np.exp(-d2 / (2 * sigma**2)) @ A))
+
+
+def first_bad_round(a, b, tol=1e-9):
+    """The first round whose scores (a row per round) differ from the reference's beyond ``tol`` relative, or None."""
+    a = np.asarray(a, float).reshape(len(a), -1)
+    b = np.asarray(b, float).reshape(len(b), -1)
+    bad = np.flatnonzero(np.any(np.abs(a - b) > tol * (1 + np.abs(b)), axis=1))
+    return int(bad[0]) if bad.size else None

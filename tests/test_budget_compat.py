@@ -26,7 +26,7 @@ import pytest
 import scipy.sparse as sp
 
 import olkit
-from helpers import check_diagnostics, check_final_model
+from helpers import check_diagnostics, check_final_model, first_bad_round
 from reference.budget import stream
 from reference.budget_compat import CASES, run_compat
 
@@ -99,13 +99,6 @@ def reference(name, compat, kind, i, kernel, slot):
         if not ref.events["fragile"]:
             return seed, ref
     raise AssertionError(f"no tie-robust stream for {name} {compat} {kind} slot {slot}")
-
-
-def first_bad_round(a, b, tol=1e-9):
-    a = np.asarray(a, float).reshape(len(a), -1)
-    b = np.asarray(b, float).reshape(len(b), -1)
-    bad = np.flatnonzero(np.any(np.abs(a - b) > tol * (1 + np.abs(b)), axis=1))
-    return int(bad[0]) if bad.size else None
 
 
 def check(clf, res, ref, label):

@@ -32,7 +32,7 @@ import pytest
 import scipy.sparse as sp
 
 import olkit
-from helpers import check_diagnostics
+from helpers import check_diagnostics, first_bad_round
 from olkit.learners.budget.nogd import NOGD
 from olkit.learners.budget.pomdr import POMDR
 from reference.budget import stream as budget_stream
@@ -42,13 +42,6 @@ from reference.pomdr_compat import ScriptFails, nogd_ahp_r, nogd_lsokl, run_pomd
 N_STREAMS = 20
 SIGMA = 1.5
 KERNELS = {"std": {"kernel": "gaussian", "sigma": SIGMA}, "poly": {"kernel": "poly", "degree": 2, "coef0": 0.3}}
-
-
-def first_bad_round(a, b, tol=1e-9):
-    a = np.asarray(a, float).reshape(len(a), -1)
-    b = np.asarray(b, float).reshape(len(b), -1)
-    bad = np.flatnonzero(np.any(np.abs(a - b) > tol * (1 + np.abs(b)), axis=1))
-    return int(bad[0]) if bad.size else None
 
 
 def check_common(res, flags, scores, n_sv, n_updates, label):

@@ -23,7 +23,7 @@ import pytest
 import scipy.sparse as sp
 
 import olkit
-from helpers import check_diagnostics, check_final_model, model_norm2
+from helpers import check_diagnostics, check_final_model, first_bad_round, model_norm2
 from olkit.learners.kernel.support_set import GSYNC, HAS_GRAM
 from reference.budget import run_reference, stream
 
@@ -84,13 +84,6 @@ def reference(cid, kind, seed):
     _, name, params = CONFIGS[cid]
     X, y, K = make_stream(kind, seed)
     return run_reference(name, X, y, sigma=SIGMA, K=K, **params)
-
-
-def first_bad_round(a, b, tol=1e-9):
-    a = np.asarray(a, float).reshape(len(a), -1)
-    b = np.asarray(b, float).reshape(len(b), -1)
-    bad = np.flatnonzero(np.any(np.abs(a - b) > tol * (1 + np.abs(b)), axis=1))
-    return int(bad[0]) if bad.size else None
 
 
 def check_run(clf, res, ref, label=""):

@@ -24,7 +24,7 @@ import pytest
 import scipy.sparse as sp
 
 import olkit
-from helpers import check_diagnostics, check_final_model, model_norm2
+from helpers import check_diagnostics, check_final_model, first_bad_round, model_norm2
 from reference.budget import stream
 from reference.pomdr import resolve, run_pomdr
 
@@ -68,13 +68,6 @@ def reference(cid, kind, seed):
 
 def classes_of(K):
     return [-1, 1] if K is None else np.arange(K)
-
-
-def first_bad_round(a, b, tol=1e-9):
-    a = np.asarray(a, float).reshape(len(a), -1)
-    b = np.asarray(b, float).reshape(len(b), -1)
-    bad = np.flatnonzero(np.any(np.abs(a - b) > tol * (1 + np.abs(b)), axis=1))
-    return int(bad[0]) if bad.size else None
 
 
 def check_run(clf, res, ref, label=""):
