@@ -481,6 +481,7 @@ def cmd_run(args):
     except KeyboardInterrupt:
         if store is None:
             raise
+        store.discard_interrupted_writes()
         raise KeyboardInterrupt(
             f"the finished runs are kept in {store.directory}; rerun with --resume to reuse them"
         ) from None

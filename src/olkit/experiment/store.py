@@ -204,6 +204,21 @@ class CellStore:
             if name not in self.used and not is_live_temporary(name):
                 os.unlink(os.path.join(self.directory, name))
 
+    def discard_interrupted_writes(self, wait=2.0):
+        """After Ctrl-C: remove the temporary files of cells whose writers were stopped mid-write (a joblib
+        worker ended by its pool), waiting up to ``wait`` seconds for writers still ending, so the store holds
+        finished runs only."""
+        import time
+
+        from .._files import is_temporary, remove_stale_temporaries
+
+        deadline = time.monotonic() + wait
+        while True:
+            remove_stale_temporaries(self.directory)
+            if not any(is_temporary(n) for n in os.listdir(self.directory)) or time.monotonic() >= deadline:
+                return
+            time.sleep(0.05)
+
     def summary(self):
         return f"result store {self.directory}: {self.reused} finished run(s) reused, {self.computed} computed"
 
