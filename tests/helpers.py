@@ -148,3 +148,27 @@ def first_bad_round(a, b, tol=1e-9):
     b = np.asarray(b, float).reshape(len(b), -1)
     bad = np.flatnonzero(np.any(np.abs(a - b) > tol * (1 + np.abs(b)), axis=1))
     return int(bad[0]) if bad.size else None
+
+
+def check_chunks_equal_one_pass(clf, one_clf, one, X, y, cuts=(9, 10, 31, 55, 70)):
+    """``clf``, fitted on the first ``cuts[0]`` examples, then fed the rest in the chunks ``cuts`` by
+    ``evaluate_online(reset=False)``, equals ``one_clf`` after one pass (``one``, its result): the scores and
+    mistakes of every chunk, the counts, the diagnostics and the final decision function."""
+    import itertools
+    import math
+
+    import olkit
+
+    flags = [None] * cuts[0]
+    for lo, hi in itertools.pairwise(cuts):
+        res = olkit.evaluate_online(clf, X[lo:hi], y[lo:hi], reset=False)
+        flags[lo:hi] = list(res.mistake_flags)
+        np.testing.assert_allclose(np.asarray(res.scores), np.asarray(one.scores)[lo:hi], rtol=1e-12, atol=1e-12)
+    np.testing.assert_array_equal(flags[cuts[0] :], one.mistake_flags[cuts[0] :])
+    assert clf.n_mistakes_ == one_clf.n_mistakes_ == one.mistakes
+    assert clf.n_updates_ == one_clf.n_updates_
+    d_chunks, d_one = clf.diagnostics(), one_clf.diagnostics()
+    assert d_chunks.keys() == d_one.keys()
+    for key, v in d_one.items():
+        assert math.isclose(d_chunks[key], v, rel_tol=1e-12, abs_tol=1e-12), (key, d_chunks[key], v)
+    np.testing.assert_allclose(clf.decision_function(X), one_clf.decision_function(X), rtol=1e-12, atol=1e-12)

@@ -15,7 +15,6 @@ stamps and rows) equal to 1e-9.
 """
 
 import functools
-import itertools
 import math
 
 import numpy as np
@@ -23,7 +22,7 @@ import pytest
 import scipy.sparse as sp
 
 import olkit
-from helpers import check_diagnostics, check_final_model, first_bad_round, model_norm2
+from helpers import check_chunks_equal_one_pass, check_diagnostics, check_final_model, first_bad_round, model_norm2
 from olkit.learners.kernel.support_set import GSYNC, HAS_GRAM
 from reference.budget import run_reference, stream
 
@@ -207,19 +206,7 @@ def test_chunks_equal_one_pass(cid, kind):
     one = olkit.evaluate_online(one_clf, X, y)
     clf = olkit.make(name, sigma=SIGMA, **params)
     clf.partial_fit(X[:9], y[:9], classes=classes)
-    flags = [None] * 9
-    for lo, hi in itertools.pairwise([9, 10, 31, 55, 70]):
-        res = olkit.evaluate_online(clf, X[lo:hi], y[lo:hi], reset=False)
-        flags[lo:hi] = list(res.mistake_flags)
-        np.testing.assert_allclose(np.asarray(res.scores), np.asarray(one.scores)[lo:hi], rtol=1e-12, atol=1e-12)
-    np.testing.assert_array_equal(flags[9:], one.mistake_flags[9:])
-    assert clf.n_mistakes_ == one_clf.n_mistakes_ == one.mistakes
-    assert clf.n_updates_ == one_clf.n_updates_
-    d_chunks, d_one = clf.diagnostics(), one_clf.diagnostics()
-    assert d_chunks.keys() == d_one.keys()
-    for key, v in d_one.items():
-        assert math.isclose(d_chunks[key], v, rel_tol=1e-12, abs_tol=1e-12), (key, d_chunks[key], v)
-    np.testing.assert_allclose(clf.decision_function(X), one_clf.decision_function(X), rtol=1e-12, atol=1e-12)
+    check_chunks_equal_one_pass(clf, one_clf, one, X, y)
 
 
 # ---------------------------------------------------------------------------------------------------------

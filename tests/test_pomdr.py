@@ -15,7 +15,6 @@ equal (floats to 1e-9) and the final model (SV arrival stamps and rows) equal to
 """
 
 import functools
-import itertools
 import math
 import pickle
 
@@ -24,7 +23,7 @@ import pytest
 import scipy.sparse as sp
 
 import olkit
-from helpers import check_diagnostics, check_final_model, first_bad_round, model_norm2
+from helpers import check_chunks_equal_one_pass, check_diagnostics, check_final_model, first_bad_round, model_norm2
 from reference.budget import stream
 from reference.pomdr import resolve, run_pomdr
 
@@ -173,19 +172,7 @@ def test_chunks_equal_one_pass(cid, kind):
     clf = olkit.make("pomdr", sigma=SIGMA, **params)
     clf.partial_fit(X[:2], y[:2], classes=classes_of(K))
     clf.partial_fit(X[2:9], y[2:9])
-    flags = [None] * 9
-    for lo, hi in itertools.pairwise([9, 10, 31, 55, 70]):
-        res = olkit.evaluate_online(clf, X[lo:hi], y[lo:hi], reset=False)
-        flags[lo:hi] = list(res.mistake_flags)
-        np.testing.assert_allclose(np.asarray(res.scores), np.asarray(one.scores)[lo:hi], rtol=1e-12, atol=1e-12)
-    np.testing.assert_array_equal(flags[9:], one.mistake_flags[9:])
-    assert clf.n_mistakes_ == one_clf.n_mistakes_ == one.mistakes
-    assert clf.n_updates_ == one_clf.n_updates_
-    d_chunks, d_one = clf.diagnostics(), one_clf.diagnostics()
-    assert d_chunks.keys() == d_one.keys()
-    for key, v in d_one.items():
-        assert math.isclose(d_chunks[key], v, rel_tol=1e-12, abs_tol=1e-12), (key, d_chunks[key], v)
-    np.testing.assert_allclose(clf.decision_function(X), one_clf.decision_function(X), rtol=1e-12, atol=1e-12)
+    check_chunks_equal_one_pass(clf, one_clf, one, X, y)
     check_final_model(clf, reference(cid, kind, 7))
 
 

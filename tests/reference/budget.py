@@ -502,17 +502,7 @@ def run_reference(name, X, y, *, sigma, K=None, seed=0, **params):
         diag = {"removals": ev["removals"]}
     else:  # BOGD(++): also the number of entries changed by the clip
         diag = {"removals": ev["removals"], "clipped": ev["clips"]}
-    return BudgetRef(
-        np.array(flags, dtype=int),
-        np.array(scores),
-        S.n_nonzero(),
-        n_updates,
-        diag,
-        ev,
-        max_sv,
-        list(S.pts),
-        [a.copy() for a in S.A],
-    )
+    return budget_result(flags, scores, S, n_updates, diag, ev, max_sv)
 
 
 def _project(S, Kinv, t):
@@ -572,3 +562,18 @@ def stream(seed, n=70, K=4, d=3):
     y = score.round().astype(int) % K
     y[:K] = np.arange(K)
     return X, y
+
+
+def budget_result(flags, scores, S, n_updates, diag, ev, max_sv):
+    """The :class:`BudgetRef` of a finished run of model ``S``."""
+    return BudgetRef(
+        np.array(flags, dtype=int),
+        np.array(scores),
+        S.n_nonzero(),
+        n_updates,
+        diag,
+        ev,
+        max_sv,
+        list(S.pts),
+        [a.copy() for a in S.A],
+    )

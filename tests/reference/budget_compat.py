@@ -27,7 +27,7 @@ import math
 
 import numpy as np
 
-from .budget import MARGIN_TIE, BudgetRef, Model, SplitMix64, argmax_first, gram, index, uniform
+from .budget import MARGIN_TIE, Model, SplitMix64, argmax_first, budget_result, gram, index, uniform
 
 CASES = {
     ("ahpatron", "ahp-r"): ("binary",),
@@ -117,20 +117,6 @@ def run_compat(name, compat, X, y, *, kernel="gaussian", sigma=1.0, degree=2, co
     Kp = 1 if K is None else K
     runner = {"ahp-r": _ahp_r, "dogma": _dogma, "lsokl": _lsokl}[compat]
     return runner(name, G, y, K, Kp, seed, dict(params))
-
-
-def _result(flags, scores, S, n_updates, diag, ev, max_sv):
-    return BudgetRef(
-        np.array(flags, dtype=int),
-        np.array(scores),
-        S.n_nonzero(),
-        n_updates,
-        diag,
-        ev,
-        max_sv,
-        list(S.pts),
-        [a.copy() for a in S.A],
-    )
 
 
 def _events():
@@ -341,7 +327,7 @@ def _ahp_r(name, G, y, K, Kp, seed, p):
         diag = {"projections": ev["projections"], "additions": ev["additions"], "margin_updates": 0}
     else:
         diag = {"removals": ev["removals"], "clipped": ev["clips"]}
-    return _result(flags, scores, S, n_updates, diag, ev, max_sv)
+    return budget_result(flags, scores, S, n_updates, diag, ev, max_sv)
 
 
 def _project_unit(S, Kinv, t):
@@ -506,7 +492,7 @@ def _dogma(name, G, y, K, Kp, seed, p):
         diag = {"removals": ev["removals"], "Q": Q, "M": M, "phi_min": phi_min}
     else:
         diag = {"removals": ev["removals"]}
-    return _result(flags, scores, S, n_updates, diag, ev, max_sv)
+    return budget_result(flags, scores, S, n_updates, diag, ev, max_sv)
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -675,7 +661,7 @@ def _lsokl(name, G, y, K, Kp, seed, p):
         diag = {"removals": ev["removals"], "Q": Q, "M": M, "phi_min": phi_min, "wrong_root": ev["wrong_root"]}
     else:
         diag = {"removals": ev["removals"], "clipped": ev["clips"]}
-    return _result(flags, scores, S, n_updates, diag, ev, max_sv)
+    return budget_result(flags, scores, S, n_updates, diag, ev, max_sv)
 
 
 def _dogma_projectron_multi(name, G, y, K, p):
@@ -789,4 +775,4 @@ def _dogma_projectron_multi(name, G, y, K, p):
     diag = {"projections": ev["projections"], "additions": ev["additions"]}
     if name == "projectron++":
         diag["margin_updates"] = ev["margin_updates"]
-    return _result(flags, scores, S, n_updates, diag, ev, max_sv)
+    return budget_result(flags, scores, S, n_updates, diag, ev, max_sv)
