@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Self
 import numpy as np
 import scipy.sparse as sp
 
-from .params import BOOLEAN, RANDOM_STATE, Options, nearest_name, validate_params
+from .params import BOOLEAN, RANDOM_STATE, Interval, Options, nearest_name, validate_params
 from .protocol import serialised
 
 if TYPE_CHECKING:
@@ -50,6 +50,26 @@ random_state : None, int >= 0 or numpy.random.RandomState, default None
 """
 """The numpydoc text of :data:`FIT_ORDER_PARAMS`, written once: ``OnlineClassifier._complete_docstring``
 appends it to the Parameters section of every registered learner's docstring."""
+
+MODEL_OPTIONS = ("fit_intercept", "intercept_scaling")
+"""Options every learner has beyond its paper's rule (docs/algorithms/options.md). Their defaults give the
+paper's learner, so every held result stands; they change the model, so they are parameters of the algorithm
+(recorded with the model, ``set_params`` after fit refused), but the registry's listings (``olkit list``,
+``Spec.defaults``) leave them out and ``resolved_params`` (the run JSON) shows only those set to another value."""
+
+MODEL_OPTIONS_DEFAULTS = {"fit_intercept": False, "intercept_scaling": 1.0}
+
+MODEL_OPTIONS_DOC = """\
+fit_intercept : bool, default False
+    Learn a bias b as well: f(x) = w·x + b. The papers' learners have none (False keeps them exactly);
+    turn it on when the classes are not balanced around the origin, e.g. data with all-zero rows (which
+    score f = 0 without a bias). Linear learners learn a weight on a constant feature c =
+    ``intercept_scaling`` (a second-order learner gives it its own variance); kernel learners use the
+    kernel κ(x, z) + c² (docs/algorithms/options.md#fit_intercept).
+intercept_scaling : float in (0, 1e100], default 1
+    c, the value of the constant feature; the bias learns at the rate c² relative to the weights.
+"""
+"""The numpydoc text of :data:`MODEL_OPTIONS`, written once and added to every registered learner's docstring."""
 
 SPEC_PAGE = "docs/algorithms/{slug}.md"
 """The specification page of an algorithm, relative to the repository root (slug: the registered name with
@@ -194,6 +214,8 @@ def _normalised_docstring(doc):
         params = ["Parameters", indent, ""]
         sections.insert(0, params)
     entries, prose = _split_parameters(params[2], params[1])
+    if not re.search(r"^[ \t]*fit_intercept : ", entries, re.MULTILINE):
+        entries = (entries + "\n" if entries else "") + textwrap.indent(MODEL_OPTIONS_DOC, params[1]).rstrip()
     if not re.search(r"^[ \t]*shuffle : ", entries, re.MULTILINE):
         entries = (entries + "\n" if entries else "") + textwrap.indent(FIT_ORDER_PARAMS_DOC, params[1]).rstrip()
     params[2] = entries
@@ -263,6 +285,8 @@ class OnlineClassifier:
     algorithm_name: ClassVar[str] = None  # type: ignore[assignment]  # every registered learner's name (olkit.spec)
     description: ClassVar[str] = ""
     compat_choices: tuple[str, ...] = COMPAT_CHOICES
+    _shared_option_names: ClassVar[tuple[str, ...]] = MODEL_OPTIONS
+    """What :attr:`olkit.spec.Spec.defaults` leaves out (spec.py imports nothing of olkit)."""
 
     @classmethod
     def _complete_docstring(cls, name):
@@ -288,6 +312,18 @@ class OnlineClassifier:
     def _algorithm_param_names(cls):
         """The parameters of the algorithm: all but :data:`FIT_ORDER_PARAMS` (what the registry lists)."""
         return [name for name in cls._get_param_names() if name not in FIT_ORDER_PARAMS]
+
+    def _set_options(self, fit_intercept, intercept_scaling, shuffle, random_state):
+        """Store the options every learner has (:data:`MODEL_OPTIONS`, :data:`FIT_ORDER_PARAMS`; called by each
+        learner's __init__)."""
+        self.fit_intercept = fit_intercept
+        self.intercept_scaling = intercept_scaling
+        self.shuffle = shuffle
+        self.random_state = random_state
+
+    def _intercept_constant(self):
+        """c, the constant of the bias term, or 0.0 without one (``fit_intercept=False``)."""
+        return float(self.intercept_scaling) if self.fit_intercept else 0.0
 
     def get_params(self, deep=True):
         return {name: getattr(self, name) for name in self._get_param_names()}
@@ -353,6 +389,10 @@ class OnlineClassifier:
     # ---- parameter checks (the one validation path, see olkit.params) ------------------------------
     _parameter_constraints: ClassVar[dict[str, Any]] = {
         "compat": [lambda self: Options(tuple(self.compat_choices))],
+        "fit_intercept": [BOOLEAN],
+        "intercept_scaling": [
+            Interval(0, 1e100, closed="right", why="c² is added to kernel values and must stay finite")
+        ],
         "shuffle": [BOOLEAN],
         "random_state": RANDOM_STATE,
     }
@@ -386,6 +426,11 @@ class OnlineClassifier:
         which :func:`olkit.save` always wrote as they were at fit). A subclass that adds its own steps calls
         this first."""
         record = getattr(self, "_state_params", None)
+        if isinstance(record, tuple) and all(isinstance(p, tuple) and len(p) == 2 for p in record):
+            names = {p[0] for p in record}  # a file written before the model options existed: their defaults
+            missing = [(k, v) for k, v in MODEL_OPTIONS_DEFAULTS.items() if k not in names]
+            if missing and not any(k in names for k in MODEL_OPTIONS_DEFAULTS):
+                record = self._state_params = tuple(sorted(record + tuple(missing)))
         if record is None:
             self._state_params = self._params_record()
         elif not (
@@ -734,8 +779,23 @@ class OnlineClassifier:
 
     def resolved_params(self):
         """The algorithm's parameters as used (defaults that depend on other parameters filled in; not
-        ``fit``'s :data:`FIT_ORDER_PARAMS`, which no online run uses)."""
+        ``fit``'s :data:`FIT_ORDER_PARAMS`, which no online run uses, nor the :data:`MODEL_OPTIONS` left at
+        their defaults, so that a run of the paper's learner reports the paper's parameters only)."""
+        return self._without_default_options(self._resolved_params())
+
+    def _resolved_params(self):
+        """Every algorithm parameter with the defaults that depend on others filled in (a learner with such
+        defaults overrides this)."""
         return self._algorithm_params()
+
+    @staticmethod
+    def _without_default_options(params):
+        """``params`` without the :data:`MODEL_OPTIONS` that have their default value."""
+        return {
+            k: v
+            for k, v in params.items()
+            if not (k in MODEL_OPTIONS_DEFAULTS and _same_value(v, MODEL_OPTIONS_DEFAULTS[k]))
+        }
 
     def diagnostics(self):
         """Algorithm-specific running counts (e.g. DUOL's strong/weak double updates)."""

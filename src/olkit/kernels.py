@@ -16,6 +16,11 @@ engine compute a whole block of kernel rows with one BLAS matrix product:
   error below ~d·ε/NEAR (d features).
 * linear    κ(x, z) = x·z
 * polynomial κ(x, z) = (x·z + coef0)^degree
+
+A learner with ``fit_intercept`` uses κ(x, z) + c² (``KernelSpec.offset`` = c²,
+docs/algorithms/options.md#fit_intercept): the kernel of the inputs extended by a constant feature c in
+the feature space of κ, which gives the dual form its bias. Every kernel value below adds the offset last,
+and only when it is not 0, so that a learner without an intercept computes exactly what it did before.
 """
 
 import math
@@ -38,6 +43,8 @@ class KernelSpec:
     sigma: float = 8.0
     degree: int = 3
     coef0: float = 1.0
+    offset: float = 0.0
+    """c² of a learner with ``fit_intercept`` (0: none)."""
 
     def __post_init__(self):
         if self.kind not in KERNEL_CODES:
@@ -51,9 +58,9 @@ class KernelSpec:
                 raise ValueError(f"coef0 must be finite, got {self.coef0!r}")
 
     def params(self):
-        """[kind code, 1/(2σ²), degree, coef0] as float64, the form the compiled kernels take."""
+        """[kind code, 1/(2σ²), degree, coef0, offset] as float64, the form the compiled kernels take."""
         gamma = 1.0 / (2.0 * self.sigma * self.sigma) if self.kind == "gaussian" else 0.0
-        return np.array([KERNEL_CODES[self.kind], gamma, float(self.degree), float(self.coef0)])
+        return np.array([KERNEL_CODES[self.kind], gamma, float(self.degree), float(self.coef0), float(self.offset)])
 
 
 # exp for the Gaussian kernel. ``math.exp`` compiles to a scalar library call (numba has no vector math
@@ -122,13 +129,16 @@ def gaussian_from_dot(dot, norm2_x, norm2_z, gamma):
 
 @njit_inline
 def kernel_from_dot(kp, dot, norm2_x, norm2_z):
-    """κ(x, z) from x·z, ‖x‖² and ‖z‖² for the kernel packed in ``kp`` (see KernelSpec.params)."""
+    """κ(x, z) from x·z, ‖x‖² and ‖z‖² for the kernel packed in ``kp`` (see KernelSpec.params), plus the
+    intercept's offset."""
     kind = kp[0]
     if kind == GAUSSIAN:
-        return gaussian_from_dot(dot, norm2_x, norm2_z, kp[1])
-    if kind == LINEAR:
-        return dot
-    return (dot + kp[3]) ** kp[2]
+        v = gaussian_from_dot(dot, norm2_x, norm2_z, kp[1])
+    elif kind == LINEAR:
+        v = dot
+    else:
+        v = (dot + kp[3]) ** kp[2]
+    return v + kp[4] if kp[4] != 0.0 else v
 
 
 @njit
@@ -152,7 +162,8 @@ def kernel_row_from_dots(kp, g, norm2_x, norm2_cols, n):
     """In place: g[j] ← κ(x, z_j) for j < n from the dot products g[j] = x·z_j (a vectorised loop).
 
     Gaussian: a near pair (see :data:`NEAR`) is left as NEAR_PAIR for the caller to recompute from the
-    differences; returns how many were left (0 for the other kernels)."""
+    differences (:func:`near_gaussian` adds the offset); returns how many were left (0 for the other kernels)."""
+    offset = kp[4]
     if kp[0] == GAUSSIAN:
         gamma = kp[1]
         near = 0
@@ -162,13 +173,27 @@ def kernel_row_from_dots(kp, g, norm2_x, norm2_cols, n):
             is_near = d2 <= NEAR * s
             near += is_near
             g[j] = NEAR_PAIR if is_near else exp_nonpositive(-max2(d2, 0.0) * gamma)
+        if offset != 0.0:
+            for j in range(n):
+                if g[j] != NEAR_PAIR:
+                    g[j] += offset
         return near
-    if kp[0] == LINEAR:
-        return 0
-    c0, deg = kp[3], kp[2]
-    for j in range(n):
-        g[j] = (g[j] + c0) ** deg
+    if kp[0] != LINEAR:
+        c0, deg = kp[3], kp[2]
+        for j in range(n):
+            g[j] = (g[j] + c0) ** deg
+    if offset != 0.0:
+        for j in range(n):
+            g[j] += offset
     return 0
+
+
+@njit_inline
+def near_gaussian(d2, kp):
+    """The Gaussian value of a near pair from its squared distance d2 computed from the differences, plus the
+    intercept's offset (the value :func:`kernel_row_from_dots` left as NEAR_PAIR)."""
+    v = exp_nonpositive(-d2 * kp[1])
+    return v + kp[4] if kp[4] != 0.0 else v
 
 
 @njit
@@ -205,6 +230,8 @@ def fix_near_pairs(K, A, B, kp, chunk=4096):
         D = Ai - Bj
         d2 = np.asarray(D.multiply(D).sum(axis=1)).ravel() if sp.issparse(D) else np.einsum("ij,ij->i", D, D)
         K[i, j] = gaussian_from_sq_dists(np.ascontiguousarray(d2, dtype=np.float64), kp[1])
+        if kp[4] != 0.0:
+            K[i, j] += kp[4]
     return K
 
 

@@ -575,7 +575,8 @@ class _Layout:
                 raise _Bad(f"array {name!r}: unreadable manifest entry"[:200])
         for name, axis in FEATURE_AXES:  # the width backs the allocations that follow it
             shape = manifest.get(name, {}).get("shape", [])
-            if len(shape) > axis and shape[axis] != d:
+            width = d + (name == "model_.W" and fresh.fit_intercept is True)  # the constant feature of an intercept
+            if len(shape) > axis and shape[axis] != width:
                 raise _Bad(f"{name} has {shape[axis]} features, the header says n_features_in = {d}")
         if header["multilabel"] and not np.array_equal(classes, np.arange(classes.size)):
             raise _Bad("a multi-label model's classes must be 0..K-1")

@@ -73,9 +73,11 @@ class Spec:
     @property
     def defaults(self):
         """{parameter: default} of the algorithm's parameters; not ``fit``'s ``shuffle`` and ``random_state``
-        (:data:`olkit.base.FIT_ORDER_PARAMS`), which every learner has and no online run uses."""
+        (:data:`olkit.base.FIT_ORDER_PARAMS`), which every learner has and no online run uses, nor the options
+        every learner shares beyond its paper's rule (:data:`olkit.base.MODEL_OPTIONS`)."""
         sig = inspect.signature(self.cls.__init__)
-        return {p: sig.parameters[p].default for p in self.cls._algorithm_param_names()}
+        shared = getattr(self.cls, "_shared_option_names", ())
+        return {p: sig.parameters[p].default for p in self.cls._algorithm_param_names() if p not in shared}
 
     @property
     def constraints(self):

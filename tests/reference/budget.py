@@ -172,7 +172,7 @@ def _close(a, b, tol=1e-9):
     return abs(a - b) <= tol * max(1.0, abs(a), abs(b))
 
 
-def run_reference(name, X, y, *, sigma, K=None, seed=0, **params):
+def run_reference(name, X, y, *, sigma, K=None, seed=0, fit_intercept=False, intercept_scaling=1.0, **params):
     """Run budgeted learner ``name`` (one of LEARNERS) over the stream X (dense), y.
 
     ``K=None``: binary, y ∈ {−1, +1}; otherwise multiclass with labels 0..K−1 (K ≥ 3).
@@ -190,7 +190,7 @@ def run_reference(name, X, y, *, sigma, K=None, seed=0, **params):
     else:
         assert K >= 3 and y.min() >= 0 and y.max() < K
         Kp, cD = K, 2.0
-    G = gram(X, sigma)
+    G = gram(X, sigma) + (float(intercept_scaling) ** 2 if fit_intercept else 0.0)  # κ + c² (options.md)
     S = Model(G, Kp)
     rng = SplitMix64(seed)
     p = dict(params)

@@ -44,24 +44,28 @@ def argmax_first(f):
     return best
 
 
-def fogd(X, y, U, eta, n_classes=2, scaled=True, multiclass=None):
+def fogd(X, y, U, eta, n_classes=2, scaled=True, multiclass=None, intercept=0.0):
     """Run FOGD over the stream (X, y) in row order.
 
     ``y``: ±1 labels (binary) or class indices 0..K−1. ``multiclass``: use the multiclass rule (default:
     when n_classes ≥ 3; True runs 2-class data with the K = 2 multiclass rule, labels given as 0/1).
-    Returns dict(scores (T × K'), mistakes (T,), n_updates, W (K' × 2D)).
+    ``intercept`` c > 0 (fit_intercept, docs/algorithms/options.md#fit_intercept): z gets a last entry c.
+    Returns dict(scores (T × K'), mistakes (T,), n_updates, W (K' × 2D, or 2D + 1 with an intercept)).
     """
     if multiclass is None:
         multiclass = n_classes >= 3
     D = U.shape[1]
     K = n_classes if multiclass else 1
-    W = np.zeros((K, 2 * D))
+    width = 2 * D + (intercept != 0.0)
+    W = np.zeros((K, width))
     scores = np.zeros((len(y), K))
     mistakes = np.zeros(len(y), dtype=int)
     n_updates = 0
     for t in range(len(y)):
         z = fourier_features(X[t], U, scaled)
-        F = np.array([sum(W[r, j] * z[j] for j in range(2 * D)) for r in range(K)])
+        if intercept != 0.0:
+            z = np.append(z, intercept)
+        F = np.array([sum(W[r, j] * z[j] for j in range(width)) for r in range(K)])
         scores[t] = F
         if not multiclass:
             yt = float(y[t])
@@ -101,7 +105,7 @@ def predict_and_pair(F, yt, multiclass):
     return argmax_first(F) != y, F[y] - F[s], s
 
 
-def nogd(X, y, eta, B, k, sigma, n_classes=2, multiclass=None, floor=1e-12):
+def nogd(X, y, eta, B, k, sigma, n_classes=2, multiclass=None, floor=1e-12, offset=0.0):
     """Run NOGD (docs/algorithms/nogd.md#update-rule) over the stream (X, y) in row order.
 
     Stage 1: on m_t < 1 while |S| < B append x_t with the row ηD_t (binary ηy_t; multiclass +η at y_t, −η at
@@ -123,7 +127,7 @@ def nogd(X, y, eta, B, k, sigma, n_classes=2, multiclass=None, floor=1e-12):
     mistakes = np.zeros(len(y), dtype=int)
     n_updates = 0
     for t in range(len(y)):
-        kvec = np.array([gaussian(X[t], x, sigma) for x in SV])
+        kvec = np.array([gaussian(X[t], x, sigma) + offset for x in SV])  # offset: c² of fit_intercept
         if stage == 1:
             F = np.zeros(K)
             for a, kv in zip(A, kvec):
@@ -146,7 +150,7 @@ def nogd(X, y, eta, B, k, sigma, n_classes=2, multiclass=None, floor=1e-12):
             A.append(eta * direction)
             continue
         if stage == 1:  # the transition
-            G = np.array([[gaussian(a, b, sigma) for b in SV] for a in SV])
+            G = np.array([[gaussian(a, b, sigma) + offset for b in SV] for a in SV])
             lam, V = np.linalg.eigh(G)
             lam, V = lam[::-1], V[:, ::-1]  # descending
             keep = [q for q in range(min(k, len(lam))) if lam[q] > floor * lam[0]]

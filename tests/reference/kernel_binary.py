@@ -48,6 +48,7 @@ class KernelParams:
     sigma: float = 8.0
     degree: int = 3
     coef0: float = 1.0
+    offset: float = 0.0  # c² of fit_intercept: the kernel κ + c² (options.md#fit_intercept)
 
 
 def kernel_value(x, z, kp, same=False):
@@ -56,6 +57,10 @@ def kernel_value(x, z, kp, same=False):
     Gaussian exp(−d²/(2σ²)) with d² = ‖x‖² + ‖z‖² − 2 x·z clamped at ≥ 0, and κ(x, x) = 1 exactly
     (``same=True``); linear x·z; polynomial (x·z + coef0)^degree.
     """
+    return _kernel_value(x, z, kp, same) + kp.offset
+
+
+def _kernel_value(x, z, kp, same):
     if kp.kernel == "linear":
         return float(np.dot(x, z))
     if kp.kernel == "poly":
@@ -87,7 +92,7 @@ def kernel_matrix(A, B, kp, same=False):
             np.fill_diagonal(K, 1.0)
     else:
         raise ValueError(kp.kernel)
-    return np.array(K, dtype=float)
+    return np.array(K, dtype=float) + kp.offset
 
 
 def dense_rows(X):
@@ -156,8 +161,9 @@ class _Stream:
         np.fill_diagonal(self.K, self.kself)
 
 
-def _kp(kernel="gaussian", sigma=8.0, degree=3, coef0=1.0):
-    return KernelParams(kernel, float(sigma), int(degree), float(coef0))
+def _kp(kernel="gaussian", sigma=8.0, degree=3, coef0=1.0, fit_intercept=False, intercept_scaling=1.0):
+    c = float(intercept_scaling) if fit_intercept else 0.0
+    return KernelParams(kernel, float(sigma), int(degree), float(coef0), c * c)
 
 
 def _score(st, rows, coef, t):

@@ -143,7 +143,19 @@ class MultiRef:
 
 
 def run_reference(
-    name, X, Y, *, C=None, rho=0.0, mode="max", update="mistake", tol=1e-9, multilabel=False, sigma=SIGMA
+    name,
+    X,
+    Y,
+    *,
+    C=None,
+    rho=0.0,
+    mode="max",
+    update="mistake",
+    tol=1e-9,
+    multilabel=False,
+    sigma=SIGMA,
+    fit_intercept=False,
+    intercept_scaling=1.0,
 ):
     """Run learner ``name`` over the stream (X dense, Y an n×K 0/1 indicator matrix).
 
@@ -155,7 +167,7 @@ def run_reference(
     T, K = Y.shape
     if C is None:
         C = 1.0 if name == "mira" else 10.0
-    G = gram(X, sigma)
+    G = gram(X, sigma) + (float(intercept_scaling) ** 2 if fit_intercept else 0.0)  # κ + c² (options.md)
     pts = []  # stream position of each stored point
     A = []  # coefficient vector A_i ∈ R^K (every learner but the DUOL forms)
     H, gam, F = [], [], []  # DUOL forms: direction (r_i, s_i), γ_i ≥ 0, cached margin F_i = f(x_i)·H_i

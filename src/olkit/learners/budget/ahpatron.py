@@ -380,6 +380,8 @@ class Ahpatron(BudgetLearner):
         coef0=1.0,
         compat="none",
         *,
+        fit_intercept=False,
+        intercept_scaling=1.0,
         shuffle=True,
         random_state=None,
     ):
@@ -388,7 +390,10 @@ class Ahpatron(BudgetLearner):
         self.lam = lam
         self.epsilon = epsilon
         self.eta = eta
-        self._set_kernel_params(kernel, sigma, degree, coef0, compat, shuffle, random_state)
+        self._set_kernel_params(kernel, sigma, degree, coef0, compat)
+        self._set_options(
+            fit_intercept=fit_intercept, intercept_scaling=intercept_scaling, shuffle=shuffle, random_state=random_state
+        )
 
     def _paper_U(self):
         return math.sqrt(self.B / 8.0) if self._multiclass_model() else math.sqrt(self.B) / 2.0
@@ -405,7 +410,7 @@ class Ahpatron(BudgetLearner):
     def _rule_params(self):
         return rule_params(AhpatronParams, lam=self._lam(), epsilon=self.epsilon, U=self._U(), eta=self.eta, B=self.B)
 
-    def resolved_params(self):
+    def _resolved_params(self):
         return {**self._algorithm_params(), "U": self._U(), "lam": self._lam()}
 
     def diagnostics(self):

@@ -124,13 +124,18 @@ class AVP(BudgetLearner):
         coef0=1.0,
         compat="none",
         *,
+        fit_intercept=False,
+        intercept_scaling=1.0,
         shuffle=True,
         random_state=None,
     ):
         self.U = U
         self.lam = lam
         self.epsilon = epsilon
-        self._set_kernel_params(kernel, sigma, degree, coef0, compat, shuffle, random_state)
+        self._set_kernel_params(kernel, sigma, degree, coef0, compat)
+        self._set_options(
+            fit_intercept=fit_intercept, intercept_scaling=intercept_scaling, shuffle=shuffle, random_state=random_state
+        )
 
     def _lam(self):
         if self.lam is not None:
@@ -140,7 +145,7 @@ class AVP(BudgetLearner):
     def _rule_params(self):
         return rule_params(AVPParams, lam=self._lam(), epsilon=self.epsilon, U=self.U)
 
-    def resolved_params(self):
+    def _resolved_params(self):
         return {**self._algorithm_params(), "lam": self._lam()}
 
     def diagnostics(self):

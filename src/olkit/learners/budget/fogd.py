@@ -293,10 +293,13 @@ def fogd_features(st, s, out):
         fourier_map(s.p, st.prm.scale, out[t], norm1 * st.prm.umax)
 
 
-def feature_stream(X, y_internal, D):
-    """Pack validated data (dense float64 C array or CSR) for the compiled loop."""
+def feature_stream(X, y_internal, D, intercept=0.0):
+    """Pack validated data (dense float64 C array or CSR) for the compiled loop. ``intercept`` c > 0
+    (``fit_intercept``): the feature vector gets a constant last entry c, z = [z(x), c] ∈ R^{2D+1}
+    (docs/algorithms/options.md#fit_intercept)."""
     y = np.ascontiguousarray(y_internal, dtype=np.float64)
-    p, z = np.empty(D), np.empty(2 * D)
+    p, z = np.empty(D), np.empty(2 * D + (intercept != 0.0))
+    z[2 * D :] = intercept
     if sp.issparse(X):
         return FeatureStream(
             False,
@@ -408,7 +411,18 @@ class FOGD(OnlineClassifier):
     (K = 2) instead of the binary one."""
 
     def __init__(
-        self, D=2000, eta=0.5, kernel="gaussian", sigma=1.0, seed=0, compat="none", *, shuffle=True, random_state=None
+        self,
+        D=2000,
+        eta=0.5,
+        kernel="gaussian",
+        sigma=1.0,
+        seed=0,
+        compat="none",
+        *,
+        fit_intercept=False,
+        intercept_scaling=1.0,
+        shuffle=True,
+        random_state=None,
     ):
         self.D = D
         self.eta = eta
@@ -416,8 +430,9 @@ class FOGD(OnlineClassifier):
         self.sigma = sigma
         self.seed = seed
         self.compat = compat
-        self.shuffle = shuffle
-        self.random_state = random_state
+        self._set_options(
+            fit_intercept=fit_intercept, intercept_scaling=intercept_scaling, shuffle=shuffle, random_state=random_state
+        )
 
     # ---- state -------------------------------------------------------------------------------------
     def _n_outputs(self):
@@ -448,7 +463,7 @@ class FOGD(OnlineClassifier):
             rule_params(FOGDParams, eta=self.eta, scale=self._feature_scale(), umax=umax),
             np.zeros(N_COUNTERS, np.int64),
             U,
-            np.zeros((K, 2 * D)),
+            np.zeros((K, 2 * D + bool(self.fit_intercept))),
         )
 
     # ---- the protocol's hooks ----------------------------------------------------------------------
@@ -458,7 +473,7 @@ class FOGD(OnlineClassifier):
     def _make_stream(self, X, y_internal):
         if self._binary_as_multiclass and len(self.classes_) == 2:
             y_internal = (np.asarray(y_internal) > 0).astype(np.float64)  # ±1 → class index 0/1
-        return feature_stream(X, y_internal, int(self.D))
+        return feature_stream(X, y_internal, int(self.D), self._intercept_constant())
 
     def _learn_block(self, stream, X, order, start, stop, scores, mistakes):
         fogd_block(self.state_, stream, order, start, stop, scores, mistakes)
@@ -477,7 +492,9 @@ class FOGD(OnlineClassifier):
 
     def _decision(self, X):
         scores = np.empty((X.shape[0], self.state_.W.shape[0]))
-        fogd_scores(self.state_, feature_stream(X, np.zeros(X.shape[0]), int(self.D)), scores)
+        fogd_scores(
+            self.state_, feature_stream(X, np.zeros(X.shape[0]), int(self.D), self._intercept_constant()), scores
+        )
         if scores.shape[1] == 1:
             return scores[:, 0]
         if len(self.classes_) == 2:
@@ -505,5 +522,13 @@ class FOGD(OnlineClassifier):
 
     @property
     def coef_(self):
+        """The weights of the 2D random features, one row per output (without the constant feature's)."""
         self._check_fitted()
-        return self.state_.W.copy()
+        return self.state_.W[:, : 2 * int(self.D)].copy()
+
+    @property
+    def intercept_(self):
+        """The bias b = c·w_c of ``fit_intercept`` (zeros without it), one per output."""
+        self._check_fitted()
+        W = self.state_.W
+        return self._intercept_constant() * W[:, -1] if self.fit_intercept else np.zeros(W.shape[0])

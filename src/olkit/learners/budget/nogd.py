@@ -317,13 +317,18 @@ class NOGD(BudgetLearner):
         coef0=1.0,
         compat="none",
         *,
+        fit_intercept=False,
+        intercept_scaling=1.0,
         shuffle=True,
         random_state=None,
     ):
         self.B = B
         self.k = k
         self.eta = eta
-        self._set_kernel_params(kernel, sigma, degree, coef0, compat, shuffle, random_state)
+        self._set_kernel_params(kernel, sigma, degree, coef0, compat)
+        self._set_options(
+            fit_intercept=fit_intercept, intercept_scaling=intercept_scaling, shuffle=shuffle, random_state=random_state
+        )
 
     def _rank(self):
         """k, or round(0.2·B) (at least 1) when k is None; under compat="ahp-r" ⌊0.2·B⌋ (at least 1), as the
@@ -348,7 +353,7 @@ class NOGD(BudgetLearner):
             f"use a smaller B (the default is {self.spec.defaults['B']}; memory 8·k·B bytes, k = 0.2·B by default)",
         )
 
-    def resolved_params(self):
+    def _resolved_params(self):
         return {**self._algorithm_params(), "k": self._rank()}
 
     def _rule_params(self):

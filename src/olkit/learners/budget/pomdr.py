@@ -574,6 +574,8 @@ class POMDR(BudgetLearner):
         coef0=1.0,
         compat="none",
         *,
+        fit_intercept=False,
+        intercept_scaling=1.0,
         shuffle=True,
         random_state=None,
     ):
@@ -583,7 +585,10 @@ class POMDR(BudgetLearner):
         self.M = M
         self.coe = coe
         self.a = a
-        self._set_kernel_params(kernel, sigma, degree, coef0, compat, shuffle, random_state)
+        self._set_kernel_params(kernel, sigma, degree, coef0, compat)
+        self._set_options(
+            fit_intercept=fit_intercept, intercept_scaling=intercept_scaling, shuffle=shuffle, random_state=random_state
+        )
 
     def _new_state(self, X):
         self._stream_length = max(int(X.shape[0]), 2)
@@ -655,7 +660,7 @@ class POMDR(BudgetLearner):
         K, M, d = self._n_outputs(), int(self.M), self._n_features
         return [0.0] * (HEAD + 2 * K + M * (3 + d))
 
-    def resolved_params(self):
+    def _resolved_params(self):
         out = self._algorithm_params()
         if getattr(self, "_stream_length", None):
             out.update(B0=self._B0(), a=self._a())

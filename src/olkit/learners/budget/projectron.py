@@ -612,7 +612,7 @@ class _ProjectronBase(BudgetLearner):
     def _max_support(self):
         return self._budget()
 
-    def resolved_params(self):
+    def _resolved_params(self):
         if self.compat == "lsokl" and hasattr(self, "classes_"):
             return {**self._algorithm_params(), "B": self._budget()}
         return self._algorithm_params()
@@ -657,13 +657,18 @@ class Projectron(_ProjectronBase):
         coef0=1.0,
         compat="none",
         *,
+        fit_intercept=False,
+        intercept_scaling=1.0,
         shuffle=True,
         random_state=None,
     ):
         self.eta = eta
         self.threshold_on_squared = threshold_on_squared
         self.B = B
-        self._set_kernel_params(kernel, sigma, degree, coef0, compat, shuffle, random_state)
+        self._set_kernel_params(kernel, sigma, degree, coef0, compat)
+        self._set_options(
+            fit_intercept=fit_intercept, intercept_scaling=intercept_scaling, shuffle=shuffle, random_state=random_state
+        )
 
 
 @register(
@@ -706,6 +711,8 @@ class ProjectronPP(_ProjectronBase):
         coef0=1.0,
         compat="none",
         *,
+        fit_intercept=False,
+        intercept_scaling=1.0,
         shuffle=True,
         random_state=None,
     ):
@@ -713,4 +720,7 @@ class ProjectronPP(_ProjectronBase):
         self.threshold_on_squared = threshold_on_squared
         self.margin_rule = margin_rule
         self.B = B
-        self._set_kernel_params(kernel, sigma, degree, coef0, compat, shuffle, random_state)
+        self._set_kernel_params(kernel, sigma, degree, coef0, compat)
+        self._set_options(
+            fit_intercept=fit_intercept, intercept_scaling=intercept_scaling, shuffle=shuffle, random_state=random_state
+        )

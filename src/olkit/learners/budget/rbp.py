@@ -105,12 +105,17 @@ class RBP(BudgetLearner):
         coef0=1.0,
         compat="none",
         *,
+        fit_intercept=False,
+        intercept_scaling=1.0,
         shuffle=True,
         random_state=None,
     ):
         self.B = B
         self.seed = seed
-        self._set_kernel_params(kernel, sigma, degree, coef0, compat, shuffle, random_state)
+        self._set_kernel_params(kernel, sigma, degree, coef0, compat)
+        self._set_options(
+            fit_intercept=fit_intercept, intercept_scaling=intercept_scaling, shuffle=shuffle, random_state=random_state
+        )
 
     def _rule_params(self):
         return rule_params(BudgetParams, B=self.B)

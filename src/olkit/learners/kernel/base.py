@@ -21,7 +21,6 @@ from ...kernels import KernelSpec, row_norms2
 from ...limits import RENUMBER, check_state_bytes, warn_support_growth, width_words
 from ...params import SIGMA, Interval, Options
 from ..linear.base import LINEAR_BLOCK_SIZE, PrimalHooks
-from ..linear.model import LinearModel
 from ..records import NoParams
 from .stream import make_stream
 from .support_set import SupportSet
@@ -134,18 +133,17 @@ class KernelLearner(PrimalHooks, OnlineClassifier):
     def _linear_spec(self):
         return dict(rule=self._linear_rule, prm=self._rule_params(), libol=self.compat == "libol")
 
-    def _set_kernel_params(self, kernel, sigma, degree, coef0, compat, shuffle, random_state):
+    def _set_kernel_params(self, kernel, sigma, degree, coef0, compat):
         """Store the parameters every kernel learner has (called by each subclass's __init__)."""
         self.kernel = kernel
         self.sigma = sigma
         self.degree = degree
         self.coef0 = coef0
         self.compat = compat
-        self.shuffle = shuffle
-        self.random_state = random_state
 
     def _kernel_spec(self):
-        return KernelSpec(self.kernel, self.sigma, self.degree, self.coef0)
+        c = self._intercept_constant()
+        return KernelSpec(self.kernel, self.sigma, self.degree, self.coef0, offset=c * c)
 
     def _check_params(self):
         self._kernel_spec()  # σ so small that the Gaussian cannot be represented, ...
@@ -238,6 +236,18 @@ class KernelLearner(PrimalHooks, OnlineClassifier):
         return self.support_.vectors()
 
     @property
+    def intercept_(self):
+        """The bias b of f(x) = Σ_i a_i κ(x_i, x) + b: c² Σ_i a_i with ``fit_intercept`` (the dual form of the
+        constant feature c), shape (1,) binary, (K,) per class; zeros without it. A primal model: c times
+        the weight of the constant feature."""
+        self._check_fitted()
+        if self._primal():
+            return self._primal_intercept()
+        c = self._intercept_constant()
+        coef = self.support_.coef[: self.support_.n]
+        return c * c * coef.sum(axis=0)
+
+    @property
     def dual_coef_(self):
         """Coefficients of the support vectors: the signed a_i (binary, shape (n_SV,)), or one row of K
         class coefficients per SV (multiclass and multi-label, shape (n_SV, K))."""
@@ -248,7 +258,7 @@ class KernelLearner(PrimalHooks, OnlineClassifier):
     def _engine_input(self, X):
         """X in the storage format of the support set (chosen on the first data, see dense_is_cheap)."""
         if self._primal():
-            return LinearModel.engine_input(X)
+            return self.model_.engine_input(X)
         if self.support_.sparse:
             return X if sp.issparse(X) else sp.csr_matrix(X)
         return X.toarray() if sp.issparse(X) else X

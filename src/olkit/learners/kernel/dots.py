@@ -8,7 +8,7 @@ A sparse row meets the stored ones through a dense scatter buffer (``work``, all
 (see :data:`olkit.kernels.NEAR`)."""
 
 from ..._compile import njit_helper, njit_helper_reassoc, njit_inline
-from ...kernels import NEAR_PAIR, exp_nonpositive
+from ...kernels import NEAR_PAIR, near_gaussian
 
 
 @njit_helper_reassoc
@@ -43,12 +43,12 @@ def sparse_dot(start, stop, indices, data, j, work):
 
 
 @njit_helper
-def near_pairs_dense(krow, n, sv_X, X, t, gamma):
-    """krow[j] ← exp(−γ ‖x − x_j‖²) from the explicit differences wherever krow[j] is NEAR_PAIR (see
-    :data:`olkit.kernels.NEAR`), for x = row t of X and dense SVs."""
+def near_pairs_dense(krow, n, sv_X, X, t, kp):
+    """krow[j] ← exp(−γ ‖x − x_j‖²) (+ the intercept's offset) from the explicit differences wherever krow[j] is
+    NEAR_PAIR (see :data:`olkit.kernels.NEAR`), for x = row t of X and dense SVs."""
     for j in range(n):
         if krow[j] == NEAR_PAIR:
-            krow[j] = exp_nonpositive(-sq_dist_dense(sv_X, j, X, t) * gamma)
+            krow[j] = near_gaussian(sq_dist_dense(sv_X, j, X, t), kp)
 
 
 @njit_inline
@@ -62,14 +62,12 @@ def sq_dist_dense(A, i, B, j):
 
 
 @njit_helper
-def near_pairs_sparse(krow, n, start, stop, indices, data, lo, hi, x_indices, x_data, work, gamma):
+def near_pairs_sparse(krow, n, start, stop, indices, data, lo, hi, x_indices, x_data, work, kp):
     """:func:`near_pairs_dense` for CSR SVs and x = the CSR entries lo..hi−1 of ``x_indices``/``x_data``
     (through the all-zero scatter buffer ``work``, left all zero)."""
     for j in range(n):
         if krow[j] == NEAR_PAIR:
-            krow[j] = exp_nonpositive(
-                -sq_dist_sparse(start, stop, indices, data, j, lo, hi, x_indices, x_data, work) * gamma
-            )
+            krow[j] = near_gaussian(sq_dist_sparse(start, stop, indices, data, j, lo, hi, x_indices, x_data, work), kp)
 
 
 @njit_inline

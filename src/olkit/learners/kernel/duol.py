@@ -380,7 +380,7 @@ class _DUOLBase(KernelLearner):
             return float(self.rho)
         return 0.2 if self._variant() == NIPS2009 else 0.0
 
-    def resolved_params(self):
+    def _resolved_params(self):
         return {**self._algorithm_params(), "C": self._C(), "rho": self._rho()}
 
     def _rule_params(self):
@@ -495,6 +495,8 @@ class DUOL(_DUOLBase):
         coef0=1.0,
         compat="none",
         *,
+        fit_intercept=False,
+        intercept_scaling=1.0,
         shuffle=True,
         random_state=None,
     ):
@@ -502,7 +504,10 @@ class DUOL(_DUOLBase):
         self.rho = rho
         self.variant = variant
         self.tol = tol
-        self._set_kernel_params(kernel, sigma, degree, coef0, compat, shuffle, random_state)
+        self._set_kernel_params(kernel, sigma, degree, coef0, compat)
+        self._set_options(
+            fit_intercept=fit_intercept, intercept_scaling=intercept_scaling, shuffle=shuffle, random_state=random_state
+        )
 
     def _variant(self):
         return VARIANTS[self.variant]
@@ -528,13 +533,18 @@ class _DUOLVariant(_DUOLBase):
         coef0=1.0,
         compat="none",
         *,
+        fit_intercept=False,
+        intercept_scaling=1.0,
         shuffle=True,
         random_state=None,
     ):
         self.C = C
         self.rho = rho
         self.tol = tol
-        self._set_kernel_params(kernel, sigma, degree, coef0, compat, shuffle, random_state)
+        self._set_kernel_params(kernel, sigma, degree, coef0, compat)
+        self._set_options(
+            fit_intercept=fit_intercept, intercept_scaling=intercept_scaling, shuffle=shuffle, random_state=random_state
+        )
 
 
 @register(
@@ -605,6 +615,8 @@ class DUOLRand(_DUOLBase):
         coef0=1.0,
         compat="none",
         *,
+        fit_intercept=False,
+        intercept_scaling=1.0,
         shuffle=True,
         random_state=None,
     ):
@@ -612,7 +624,10 @@ class DUOLRand(_DUOLBase):
         self.rho = rho
         self.tol = tol
         self.seed = seed
-        self._set_kernel_params(kernel, sigma, degree, coef0, compat, shuffle, random_state)
+        self._set_kernel_params(kernel, sigma, degree, coef0, compat)
+        self._set_options(
+            fit_intercept=fit_intercept, intercept_scaling=intercept_scaling, shuffle=shuffle, random_state=random_state
+        )
 
     def _seed(self):
         return int(self.seed)

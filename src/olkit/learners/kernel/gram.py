@@ -12,7 +12,7 @@ the SVs whose direction shares a class with a given one, through the member list
 """
 
 from ..._compile import max2, min2, njit_helper
-from ...kernels import NEAR_PAIR, exp_nonpositive, kernel_row_from_dots
+from ...kernels import NEAR_PAIR, kernel_row_from_dots, near_gaussian
 from .dots import (
     dense_dots,
     near_pairs_dense,
@@ -67,9 +67,9 @@ def load_gram_row(sv, b, s):
         dense_dots(sv.X, sv.X[b], grow, 0, n)
     if kernel_row_from_dots(s.kp, grow, norm2[b], norm2, n):
         if sv.meta[SPARSE]:
-            near_pairs_sparse(grow, n, start, stop, indices, data, start[b], stop[b], indices, data, work, s.kp[1])
+            near_pairs_sparse(grow, n, start, stop, indices, data, start[b], stop[b], indices, data, work, s.kp)
         else:
-            near_pairs_dense(grow, n, sv.X, sv.X, b, s.kp[1])
+            near_pairs_dense(grow, n, sv.X, sv.X, b, s.kp)
 
 
 @njit_helper
@@ -119,5 +119,5 @@ def load_gram_row_related(sv, b, s, rb, sb):
                     if sv.meta[SPARSE]
                     else sq_dist_dense(sv.X, i, sv.X, b)
                 )
-                grow[k] = exp_nonpositive(-d2 * s.kp[1])
+                grow[k] = near_gaussian(d2, s.kp)
     return m

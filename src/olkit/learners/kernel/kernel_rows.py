@@ -176,7 +176,7 @@ def kernel_row_dense(
     if npre < n:
         dense_dots(sv_X, X[t], krow, npre, n)
     if kernel_row_from_dots(kp, krow, xn, sv_norm2, n):
-        near_pairs_dense(krow, n, sv_X, X, t, kp[1])
+        near_pairs_dense(krow, n, sv_X, X, t, kp)
     return kernel_from_dot(kp, xn, xn, xn)
 
 
@@ -212,7 +212,7 @@ def kernel_row_sparse(
     if npre < n:
         _sparse_dots(krow, npre, n, sv_start, sv_stop, sv_indices, sv_data, lo, hi, indices, data, work)
     if kernel_row_from_dots(kp, krow, xn, sv_norm2, n):
-        near_pairs_sparse(krow, n, sv_start, sv_stop, sv_indices, sv_data, lo, hi, indices, data, work, kp[1])
+        near_pairs_sparse(krow, n, sv_start, sv_stop, sv_indices, sv_data, lo, hi, indices, data, work, kp)
     return kernel_from_dot(kp, xn, xn, xn)
 
 

@@ -126,6 +126,8 @@ class OnlineSVM(KernelLearner):
         coef0=1.0,
         compat="none",
         *,
+        fit_intercept=False,
+        intercept_scaling=1.0,
         shuffle=True,
         random_state=None,
     ):
@@ -133,7 +135,10 @@ class OnlineSVM(KernelLearner):
         self.tol = tol
         self.working_set = working_set
         self.max_sweeps = max_sweeps
-        self._set_kernel_params(kernel, sigma, degree, coef0, compat, shuffle, random_state)
+        self._set_kernel_params(kernel, sigma, degree, coef0, compat)
+        self._set_options(
+            fit_intercept=fit_intercept, intercept_scaling=intercept_scaling, shuffle=shuffle, random_state=random_state
+        )
 
     _parameter_constraints = {
         "C": [POSITIVE],

@@ -94,11 +94,16 @@ class _PABase(KernelLearner):
         coef0=1.0,
         compat="none",
         *,
+        fit_intercept=False,
+        intercept_scaling=1.0,
         shuffle=True,
         random_state=None,
     ):
         self.C = C
-        self._set_kernel_params(kernel, sigma, degree, coef0, compat, shuffle, random_state)
+        self._set_kernel_params(kernel, sigma, degree, coef0, compat)
+        self._set_options(
+            fit_intercept=fit_intercept, intercept_scaling=intercept_scaling, shuffle=shuffle, random_state=random_state
+        )
 
     def _C(self):
         return paper_C(self)
@@ -106,7 +111,7 @@ class _PABase(KernelLearner):
     def _rule_params(self):
         return rule_params(PAParams, variant=self._variant, C=self._C())
 
-    def resolved_params(self):
+    def _resolved_params(self):
         return {**self._algorithm_params(), "C": self._C()}
 
 
@@ -171,14 +176,27 @@ class PA(_PABase):
     _parameter_constraints = {}
 
     def __init__(
-        self, kernel="gaussian", sigma=8.0, degree=3, coef0=1.0, compat="none", *, shuffle=True, random_state=None
+        self,
+        kernel="gaussian",
+        sigma=8.0,
+        degree=3,
+        coef0=1.0,
+        compat="none",
+        *,
+        fit_intercept=False,
+        intercept_scaling=1.0,
+        shuffle=True,
+        random_state=None,
     ):
-        self._set_kernel_params(kernel, sigma, degree, coef0, compat, shuffle, random_state)
+        self._set_kernel_params(kernel, sigma, degree, coef0, compat)
+        self._set_options(
+            fit_intercept=fit_intercept, intercept_scaling=intercept_scaling, shuffle=shuffle, random_state=random_state
+        )
 
     def _rule_params(self):
         return rule_params(PAParams, variant=PA_PLAIN, C=0.0)
 
-    def resolved_params(self):  # plain PA has no C to resolve
+    def _resolved_params(self):  # plain PA has no C to resolve
         return self._algorithm_params()
 
 

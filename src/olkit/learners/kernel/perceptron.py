@@ -135,11 +135,16 @@ class KernelPerceptron(KernelLearner):
         coef0=1.0,
         compat="none",
         *,
+        fit_intercept=False,
+        intercept_scaling=1.0,
         shuffle=True,
         random_state=None,
     ):
         self.multiclass_update = multiclass_update
-        self._set_kernel_params(kernel, sigma, degree, coef0, compat, shuffle, random_state)
+        self._set_kernel_params(kernel, sigma, degree, coef0, compat)
+        self._set_options(
+            fit_intercept=fit_intercept, intercept_scaling=intercept_scaling, shuffle=shuffle, random_state=random_state
+        )
 
     def _check_params(self):
         super()._check_params()

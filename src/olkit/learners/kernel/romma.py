@@ -108,9 +108,22 @@ class ROMMA(_ROMMABase):
     """
 
     def __init__(
-        self, kernel="gaussian", sigma=8.0, degree=3, coef0=1.0, compat="none", *, shuffle=True, random_state=None
+        self,
+        kernel="gaussian",
+        sigma=8.0,
+        degree=3,
+        coef0=1.0,
+        compat="none",
+        *,
+        fit_intercept=False,
+        intercept_scaling=1.0,
+        shuffle=True,
+        random_state=None,
     ):
-        self._set_kernel_params(kernel, sigma, degree, coef0, compat, shuffle, random_state)
+        self._set_kernel_params(kernel, sigma, degree, coef0, compat)
+        self._set_options(
+            fit_intercept=fit_intercept, intercept_scaling=intercept_scaling, shuffle=shuffle, random_state=random_state
+        )
 
     def _rule_params(self):
         return rule_params(ROMMAParams, aggressive=False, reset_case=False, libol_first=self.compat == "libol")
@@ -154,11 +167,16 @@ class AggROMMA(_ROMMABase):
         coef0=1.0,
         compat="none",
         *,
+        fit_intercept=False,
+        intercept_scaling=1.0,
         shuffle=True,
         random_state=None,
     ):
         self.romma_reset_case = romma_reset_case
-        self._set_kernel_params(kernel, sigma, degree, coef0, compat, shuffle, random_state)
+        self._set_kernel_params(kernel, sigma, degree, coef0, compat)
+        self._set_options(
+            fit_intercept=fit_intercept, intercept_scaling=intercept_scaling, shuffle=shuffle, random_state=random_state
+        )
 
     _parameter_constraints = {"romma_reset_case": [BOOLEAN]}
 

@@ -87,6 +87,8 @@ class _SCWBase(KernelLearner):
         coef0=1.0,
         compat="none",
         *,
+        fit_intercept=False,
+        intercept_scaling=1.0,
         shuffle=True,
         random_state=None,
     ):
@@ -94,7 +96,10 @@ class _SCWBase(KernelLearner):
         self.C = C
         self.a = a
         self.covariance = covariance
-        self._set_kernel_params(kernel, sigma, degree, coef0, compat, shuffle, random_state)
+        self._set_kernel_params(kernel, sigma, degree, coef0, compat)
+        self._set_options(
+            fit_intercept=fit_intercept, intercept_scaling=intercept_scaling, shuffle=shuffle, random_state=random_state
+        )
 
     @property
     def compat_choices(self):
@@ -203,11 +208,25 @@ class SCW1(_SCWBase):
         coef0=1.0,
         compat="none",
         *,
+        fit_intercept=False,
+        intercept_scaling=1.0,
         shuffle=True,
         random_state=None,
     ):
         super().__init__(
-            eta, C, a, covariance, kernel, sigma, degree, coef0, compat, shuffle=shuffle, random_state=random_state
+            eta,
+            C,
+            a,
+            covariance,
+            kernel,
+            sigma,
+            degree,
+            coef0,
+            compat,
+            fit_intercept=fit_intercept,
+            intercept_scaling=intercept_scaling,
+            shuffle=shuffle,
+            random_state=random_state,
         )
 
 
@@ -255,9 +274,23 @@ class SCW2(_SCWBase):
         coef0=1.0,
         compat="none",
         *,
+        fit_intercept=False,
+        intercept_scaling=1.0,
         shuffle=True,
         random_state=None,
     ):
         super().__init__(
-            eta, C, a, covariance, kernel, sigma, degree, coef0, compat, shuffle=shuffle, random_state=random_state
+            eta,
+            C,
+            a,
+            covariance,
+            kernel,
+            sigma,
+            degree,
+            coef0,
+            compat,
+            fit_intercept=fit_intercept,
+            intercept_scaling=intercept_scaling,
+            shuffle=shuffle,
+            random_state=random_state,
         )

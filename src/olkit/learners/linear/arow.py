@@ -88,9 +88,23 @@ class AROW(LinearLearner):
     _rule = AROW_RULE
     _parameter_constraints = {**COVARIANCE_CONSTRAINTS, "r": [POSITIVE]}
 
-    def __init__(self, r=1.0, a=1.0, covariance="full", compat="none", *, shuffle=True, random_state=None):
+    def __init__(
+        self,
+        r=1.0,
+        a=1.0,
+        covariance="full",
+        compat="none",
+        *,
+        fit_intercept=False,
+        intercept_scaling=1.0,
+        shuffle=True,
+        random_state=None,
+    ):
         self.r = r
-        self._set_linear_params(a, covariance, compat, shuffle, random_state)
+        self._set_linear_params(a, covariance, compat)
+        self._set_options(
+            fit_intercept=fit_intercept, intercept_scaling=intercept_scaling, shuffle=shuffle, random_state=random_state
+        )
 
     def _rule_params(self):
         return rule_params(AROWParams, r=self.r)

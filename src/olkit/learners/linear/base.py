@@ -48,11 +48,17 @@ class PrimalHooks:
         check_state_bytes(
             self.algorithm_name,
             lambda: f"the weights of a linear model with {K} output(s) on {width_words(X)}",
-            vector_bytes(spec["rule"], X.shape[1], K, spec.get("covariance")),
+            vector_bytes(spec["rule"], X.shape[1] + bool(self.fit_intercept), K, spec.get("covariance")),
             RENUMBER,
             width=X.shape[1],
         )
-        self.model_ = LinearModel(n_features=X.shape[1], n_outputs=K, algorithm=self.algorithm_name, **spec)
+        self.model_ = LinearModel(
+            n_features=X.shape[1],
+            n_outputs=K,
+            algorithm=self.algorithm_name,
+            intercept=self._intercept_constant(),
+            **spec,
+        )
         self.state_ = self.model_.state
 
     def _primal_make_stream(self, X, y_internal):
@@ -75,14 +81,22 @@ class PrimalHooks:
 
     @property
     def coef_(self):
-        """Weights (mean μ), shape (1, d) for binary data, (n_classes, d) for multiclass data."""
+        """Weights (mean μ), shape (1, d) for binary data, (n_classes, d) for multiclass data (without the
+        weight of the constant feature of ``fit_intercept``: that is ``intercept_``)."""
         self._check_fitted()
         if getattr(self, "model_", None) is None:
             raise AttributeError(
                 "coef_ exists for linear models only (kernel='linear'); a kernel model has "
                 "support_vectors_ and dual_coef_"
             )
-        return self.model_.weights()
+        return self.model_.weights()[:, : self.n_features_in_]
+
+    def _primal_intercept(self):
+        """b = c·w_c, the bias of the constant feature c (zeros without ``fit_intercept``), shape (K,)."""
+        W = self.model_.weights()
+        if W.shape[1] == self.n_features_in_:
+            return np.zeros(W.shape[0])
+        return self.model_.intercept * W[:, -1]
 
     @property
     def covariance_(self):
@@ -114,13 +128,11 @@ class LinearLearner(PrimalHooks, OnlineClassifier):
     compat_choices = ("none", "libol")
     _parameter_constraints = COVARIANCE_CONSTRAINTS
 
-    def _set_linear_params(self, a, covariance, compat, shuffle, random_state):
+    def _set_linear_params(self, a, covariance, compat):
         """Store the parameters every linear learner has (called by each subclass's __init__)."""
         self.a = a
         self.covariance = covariance
         self.compat = compat
-        self.shuffle = shuffle
-        self.random_state = random_state
 
     def _rule_params(self):
         """The rule's parameter record (:mod:`olkit.learners.records`)."""
@@ -151,7 +163,7 @@ class LinearLearner(PrimalHooks, OnlineClassifier):
         self._new_primal_state(X)
 
     def _engine_input(self, X):
-        return LinearModel.engine_input(X)
+        return self.model_.engine_input(X)
 
     def _make_stream(self, X, y_internal):
         return self._primal_make_stream(X, y_internal)
@@ -166,6 +178,13 @@ class LinearLearner(PrimalHooks, OnlineClassifier):
         return self.model_.decision(X)
 
     # ---- the model -----------------------------------------------------------------------------------
+    @property
+    def intercept_(self):
+        """The bias b = c·w_c of ``fit_intercept`` (c = ``intercept_scaling``), shape (1,) binary, (K,)
+        multiclass; zeros without it."""
+        self._check_fitted()
+        return self._primal_intercept()
+
     @property
     def n_support_(self):
         """A linear model has no support set; like LIBOL's ``nb_SV`` this is the number of updates."""

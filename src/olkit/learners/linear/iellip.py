@@ -93,10 +93,25 @@ class IELLIP(LinearLearner):
     _poor_score = True  # mistake-driven with a fast-decaying step: one pass fits small toy data poorly
     _parameter_constraints = {**COVARIANCE_CONSTRAINTS, "b": [PROBABILITY_OPEN], "c": [PROBABILITY_OPEN]}
 
-    def __init__(self, a=1.0, b=0.3, c=0.1, covariance="full", compat="none", *, shuffle=True, random_state=None):
+    def __init__(
+        self,
+        a=1.0,
+        b=0.3,
+        c=0.1,
+        covariance="full",
+        compat="none",
+        *,
+        fit_intercept=False,
+        intercept_scaling=1.0,
+        shuffle=True,
+        random_state=None,
+    ):
         self.b = b
         self.c = c
-        self._set_linear_params(a, covariance, compat, shuffle, random_state)
+        self._set_linear_params(a, covariance, compat)
+        self._set_options(
+            fit_intercept=fit_intercept, intercept_scaling=intercept_scaling, shuffle=shuffle, random_state=random_state
+        )
 
     def _rule_params(self):
         return rule_params(IELLIPParams, b=self.b)

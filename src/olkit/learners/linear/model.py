@@ -39,6 +39,20 @@ COVARIANCES = ("full", "diagonal")
 LinearState = namedtuple("LinearState", ["prm", "fst", "cnt"])
 
 
+def with_constant_column(X, c):
+    """CSR X with a last column of constant c (sorted indices kept: the new index is the largest)."""
+    n, d = X.shape
+    indptr = X.indptr.astype(np.int64) + np.arange(n + 1, dtype=np.int64)
+    indices = np.empty(X.nnz + n, dtype=np.int64)
+    data = np.empty(X.nnz + n)
+    last = indptr[1:] - 1  # each row's new entry is its last
+    keep = np.ones(X.nnz + n, dtype=bool)
+    keep[last] = False
+    indices[keep], data[keep] = X.indices, X.data
+    indices[last], data[last] = d, c
+    return sp.csr_matrix((data, indices, indptr), shape=(n, d + 1))
+
+
 def covariance_bytes(n_outputs, n_features):
     return 8 * n_outputs * n_features * n_features
 
@@ -68,11 +82,26 @@ class LinearModel:
     covariance : None (first-order), "full" or "diagonal"; a : initial covariance a·I.
     diag_mode : diagonal update form (0 inverse form, 1 NHERD "exact", 2 NHERD "drop").
     libol : count LIBOL's triggered rounds as updates.
+    intercept : c > 0: the rows get a constant last feature c (``fit_intercept``, docs/algorithms/options.md); the
+        model has n_features + 1 weights per output. 0: none.
     """
 
     def __init__(
-        self, rule, prm, n_features, n_outputs, covariance=None, a=1.0, aux=0.0, diag_mode=0, libol=False, algorithm=""
+        self,
+        rule,
+        prm,
+        n_features,
+        n_outputs,
+        covariance=None,
+        a=1.0,
+        aux=0.0,
+        diag_mode=0,
+        libol=False,
+        algorithm="",
+        intercept=0.0,
     ):
+        self.intercept = float(intercept)
+        n_features += self.intercept != 0.0
         cov = {None: NO_COV, "full": FULL, "diagonal": DIAGONAL}[covariance]
         if cov == FULL:
             need = covariance_bytes(n_outputs, n_features)
@@ -109,15 +138,19 @@ class LinearModel:
         self.fs = np.zeros(n_outputs)
 
     # ---- the protocol's hooks ---------------------------------------------------------------------
-    @staticmethod
-    def engine_input(X):
-        """The stream as CSR (float64, sorted indices); dense rows become rows with every index."""
+    def engine_input(self, X):
+        """The stream as CSR (float64, sorted indices); dense rows become rows with their non-zeros. With an
+        intercept every row gets the constant c as its last feature (once: rows that already have the model's
+        width are engine input already)."""
         if sp.issparse(X):
             X = X.tocsr()
             if not X.has_sorted_indices:
                 X = X.sorted_indices()
+        else:
+            X = sp.csr_matrix(np.asarray(X, dtype=np.float64))
+        if self.intercept == 0.0 or X.shape[1] == self.W.shape[0]:
             return X
-        return sp.csr_matrix(np.asarray(X, dtype=np.float64))
+        return with_constant_column(X, self.intercept)
 
     def learn_block(self, X, y_internal, order, start, stop, scores, mistakes):
         st = self.state

@@ -83,9 +83,23 @@ class NAROW(LinearLearner):
     _rule = NAROW_RULE
     _parameter_constraints = {**COVARIANCE_CONSTRAINTS, "b": [POSITIVE]}
 
-    def __init__(self, b=1.0, a=1.0, covariance="full", compat="none", *, shuffle=True, random_state=None):
+    def __init__(
+        self,
+        b=1.0,
+        a=1.0,
+        covariance="full",
+        compat="none",
+        *,
+        fit_intercept=False,
+        intercept_scaling=1.0,
+        shuffle=True,
+        random_state=None,
+    ):
         self.b = b
-        self._set_linear_params(a, covariance, compat, shuffle, random_state)
+        self._set_linear_params(a, covariance, compat)
+        self._set_options(
+            fit_intercept=fit_intercept, intercept_scaling=intercept_scaling, shuffle=shuffle, random_state=random_state
+        )
 
     def _rule_params(self):
         return rule_params(NAROWParams, b=self.b)

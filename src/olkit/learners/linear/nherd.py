@@ -106,11 +106,24 @@ class NHERD(LinearLearner):
     _parameter_constraints = {**COVARIANCE_CONSTRAINTS, "C": [POSITIVE], "diagonal": [Options(tuple(NHERD_DIAGONALS))]}
 
     def __init__(
-        self, C=1.0, a=1.0, covariance="full", diagonal="project", compat="none", *, shuffle=True, random_state=None
+        self,
+        C=1.0,
+        a=1.0,
+        covariance="full",
+        diagonal="project",
+        compat="none",
+        *,
+        fit_intercept=False,
+        intercept_scaling=1.0,
+        shuffle=True,
+        random_state=None,
     ):
         self.C = C
         self.diagonal = diagonal
-        self._set_linear_params(a, covariance, compat, shuffle, random_state)
+        self._set_linear_params(a, covariance, compat)
+        self._set_options(
+            fit_intercept=fit_intercept, intercept_scaling=intercept_scaling, shuffle=shuffle, random_state=random_state
+        )
 
     def _rule_params(self):
         return rule_params(NHERDParams, C=self.C)

@@ -160,8 +160,21 @@ class SOP(LinearLearner):
     _multiclass = False
     _parameter_constraints = COVARIANCE_CONSTRAINTS
 
-    def __init__(self, a=1.0, covariance="full", compat="none", *, shuffle=True, random_state=None):
-        self._set_linear_params(a, covariance, compat, shuffle, random_state)
+    def __init__(
+        self,
+        a=1.0,
+        covariance="full",
+        compat="none",
+        *,
+        fit_intercept=False,
+        intercept_scaling=1.0,
+        shuffle=True,
+        random_state=None,
+    ):
+        self._set_linear_params(a, covariance, compat)
+        self._set_options(
+            fit_intercept=fit_intercept, intercept_scaling=intercept_scaling, shuffle=shuffle, random_state=random_state
+        )
 
     def _linear_spec(self):
         # A⁻¹ starts at I/a: the model's covariance slot holds A⁻¹
