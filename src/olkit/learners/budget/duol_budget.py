@@ -28,7 +28,7 @@ Slow reference: tests/reference/duol_budget.py (``run_reference``).
 """
 
 import math
-from typing import NamedTuple
+from typing import ClassVar, NamedTuple
 
 from ..._compile import njit_helper
 from ...params import NON_NEGATIVE, POSITIVE, Interval, Options
@@ -210,7 +210,7 @@ class DUOLBudget(BudgetLearner):
     _update = staticmethod(duol_budget_update)
     _update_gate = staticmethod(duol_gate)
     _gram = "cache"
-    _kernel_data = ("binary",)
+    _kernel_data: ClassVar[tuple[str, ...]] = ("binary",)
     _parameter_constraints = {
         "B": [BUDGET],
         "C": [POSITIVE, None],
