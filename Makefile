@@ -45,6 +45,7 @@ reproduce: $(STAMP)
 	$(PY) -m olkit.experiment.reproduce experiments/scw_table3.toml
 	$(PY) -m olkit.experiment.reproduce experiments/duol_multiclass.toml
 	$(PY) -m olkit.experiment.reproduce experiments/ahpatron_table2.toml
+	$(PY) -m olkit.experiment.reproduce experiments/duol_budget.toml
 
 bench: $(STAMP)
 	$(PY) -m pip install --quiet -e ".[bench]" || true

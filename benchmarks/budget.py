@@ -50,7 +50,7 @@ def _learner_lists():
 LEARNERS, UNBUDGETED = _learner_lists()
 """Every budget-family learner (tests/test_benchmark_lists.py checks none is missing) and the unbudgeted ones
 (``B`` unset by default: no flat-time claim, |S| grows with T), derived from the registry."""
-BOUND_TARGET = ("ahpatron", "forgetron", "rbp", "bogd", "bogd++")
+BOUND_TARGET = ("ahpatron", "forgetron", "rbp", "bogd", "bogd++", "duol-budget")
 """A selection: the learners with a ratio-to-bound target (≤ 2: one kernel row per example, no more)."""
 LONG = ("ahpatron", "bogd", "fogd", "nogd")
 """A selection: the learners also run on ijcnn1 x10 (1.4 M examples) to show memory flat in T."""

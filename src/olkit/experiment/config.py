@@ -33,6 +33,8 @@ def paper_table(config):
     """The paper's rows for the config's datasets: :func:`paper_values` of ``config["paper"]``, plus a row
     for each dataset that ``paper_datasets`` maps to a paper dataset (e.g. ``mitface-histeq`` shown beside
     the paper's MITFace row, like ``mitface``)."""
+    if not config.get("paper"):  # a comparative page of our own numbers (no paper table)
+        return {}
     paper = paper_values(config["paper"])
     for ours, theirs in config.get("paper_datasets", {}).items():
         if theirs in paper:
@@ -150,12 +152,12 @@ def validate_config(config, source=None):
     ``fit``'s ``shuffle`` and ``random_state`` are unknown keys here (the runs follow the config's orderings)."""
     from ..registry import get, names
 
-    for key in ("title", "paper", "datasets", "algorithms"):
+    for key in ("title", "datasets", "algorithms"):
         if key not in config:
             raise ConfigError(f"missing key {key!r}", source)
     _unknown([k for k in config if _section(k) is None], CONFIG_KEYS, "", source)
-    try:
-        paper = paper_values(config["paper"])
+    try:  # without ``paper`` the page compares our own runs only (e.g. an algorithm no paper has run)
+        paper = paper_values(config["paper"]) if "paper" in config else {}
     except (FileNotFoundError, ModuleNotFoundError):
         raise ConfigError(f"paper = {config['paper']!r}: no such paper table", source) from None
     mapped = config.get("paper_datasets", {})

@@ -41,7 +41,12 @@ def dataset_section(doc, paper, fig_rel, config):
     if config.get("count") == "budget":  # budgeted learners: B|D beside the paper's (budget_report)
         not_run = {**not_run_reasons(config), **{r["algorithm"]: "failed, see below" for r in doc.get("failed", [])}}
         return budget_dataset_section(
-            doc, paper, paper_values(config["paper"], meta=True), config, not_run, len(doc["results"][0]["runs"])
+            doc,
+            paper,
+            paper_values(config["paper"], meta=True) if config.get("paper") else {},
+            config,
+            not_run,
+            len(doc["results"][0]["runs"]),
         )
     count = config.get("count", "n_sv")
     label = COUNT_LABELS[count]

@@ -273,7 +273,7 @@ class BudgetLearner(KernelLearner):
     for w8a and a9a).
     """
 
-    _kernel_data = ("binary", "multiclass")
+    _kernel_data: ClassVar[tuple[str, ...]] = ("binary", "multiclass")
     _parameter_constraints = {"B": [BUDGET], "seed": [SEED]}
 
     def _multiclass_model(self):

@@ -1,0 +1,146 @@
+"""Slow, literal reference of budgeted DUOL (docs/algorithms/duol-budget.md), binary data.
+
+Written from the text of the page (its update rule and removal sections), not from olkit's code; nothing here
+imports olkit. One plain loop over the stream, the support set kept in **arrival order** (a new SV goes last,
+a removal deletes its entry, the others keep their order):
+
+    f(x_t) = Σ_i γ_i y_i κ(x_i, x_t)  →  predict / count  →  DUOL's round  →  if |S| > B, one removal.
+
+DUOL's round (docs/algorithms/duol.md#update-rule) with the page's tie rule: the auxiliary example is, among the
+candidates F_i ≤ 1 + tol, the one with w_i = y_i y_t κ(x_i, x_t) ≤ w_min + tol·|w_min| that arrived *last*; problem
+(1) is solved by enumeration (``reference.kernel_binary.box_qp_enumerate``). The removal excludes the new SV and,
+after a double update, the auxiliary SV; ``oldest`` takes the first remaining SV in arrival order, the other
+rules the first (oldest) whose key is within tol·|min| of the smallest key:
+
+* ``smallest``: γ_i √κ(x_i, x_i);
+* ``margin``: −(F_i − γ_i κ(x_i, x_i));
+* ``dual``: γ_i (1 − F_i + ½ γ_i κ(x_i, x_i)).
+
+Before the removal every cached margin loses the removed term, F_i −= y_i γ_r y_r κ(x_i, x_r).
+
+Kernel values: the T×T table of ``reference.budget.gram`` (integer features: exact squared distances). Scores are
+exact sums (``math.fsum``), as in ``reference.budget``. Asserted every round: |S| ≤ B; every cached margin equals
+y_i f(x_i) recomputed from the stored model (to 1e-9); 0 ≤ γ_i ≤ C.
+"""
+
+import math
+
+import numpy as np
+
+from .budget import BudgetRef, gram
+from .kernel_binary import box_qp_enumerate
+
+REMOVALS = ("oldest", "smallest", "margin", "dual")
+
+
+def run_reference(X, y, *, sigma, B=600, C=5.0, rho=0.0, tol=1e-9, removal="oldest"):
+    """Budgeted DUOL on the stream X (dense), y ∈ {−1, +1}; returns a :class:`reference.budget.BudgetRef`."""
+    assert removal in REMOVALS
+    X = np.asarray(X, float)
+    y = np.asarray(y).astype(int)
+    assert set(np.unique(y)) <= {-1, 1}
+    G = gram(X, sigma)
+    T = len(y)
+    pts, gam, F = [], [], []  # arrival order: stream position, weight γ_i ≥ 0, cached margin F_i = y_i f(x_i)
+    flags, scores = [], []
+    n_updates = n_double = n_strong = n_weak = n_removed = 0
+    ev = dict.fromkeys(["removals", "aux_kept", "double", "ties"], 0)
+    max_sv = 0
+    for t in range(T):
+        yt, kt = int(y[t]), G[t, t]
+        f = math.fsum(g * y[p] * G[p, t] for g, p in zip(gam, pts))
+        scores.append(f)
+        mistake = (1 if f >= 0 else -1) != yt
+        flags.append(int(mistake))
+        loss = 1.0 - yt * f
+        if loss <= tol or kt <= 1e-12:
+            continue
+        # auxiliary example: the last-arrived tied minimiser among the candidates F_i ≤ 1 + tol
+        w = [y[p] * yt * G[p, t] for p in pts]
+        cand = [j for j in range(len(pts)) if F[j] <= 1.0 + tol]
+        b = None
+        w_min = math.inf
+        if cand:
+            w_min = min(w[j] for j in cand)
+            bound = w_min + tol * abs(w_min) if abs(w_min) < math.inf else w_min
+            tied = [j for j in cand if w[j] <= bound]
+            ev["ties"] += len(tied) > 1
+            b = tied[-1]
+        double = b is not None and w_min <= -rho
+        pts.append(t)
+        gam.append(0.0)
+        F.append(yt * f)
+        if double:
+            pb = pts[b]
+            yb, kb = int(y[pb]), G[pb, pb]
+            w_ab = yt * yb * G[t, pb]
+            gb_hat, Fb = gam[b], F[b]
+            ga, d = box_qp_enumerate(loss, 1.0 - Fb, kt, kb, w_ab, 0.0, C, -gb_hat, C - gb_hat)
+            gam[-1] = ga
+            gam[b] = gb_hat + d
+            for j, p in enumerate(pts):
+                F[j] += y[p] * yt * ga * G[p, t] + y[p] * yb * d * G[p, pb]
+            n_double += 1
+            ev["double"] += 1
+            if mistake:
+                if w_ab <= -rho and Fb <= 0.0 and C >= gb_hat + 1.0 / (1.0 - rho):
+                    n_strong += 1
+                elif w_ab <= -rho and Fb <= 1.0 + tol and C >= gb_hat + rho:
+                    n_weak += 1
+        else:
+            gt = min(C, loss / kt)
+            gam[-1] = gt
+            for j, p in enumerate(pts):
+                F[j] += y[p] * yt * gt * G[p, t]
+        n_updates += 1
+        if len(pts) > B:
+            new = len(pts) - 1
+            others = [j for j in range(len(pts)) if j != new and not (double and j == b)]
+            if removal == "oldest":
+                r = others[0]
+            else:
+                keys = {}
+                for j in others:
+                    g, kj = gam[j], G[pts[j], pts[j]]
+                    if removal == "smallest":
+                        keys[j] = g * math.sqrt(kj)
+                    elif removal == "margin":
+                        keys[j] = -(F[j] - g * kj)
+                    else:
+                        keys[j] = g * (1.0 - F[j] + 0.5 * g * kj)
+                k_min = min(keys.values())
+                bound = k_min + tol * abs(k_min)
+                r = next(j for j in others if keys[j] <= bound)
+            ev["aux_kept"] += double and others[0] != 0 and b == 0  # the oldest was the auxiliary SV, kept
+            pr, ar = pts[r], gam[r] * y[pts[r]]
+            for j, p in enumerate(pts):
+                F[j] -= y[p] * ar * G[p, pr]
+            for lst in (pts, gam, F):
+                del lst[r]
+            n_removed += 1
+            ev["removals"] += 1
+        # invariants
+        assert len(pts) <= B, (t, len(pts), B)
+        max_sv = max(max_sv, len(pts))
+        for j, p in enumerate(pts):
+            exact = y[p] * math.fsum(g * y[q] * G[q, p] for g, q in zip(gam, pts))
+            assert abs(F[j] - exact) <= 1e-9 * max(1.0, abs(exact)), (t, j, F[j], exact)
+            assert 0.0 <= gam[j] <= C * (1 + 1e-12), (t, j, gam[j])
+    rows = [np.array([g * y[p]]) for g, p in zip(gam, pts)]
+    diag = {
+        "double_updates": n_double,
+        "strong_double_updates": n_strong,
+        "weak_double_updates": n_weak,
+        "removals": n_removed,
+    }
+    return BudgetRef(
+        np.array(flags, dtype=int),
+        np.array(scores),
+        sum(1 for g in gam if g != 0.0),
+        n_updates,
+        diag,
+        ev,
+        max_sv,
+        list(pts),
+        rows,
+    )
