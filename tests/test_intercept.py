@@ -16,12 +16,17 @@ import olkit
 from olkit import registry
 from reference import feature_maps
 from reference.budget import run_reference as budget_reference
+from reference.duol_budget import run_reference as duol_budget_reference
 from reference.kernel_binary import random_stream, run_reference
 from reference.kernel_multiclass import run_reference as multiclass_reference
 from test_budget_reference import CONFIGS as BUDGET_CONFIGS
 from test_budget_reference import MAIN as BUDGET_MAIN
 from test_budget_reference import SIGMA as BUDGET_SIGMA
 from test_budget_reference import check_run, make_stream
+from test_duol_budget import CONFIGS as DUOL_BUDGET_CONFIGS
+from test_duol_budget import SIGMA as DUOL_BUDGET_SIGMA
+from test_duol_budget import check_run as check_duol_budget
+from test_duol_budget import make_stream as duol_budget_stream
 from test_kernel_multiclass_reference import CONFIGS as MC_CONFIGS
 from test_kernel_multiclass_reference import MAIN as MC_MAIN
 from test_kernel_multiclass_reference import SIGMA as MC_SIGMA
@@ -144,6 +149,16 @@ def test_budget_intercept_matches_reference(cid, kind, seed):
     clf = olkit.make(name, sigma=BUDGET_SIGMA, **params, **INTERCEPT)
     res = olkit.evaluate_online(clf, X, y)
     check_run(clf, res, ref)
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("cid", list(DUOL_BUDGET_CONFIGS))
+def test_duol_budget_intercept_matches_reference(cid, seed):
+    X, y = duol_budget_stream(seed)
+    ref = duol_budget_reference(X, y, sigma=DUOL_BUDGET_SIGMA, **DUOL_BUDGET_CONFIGS[cid], **INTERCEPT)
+    clf = olkit.make("duol-budget", sigma=DUOL_BUDGET_SIGMA, **DUOL_BUDGET_CONFIGS[cid], **INTERCEPT)
+    res = olkit.evaluate_online(clf, X, y)
+    check_duol_budget(clf, res, ref)
 
 
 @pytest.mark.parametrize("K", [2, 4])

@@ -33,13 +33,15 @@ from .kernel_binary import box_qp_enumerate
 REMOVALS = ("oldest", "smallest", "margin", "dual")
 
 
-def run_reference(X, y, *, sigma, B=600, C=5.0, rho=0.0, tol=1e-9, removal="oldest"):
+def run_reference(
+    X, y, *, sigma, B=600, C=5.0, rho=0.0, tol=1e-9, removal="oldest", fit_intercept=False, intercept_scaling=1.0
+):
     """Budgeted DUOL on the stream X (dense), y ∈ {−1, +1}; returns a :class:`reference.budget.BudgetRef`."""
     assert removal in REMOVALS
     X = np.asarray(X, float)
     y = np.asarray(y).astype(int)
     assert set(np.unique(y)) <= {-1, 1}
-    G = gram(X, sigma)
+    G = gram(X, sigma) + (float(intercept_scaling) ** 2 if fit_intercept else 0.0)  # κ + c² (options.md)
     T = len(y)
     pts, gam, F = [], [], []  # arrival order: stream position, weight γ_i ≥ 0, cached margin F_i = y_i f(x_i)
     flags, scores = [], []

@@ -232,6 +232,8 @@ class DUOLBudget(BudgetLearner):
         coef0=1.0,
         compat="none",
         *,
+        fit_intercept=False,
+        intercept_scaling=1.0,
         shuffle=True,
         random_state=None,
     ):
@@ -240,12 +242,15 @@ class DUOLBudget(BudgetLearner):
         self.rho = rho
         self.removal = removal
         self.tol = tol
-        self._set_kernel_params(kernel, sigma, degree, coef0, compat, shuffle, random_state)
+        self._set_kernel_params(kernel, sigma, degree, coef0, compat)
+        self._set_options(
+            fit_intercept=fit_intercept, intercept_scaling=intercept_scaling, shuffle=shuffle, random_state=random_state
+        )
 
     def _C(self):
         return paper_C(self)
 
-    def resolved_params(self):
+    def _resolved_params(self):
         return {**self._algorithm_params(), "C": self._C()}
 
     def _rule_params(self):
