@@ -235,7 +235,7 @@ def test_list_unknown_algorithm(capsys, args, needle):
         (["run", "duoll", "pa1", "--data", "german"], "unknown algorithm 'duoll'; did you mean 'duol'?"),
         (
             ["run", "pa1", "--data", "german", "--set", "bogus=1"],
-            "'bogus' belong to none of pa1; valid parameters: C, coef0, compat, degree, fit_intercept, "
+            "'bogus' belong to none of pa1; valid parameters: C, average, coef0, compat, degree, fit_intercept, "
             "intercept_scaling, kernel, sigma",
         ),
         (["run", "pa1", "--data", "german", "--set", "C=-1"], "C must be a number > 0"),

@@ -51,13 +51,13 @@ random_state : None, int >= 0 or numpy.random.RandomState, default None
 """The numpydoc text of :data:`FIT_ORDER_PARAMS`, written once: ``OnlineClassifier._complete_docstring``
 appends it to the Parameters section of every registered learner's docstring."""
 
-MODEL_OPTIONS = ("fit_intercept", "intercept_scaling")
+MODEL_OPTIONS = ("fit_intercept", "intercept_scaling", "average")
 """Options every learner has beyond its paper's rule (docs/algorithms/options.md). Their defaults give the
 paper's learner, so every held result stands; they change the model, so they are parameters of the algorithm
 (recorded with the model, ``set_params`` after fit refused), but the registry's listings (``olkit list``,
 ``Spec.defaults``) leave them out and ``resolved_params`` (the run JSON) shows only those set to another value."""
 
-MODEL_OPTIONS_DEFAULTS = {"fit_intercept": False, "intercept_scaling": 1.0}
+MODEL_OPTIONS_DEFAULTS = {"fit_intercept": False, "intercept_scaling": 1.0, "average": False}
 
 MODEL_OPTIONS_DOC = """\
 fit_intercept : bool, default False
@@ -68,6 +68,11 @@ fit_intercept : bool, default False
     kernel κ(x, z) + c² (docs/algorithms/options.md#fit_intercept).
 intercept_scaling : float in (0, 1e100], default 1
     c, the value of the constant feature; the bias learns at the rate c² relative to the weights.
+average : bool or int >= 0, default False
+    ``predict`` and ``decision_function`` use the averaged model, the mean of the models after each round
+    (scikit-learn's ``average``): True averages from the first example, an int n from the n-th example
+    seen on (0 and False: no average, the last model). The online mistake rate is always the last
+    model's (the protocol's predict-then-update). docs/algorithms/options.md#average.
 """
 """The numpydoc text of :data:`MODEL_OPTIONS`, written once and added to every registered learner's docstring."""
 
@@ -313,13 +318,24 @@ class OnlineClassifier:
         """The parameters of the algorithm: all but :data:`FIT_ORDER_PARAMS` (what the registry lists)."""
         return [name for name in cls._get_param_names() if name not in FIT_ORDER_PARAMS]
 
-    def _set_options(self, fit_intercept, intercept_scaling, shuffle, random_state):
+    def _set_options(self, fit_intercept, intercept_scaling, average, shuffle, random_state):
         """Store the options every learner has (:data:`MODEL_OPTIONS`, :data:`FIT_ORDER_PARAMS`; called by each
         learner's __init__)."""
         self.fit_intercept = fit_intercept
         self.intercept_scaling = intercept_scaling
+        self.average = average
         self.shuffle = shuffle
         self.random_state = random_state
+
+    def _average_start(self):
+        """The example count from which the average runs (1 for ``average=True``), or 0: no average."""
+        if self.average is True:
+            return 1
+        return int(self.average or 0)
+
+    def _averages(self):
+        """Whether this learner, with its parameters, keeps an averaged model (docs/algorithms/options.md#average)."""
+        return False
 
     def _intercept_constant(self):
         """c, the constant of the bias term, or 0.0 without one (``fit_intercept=False``)."""
@@ -392,6 +408,11 @@ class OnlineClassifier:
         "fit_intercept": [BOOLEAN],
         "intercept_scaling": [
             Interval(0, 1e100, closed="right", why="c² is added to kernel values and must stay finite")
+        ],
+        # a learner without an averaged model (docs/algorithms/options.md#average) accepts only "no average"
+        "average": [
+            lambda self: BOOLEAN if self._averages() else Options((False,)),
+            lambda self: Interval(0, 2**62, integer=True) if self._averages() else Options((0,)),
         ],
         "shuffle": [BOOLEAN],
         "random_state": RANDOM_STATE,

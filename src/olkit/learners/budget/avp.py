@@ -126,6 +126,7 @@ class AVP(BudgetLearner):
         *,
         fit_intercept=False,
         intercept_scaling=1.0,
+        average=False,
         shuffle=True,
         random_state=None,
     ):
@@ -134,7 +135,11 @@ class AVP(BudgetLearner):
         self.epsilon = epsilon
         self._set_kernel_params(kernel, sigma, degree, coef0, compat)
         self._set_options(
-            fit_intercept=fit_intercept, intercept_scaling=intercept_scaling, shuffle=shuffle, random_state=random_state
+            fit_intercept=fit_intercept,
+            intercept_scaling=intercept_scaling,
+            average=average,
+            shuffle=shuffle,
+            random_state=random_state,
         )
 
     def _lam(self):

@@ -421,6 +421,7 @@ class FOGD(OnlineClassifier):
         *,
         fit_intercept=False,
         intercept_scaling=1.0,
+        average=False,
         shuffle=True,
         random_state=None,
     ):
@@ -431,7 +432,11 @@ class FOGD(OnlineClassifier):
         self.seed = seed
         self.compat = compat
         self._set_options(
-            fit_intercept=fit_intercept, intercept_scaling=intercept_scaling, shuffle=shuffle, random_state=random_state
+            fit_intercept=fit_intercept,
+            intercept_scaling=intercept_scaling,
+            average=average,
+            shuffle=shuffle,
+            random_state=random_state,
         )
 
     # ---- state -------------------------------------------------------------------------------------

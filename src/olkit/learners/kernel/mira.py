@@ -162,6 +162,7 @@ class MIRA(KernelLearner):
         *,
         fit_intercept=False,
         intercept_scaling=1.0,
+        average=False,
         shuffle=True,
         random_state=None,
     ):
@@ -169,7 +170,11 @@ class MIRA(KernelLearner):
         self.update = update
         self._set_kernel_params(kernel, sigma, degree, coef0, compat)
         self._set_options(
-            fit_intercept=fit_intercept, intercept_scaling=intercept_scaling, shuffle=shuffle, random_state=random_state
+            fit_intercept=fit_intercept,
+            intercept_scaling=intercept_scaling,
+            average=average,
+            shuffle=shuffle,
+            random_state=random_state,
         )
 
     def _rule_params(self):

@@ -128,6 +128,7 @@ class OnlineSVM(KernelLearner):
         *,
         fit_intercept=False,
         intercept_scaling=1.0,
+        average=False,
         shuffle=True,
         random_state=None,
     ):
@@ -137,7 +138,11 @@ class OnlineSVM(KernelLearner):
         self.max_sweeps = max_sweeps
         self._set_kernel_params(kernel, sigma, degree, coef0, compat)
         self._set_options(
-            fit_intercept=fit_intercept, intercept_scaling=intercept_scaling, shuffle=shuffle, random_state=random_state
+            fit_intercept=fit_intercept,
+            intercept_scaling=intercept_scaling,
+            average=average,
+            shuffle=shuffle,
+            random_state=random_state,
         )
 
     _parameter_constraints = {

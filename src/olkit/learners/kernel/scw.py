@@ -89,6 +89,7 @@ class _SCWBase(KernelLearner):
         *,
         fit_intercept=False,
         intercept_scaling=1.0,
+        average=False,
         shuffle=True,
         random_state=None,
     ):
@@ -98,7 +99,11 @@ class _SCWBase(KernelLearner):
         self.covariance = covariance
         self._set_kernel_params(kernel, sigma, degree, coef0, compat)
         self._set_options(
-            fit_intercept=fit_intercept, intercept_scaling=intercept_scaling, shuffle=shuffle, random_state=random_state
+            fit_intercept=fit_intercept,
+            intercept_scaling=intercept_scaling,
+            average=average,
+            shuffle=shuffle,
+            random_state=random_state,
         )
 
     @property
@@ -210,6 +215,7 @@ class SCW1(_SCWBase):
         *,
         fit_intercept=False,
         intercept_scaling=1.0,
+        average=False,
         shuffle=True,
         random_state=None,
     ):
@@ -225,6 +231,7 @@ class SCW1(_SCWBase):
             compat,
             fit_intercept=fit_intercept,
             intercept_scaling=intercept_scaling,
+            average=average,
             shuffle=shuffle,
             random_state=random_state,
         )
@@ -276,6 +283,7 @@ class SCW2(_SCWBase):
         *,
         fit_intercept=False,
         intercept_scaling=1.0,
+        average=False,
         shuffle=True,
         random_state=None,
     ):
@@ -291,6 +299,7 @@ class SCW2(_SCWBase):
             compat,
             fit_intercept=fit_intercept,
             intercept_scaling=intercept_scaling,
+            average=average,
             shuffle=shuffle,
             random_state=random_state,
         )

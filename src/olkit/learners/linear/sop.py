@@ -168,12 +168,17 @@ class SOP(LinearLearner):
         *,
         fit_intercept=False,
         intercept_scaling=1.0,
+        average=False,
         shuffle=True,
         random_state=None,
     ):
         self._set_linear_params(a, covariance, compat)
         self._set_options(
-            fit_intercept=fit_intercept, intercept_scaling=intercept_scaling, shuffle=shuffle, random_state=random_state
+            fit_intercept=fit_intercept,
+            intercept_scaling=intercept_scaling,
+            average=average,
+            shuffle=shuffle,
+            random_state=random_state,
         )
 
     def _linear_spec(self):
