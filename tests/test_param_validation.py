@@ -27,11 +27,11 @@ y = np.where(X[:, 0] > 0, 1, -1)
 
 
 def resolve(constraint, learner):
-    """A declared constraint as an Interval / Options / InstanceOf / None (callables depend on the other
-    parameters)."""
-    if constraint is None or isinstance(constraint, (Interval, Options, InstanceOf)):
-        return constraint
-    return constraint(learner)
+    """A declared constraint as a list of Interval / Options / InstanceOf / None (callables depend on the learner
+    or the other parameters, and may give several)."""
+    if not (constraint is None or isinstance(constraint, (Interval, Options, InstanceOf))):
+        constraint = constraint(learner)
+    return constraint if isinstance(constraint, list) else [constraint]
 
 
 def accepted_by(constraints, value):
@@ -96,7 +96,7 @@ def cases():
     out = []
     for name, param in constrained_parameters():
         learner = registry.get(name)()
-        declared = [resolve(c, learner) for c in registry.get(name)._all_constraints()[param]]
+        declared = [r for c in registry.get(name)._all_constraints()[param] for r in resolve(c, learner)]
         if None not in declared:
             out.append((name, param, None))
         for constraint in declared:
@@ -111,7 +111,7 @@ CASES = cases()
 
 def expected_message_parts(name, param, bad):
     learner = registry.get(name)()
-    declared = [resolve(c, learner) for c in registry.get(name)._all_constraints()[param]]
+    declared = [r for c in registry.get(name)._all_constraints()[param] for r in resolve(c, learner)]
     what = ", or ".join("None" if c is None else str(c) for c in declared)
     return [f"{name}: ", f"{param}={bad!r}", f"{param} must be {what}"]
 
@@ -171,8 +171,9 @@ def test_defaults_and_declared_values_are_accepted(name):
         if param not in cls._get_param_names():  # inherited from a base class, not a parameter here
             continue
         for constraint in constraints:
-            for value in good_values(resolve(constraint, learner)):
-                olkit.make(name, **{param: value})
+            for resolved in resolve(constraint, learner):
+                for value in good_values(resolved):
+                    olkit.make(name, **{param: value})
 
 
 @pytest.mark.parametrize("name", registry.names())
@@ -203,7 +204,7 @@ def cli_cases():
     out = []
     for name, param in constrained_parameters():
         learner = registry.get(name)()
-        declared = [resolve(c, learner) for c in registry.get(name)._all_constraints()[param]]
+        declared = [r for c in registry.get(name)._all_constraints()[param] for r in resolve(c, learner)]
         if not accepted_by(declared, "abc"):
             out.append((name, param))
     return out

@@ -135,7 +135,7 @@ def test_file_holds_no_pickle(tmp_path):
         arrays = {key: npz[key] for key in npz.files}
     assert all(a.dtype != object for a in arrays.values())
     header = header_of(path)
-    assert header["format"] == "olkit-model" and header["format_version"] == 2
+    assert header["format"] == "olkit-model" and header["format_version"] == 3
     assert header["algorithm"] == "duol" and header["classes"] == {
         "kind": "int",
         "dtype": arrays["classes_"].dtype.str,
@@ -185,9 +185,9 @@ def test_refuses_foreign_files(tmp_path):
 
 def test_refuses_newer_format(saved):
     header = header_of(saved)
-    header["format_version"] = 3
+    header["format_version"] = 4
     rewrite(saved, header)
-    with pytest.raises(ValueError, match=r"m\.npz: .*format version 3 is not readable.*reads version 2"):
+    with pytest.raises(ValueError, match=r"m\.npz: .*format version 4 is not readable.*reads version 3"):
         olkit.load(saved)
 
 
@@ -198,6 +198,17 @@ def test_refuses_the_format_with_positional_rule_parameters(saved):
     header["format_version"] = 1
     rewrite(saved, header)
     with pytest.raises(ValueError, match=r"m\.npz: .*format version 1 .* no longer read .*fit the model again"):
+        olkit.load(saved)
+
+
+def test_refuses_the_format_without_averages(saved):
+    """Format 2 had no averaged models (a linear model's state was smaller): refused with what to do."""
+    header = header_of(saved)
+    header["format_version"] = 2
+    rewrite(saved, header)
+    with pytest.raises(
+        ValueError, match=r"m\.npz: .*format version 2 .*averaged.* no longer read .*fit the model again"
+    ):
         olkit.load(saved)
 
 

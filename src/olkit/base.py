@@ -411,8 +411,13 @@ class OnlineClassifier:
         ],
         # a learner without an averaged model (docs/algorithms/options.md#average) accepts only "no average"
         "average": [
-            lambda self: BOOLEAN if self._averages() else Options((False,)),
-            lambda self: Interval(0, 2**62, integer=True) if self._averages() else Options((0,)),
+            lambda self: (
+                [BOOLEAN, Interval(0, 2**62, integer=True)]
+                if self._averages()
+                else [
+                    Options((False, 0), why="this learner keeps no averaged model: docs/algorithms/options.md#average")
+                ]
+            )
         ],
         "shuffle": [BOOLEAN],
         "random_state": RANDOM_STATE,
@@ -447,11 +452,6 @@ class OnlineClassifier:
         which :func:`olkit.save` always wrote as they were at fit). A subclass that adds its own steps calls
         this first."""
         record = getattr(self, "_state_params", None)
-        if isinstance(record, tuple) and all(isinstance(p, tuple) and len(p) == 2 for p in record):
-            names = {p[0] for p in record}  # a file written before the model options existed: their defaults
-            missing = [(k, v) for k, v in MODEL_OPTIONS_DEFAULTS.items() if k not in names]
-            if missing and not any(k in names for k in MODEL_OPTIONS_DEFAULTS):
-                record = self._state_params = tuple(sorted(record + tuple(missing)))
         if record is None:
             self._state_params = self._params_record()
         elif not (

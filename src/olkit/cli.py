@@ -387,7 +387,14 @@ def build_parser():
         "verify their SHA-256 and say where they went",
     )
     # issue 10: models on disk (olkit.persist)
-    train = sub.add_parser("train", help="one online pass in file order over a dataset, then save the model")
+    train = sub.add_parser(
+        "train",
+        help="one online pass in file order over a dataset, then save the model",
+        description="One online pass in file order over a dataset, then save the model. For a model to deploy: "
+        "--set fit_intercept=true learns a bias (the papers' learners have none; use it when the classes are not "
+        "centred around the origin, e.g. data with all-zero rows), and --set average=true makes the saved model "
+        "predict with the average of its models over the pass (docs/algorithms/options.md).",
+    )
     train.add_argument(
         "algorithm",
         nargs="?",
@@ -945,7 +952,7 @@ def _constraint_words(spec, param):
     if constraints is None:
         return "(no declared constraint)"
     learner = spec.cls()
-    words = _describe([_resolve(c, learner) for c in constraints])
+    words = _describe([r for c in constraints for r in _resolve(c, learner)])
     dynamic = any(callable(c) and not isinstance(c, (Interval, Options)) for c in constraints)
     return words + (" (at the defaults; depends on the other parameters)" if dynamic else "")
 

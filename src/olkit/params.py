@@ -12,7 +12,8 @@ Constraints:
 * :class:`Options` — one of a fixed set of values (strings, booleans).
 * :class:`InstanceOf` — an instance of a type (a ``numpy.random.RandomState`` as ``random_state``).
 * ``None`` — the value None (a default resolved from other parameters, e.g. DUOL's C).
-* a callable ``learner -> Options`` — choices that depend on the other parameters (``compat``).
+* a callable ``learner -> constraint`` (or a list of them) — choices that depend on the learner or the other
+  parameters (``compat``, ``average``).
 """
 
 import difflib
@@ -79,6 +80,8 @@ class Options:
     """One of ``values`` (compared with ==, and by type for booleans)."""
 
     values: tuple
+    why: str = ""
+    """Why only these, added to the error message."""
 
     def accepts(self, value):
         for v in self.values:
@@ -90,7 +93,8 @@ class Options:
         return False
 
     def __str__(self):
-        return "one of " + ", ".join(repr(v) for v in self.values)
+        text = "one of " + ", ".join(repr(v) for v in self.values)
+        return f"{text} ({self.why})" if self.why else text
 
 
 POSITIVE = Interval(0, None, closed="neither")
@@ -127,9 +131,10 @@ a seed 0..2**32 - 1 (the seeds numpy's RandomState takes), or a RandomState."""
 
 
 def _resolve(constraint, learner):
+    """A constraint as a list of constraints: a callable ``learner -> constraint or list`` is called."""
     if callable(constraint) and not isinstance(constraint, (Interval, Options, InstanceOf)):
-        return constraint(learner)
-    return constraint
+        constraint = constraint(learner)
+    return constraint if isinstance(constraint, list) else [constraint]
 
 
 def _describe(constraints):
@@ -139,7 +144,7 @@ def _describe(constraints):
 
 def check_value(algorithm, name, value, constraints, learner=None):
     """Raise ValueError unless ``value`` satisfies one of ``constraints``."""
-    resolved = [_resolve(c, learner) for c in constraints]
+    resolved = [r for c in constraints for r in _resolve(c, learner)]
     for c in resolved:
         if c is None:
             if value is None:

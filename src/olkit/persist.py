@@ -9,14 +9,14 @@
 >>> bool(np.array_equal(again.decision_function(X[500:]), clf.decision_function(X[500:])))
 True
 
-Format (version 1)
+Format (version 3)
 ------------------
 One ``.npz`` file (``numpy.savez_compressed``, a zip of ``.npy`` arrays), read back with
 ``numpy.load(path, allow_pickle=False)``: no pickle, no object arrays anywhere. It holds
 
 * ``__header__``: a uint8 array, the UTF-8 bytes of a JSON object::
 
-    {"format": "olkit-model", "format_version": 2, "olkit_version": "<olkit.__version__>",
+    {"format": "olkit-model", "format_version": 3, "olkit_version": "<olkit.__version__>",
      "algorithm": "duol", "params": {...get_params()...},
      "classes": {"kind": "int" | "float" | "str" | "bool", "dtype": "<i8", "values": [...]},
      "multilabel": false, "n_features_in": 24,
@@ -83,7 +83,13 @@ if TYPE_CHECKING:
     from .base import OnlineClassifier
 
 FORMAT = "olkit-model"
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
+"""3: models keep their averages (issue 24; a linear model's fst and cfg grew); 2: the rule parameters saved by
+name (issue 23)."""
+_OLDER_FORMATS = {
+    1: "olkit before the rule parameters were saved by name",
+    2: "olkit before averaged models and fit_intercept",
+}
 HEADER_KEY = "__header__"
 
 
@@ -440,9 +446,9 @@ def _read_header(zf, members):
     version = header.get("format_version")
     if not isinstance(version, int) or isinstance(version, bool):
         raise _Bad(f"unreadable format version {version!r}"[:200])
-    if 1 <= version < FORMAT_VERSION:
+    if version in _OLDER_FORMATS:
         raise _Bad(
-            f"format version {version} (olkit before the rule parameters were saved by name) is no longer read "
+            f"format version {version} ({_OLDER_FORMATS[version]}) is no longer read "
             f"by olkit {_olkit_version()}: fit the model again and save it"
         )
     if version > FORMAT_VERSION or version < 1:

@@ -344,9 +344,12 @@ class KernelLearner(PrimalHooks, OnlineClassifier):
             np.empty(0, np.int8),
         )
 
+    def _averages(self):
+        return self._primal() and self._primal_averages()
+
     def _decision(self, X):
         if self._primal():
-            return self.model_.decision(X)
+            return self._primal_decision(X)
         X = self._engine_input(X)
         kp = self._kernel_spec().params()
         n, K = self.support_.n, self.support_.n_outputs

@@ -63,9 +63,9 @@ def alma_norm(fst, gamma, alpha, m, dn2):
 
 
 class _ALMARule(PrimalRule):
-    def decision(self, model, X):
+    def decision(self, model, X, W=None):
         """ALMA scores x̂ = x/‖x‖ (not under compat="libol")."""
-        scores = super().decision(model, X)
+        scores = super().decision(model, X, W)
         if model.state.prm.libol:
             return scores
         norms = np.sqrt(np.asarray(X.multiply(X).sum(axis=1)).ravel())

@@ -48,7 +48,9 @@ class PrimalHooks:
         check_state_bytes(
             self.algorithm_name,
             lambda: f"the weights of a linear model with {K} output(s) on {width_words(X)}",
-            vector_bytes(spec["rule"], X.shape[1] + bool(self.fit_intercept), K, spec.get("covariance")),
+            vector_bytes(
+                spec["rule"], X.shape[1] + bool(self.fit_intercept), K, spec.get("covariance"), self._averaged()
+            ),
             RENUMBER,
             width=X.shape[1],
         )
@@ -57,6 +59,7 @@ class PrimalHooks:
             n_outputs=K,
             algorithm=self.algorithm_name,
             intercept=self._intercept_constant(),
+            average_start=self._average_start() if self._averages() else 0,
             **spec,
         )
         self.state_ = self.model_.state
@@ -89,11 +92,24 @@ class PrimalHooks:
                 "coef_ exists for linear models only (kernel='linear'); a kernel model has "
                 "support_vectors_ and dual_coef_"
             )
-        return self.model_.weights()[:, : self.n_features_in_]
+        return self.model_.weights(self._averaged())[:, : self.n_features_in_]
+
+    def _averaged(self):
+        """Whether predictions use the averaged model (``average`` set on a learner that keeps one)."""
+        return bool(self._average_start()) and self._averages()
+
+    def _primal_averages(self):
+        """A primal model keeps an average when its prediction is a weight vector (all but SOP's, whose rule
+        has a block function of its own)."""
+        rule = getattr(self, "_rule", None) or getattr(self, "_linear_rule", None)
+        return rule is not None and rule.block is None
+
+    def _primal_decision(self, X):
+        return self.model_.decision(X, average=self._averaged())
 
     def _primal_intercept(self):
         """b = c·w_c, the bias of the constant feature c (zeros without ``fit_intercept``), shape (K,)."""
-        W = self.model_.weights()
+        W = self.model_.weights(self._averaged())
         if W.shape[1] == self.n_features_in_:
             return np.zeros(W.shape[0])
         return self.model_.intercept * W[:, -1]
@@ -175,7 +191,10 @@ class LinearLearner(PrimalHooks, OnlineClassifier):
         self._primal_warm_up(X, y_internal)
 
     def _decision(self, X):
-        return self.model_.decision(X)
+        return self._primal_decision(X)
+
+    def _averages(self):
+        return self._primal_averages()
 
     # ---- the model -----------------------------------------------------------------------------------
     @property

@@ -41,9 +41,11 @@ from ..._compile import compile_loop, fma, njit
 from ...base import MISTAKES, SEEN, UPDATES
 
 # fst slots shared by every linear rule (see model.py): weight scale s (w = s·W), ‖w‖², covariance
-# scale, rule-specific scalar (ALMA's k, IELLIP's c_t), ‖W‖² of the stored weights as a double-double
-WSCALE, N2, CSCALE, AUX, NORM_HI, NORM_LO = 0, 1, 2, 3, 4, 5
-N_FST = 6
+# scale, rule-specific scalar (ALMA's k, IELLIP's c_t), ‖W‖² of the stored weights as a double-double, then the
+# average's bookkeeping (see :func:`begin_averaged_round`): q, the number of rounds added, and whether the
+# current model is still to be added
+WSCALE, N2, CSCALE, AUX, NORM_HI, NORM_LO, AVG_Q, AVG_N, AVG_PENDING = 0, 1, 2, 3, 4, 5, 6, 7, 8
+N_FST = 9
 
 
 class Step(NamedTuple):
@@ -65,9 +67,10 @@ TRIGGERED_NO_STEP = Step(True, 0.0, 1.0, 0.0, 0.0, 1.0)  # LIBOL's loss is posit
 NO_COV, FULL, DIAGONAL = 0, 1, 2
 DIAG_INVERSE, DIAG_SQUARED, DIAG_DROP = 0, 1, 2
 
-# cfg slots
-COV, DIAG_MODE, LIBOL = 0, 1, 2
-N_CFG = 3
+# cfg slots: covariance kind, diagonal mode, LIBOL's update count, the example count from which the model is
+# averaged (0: no average)
+COV, DIAG_MODE, LIBOL, AVG_START = 0, 1, 2, 3
+N_CFG = 4
 
 
 RESCALE_BELOW = 1e-100
@@ -108,7 +111,35 @@ def _renormalise(W, fst):
         for o in range(W.shape[1]):
             W[j, o] *= s
     fst[WSCALE] = 1.0
+    fst[AVG_Q] /= s  # the average's P + qW is unchanged (see begin_averaged_round)
     _exact_norm_reset(W, fst)
+
+
+@njit
+def begin_averaged_round(fst):
+    """The average's bookkeeping at the start of a round (docs/algorithms/options.md#average).
+
+    The sum of the averaged models Σ_t w_t (w_t = s_t W_t, the model after round t) is kept as P + q·W for the
+    stored W: a change δ of W (in any round) sets P ← P − qδ (:func:`_average_change`), a lazy rescale of s
+    changes nothing, a renormalisation (W ← sW, s ← 1) sets q ← q/s. Each round's model is added at the start
+    of the next round, q ← q + s (a pending flag; the model after the last round is added when read), so
+    that a round's own changes of W and s are all in the model it adds. The loop calls it from the
+    ``cfg[AVG_START]``-th example seen on."""
+    if fst[AVG_PENDING] != 0.0:
+        fst[AVG_Q] += fst[WSCALE]
+        fst[AVG_N] += 1.0
+    fst[AVG_PENDING] = 1.0
+
+
+@njit
+def _average_change(P, q, o, a, cov, u, idx, val, xs, lo, hi):
+    """P_o ← P_o − q δ for the change δ = a·(Σx) of the stored W_o (full covariance: δ = a·u; otherwise a·x)."""
+    if cov == FULL:
+        for j in range(P.shape[0]):
+            P[j, o] -= q * (a * u[j])
+    else:
+        for p in range(lo, hi):
+            P[idx[p], o] -= q * (a * val[p] * xs)
 
 
 @njit
@@ -217,7 +248,7 @@ def _full_cov_step(Sig, beta, kappa, u, rho):
 
 
 @njit
-def _diag_step(W, D, fst, o, sign, alpha, mode, beta, c, idx, val, xs, lo, hi, C_nherd, rho):
+def _diag_step(W, P, D, fst, o, sign, alpha, mode, beta, c, idx, val, xs, lo, hi, C_nherd, rho):
     """Diagonal covariance, class o: w_o ← w_o + sign·α Σ_o x with the old Σ, then Σ_jj for the row's
     non-zeros — the inverse form Σ_jj/(1 + c Σ_jj x_j²), or NHERD's "exact" Σ_jj/(1 + C x_j² Σ_jj)² and
     "drop" Σ_jj − β (Σ_jj x_j)². (κ is applied by the caller through the covariance scale.)
@@ -228,6 +259,11 @@ def _diag_step(W, D, fst, o, sign, alpha, mode, beta, c, idx, val, xs, lo, hi, C
     almost all of v and cv ≫ 1. max(formula, ρΣ_jj) is the formula wherever it respects the bound."""
     cs = fst[CSCALE]
     a = sign * alpha * cs / fst[WSCALE]
+    if P.shape[0]:  # the average's P moves with W (δ_j = a Σ_jj x_j, with the Σ before this round's update)
+        q = fst[AVG_Q]
+        for p in range(lo, hi):
+            j = idx[p]
+            P[j, o] -= q * (a * D[o, j] * (val[p] * xs))
     for p in range(lo, hi):
         j = idx[p]
         x = val[p] * xs
@@ -250,15 +286,19 @@ def unit_input_scale(prm, xn2):
 
 
 @njit
-def move_mean_plain(W, fst, o, sign, alpha, cov, u, idx, val, xs, lo, hi):
-    """Default: w_o ← w_o + sign·α Σ_o x."""
+def move_mean_plain(W, P, fst, o, sign, alpha, cov, u, idx, val, xs, lo, hi):
+    """Default: w_o ← w_o + sign·α Σ_o x (and the average's P, when it is kept)."""
+    if P.shape[0]:
+        _average_change(P, fst[AVG_Q], o, sign * alpha / fst[WSCALE], cov, u, idx, val, xs, lo, hi)
     _move_mean(W, fst, o, sign, alpha, cov, u, idx, val, xs, lo, hi, False)
 
 
 @njit
-def move_mean_tracking_norm(W, fst, o, sign, alpha, cov, u, idx, val, xs, lo, hi):
+def move_mean_tracking_norm(W, P, fst, o, sign, alpha, cov, u, idx, val, xs, lo, hi):
     """w_o ← w_o + sign·α x, keeping ‖W‖² of the stored entries exact (double-double, see
     :func:`_sum2_square`) — for rules whose step cancels in ‖w‖² (ROMMA)."""
+    if P.shape[0]:
+        _average_change(P, fst[AVG_Q], o, sign * alpha / fst[WSCALE], cov, u, idx, val, xs, lo, hi)
     _move_mean(W, fst, o, sign, alpha, cov, u, idx, val, xs, lo, hi, True)
 
 
@@ -273,12 +313,15 @@ def no_squared_diagonal(prm):
     return 0.0
 
 
-def linear_block(cfg, prm, fst, cnt, W, S, D, u1, u2, fs, indptr, idx, val, y, order, start, stop, scores, mistakes):
-    """Predict-then-update for stream positions start..stop-1 (see the module docstring)."""
-    cov, mode, libol = cfg[COV], cfg[DIAG_MODE], cfg[LIBOL]
+def linear_block(cfg, prm, fst, cnt, W, P, S, D, u1, u2, fs, indptr, idx, val, y, order, start, stop, scores, mistakes):
+    """Predict-then-update for stream positions start..stop-1 (see the module docstring). ``P``: the average's
+    correction (see :func:`begin_averaged_round`), empty (0 × 0) when no average is kept."""
+    cov, mode, libol, avg_start = cfg[COV], cfg[DIAG_MODE], cfg[LIBOL], cfg[AVG_START]
     K = W.shape[1]
     n_seen = n_mistakes = n_updates = 0  # counted in registers, stored once at the end
     for pos in range(start, stop):
+        if avg_start > 0 and cnt[SEEN] + n_seen + 1 >= avg_start:
+            begin_averaged_round(fst)
         t = order[pos]
         lo, hi = indptr[t], indptr[t + 1]
         # scores and ‖x‖² in one pass over the row's non-zeros (binary: one weight column)
@@ -371,6 +414,8 @@ def linear_block(cfg, prm, fst, cnt, W, S, D, u1, u2, fs, indptr, idx, val, y, o
 
         # w ← γ w + α ΣΔ  (lazy scale)
         if gamma == 0.0:
+            if P.shape[0]:  # W ← 0: P + qW keeps the sum
+                P += fst[AVG_Q] * W
             W[:, :] = 0.0
             fst[WSCALE] = 1.0
             fst[NORM_HI] = 0.0
@@ -383,9 +428,9 @@ def linear_block(cfg, prm, fst, cnt, W, S, D, u1, u2, fs, indptr, idx, val, y, o
         rho = 1.0 / (1.0 + c * v) if cov != NO_COV else 1.0
         if cov == DIAGONAL:  # mean and covariance of each class in one pass over the non-zeros
             C_sq = squared_diagonal_C(prm)  # noqa: F821
-            _diag_step(W, D, fst, o1, g1, alpha, mode, beta, c, idx, val, xs, lo, hi, C_sq, rho)
+            _diag_step(W, P, D, fst, o1, g1, alpha, mode, beta, c, idx, val, xs, lo, hi, C_sq, rho)
             if o2 >= 0:
-                _diag_step(W, D, fst, o2, -1.0, alpha, mode, beta, c, idx, val, xs, lo, hi, C_sq, rho)
+                _diag_step(W, P, D, fst, o2, -1.0, alpha, mode, beta, c, idx, val, xs, lo, hi, C_sq, rho)
             if kappa != 1.0:
                 fst[CSCALE] *= kappa  # κ scales every Σ_jj: lazily, through the covariance scale
             continue
@@ -394,9 +439,9 @@ def linear_block(cfg, prm, fst, cnt, W, S, D, u1, u2, fs, indptr, idx, val, y, o
             if o2 >= 0:
                 _bound_by_cauchy_schwarz(S[o2], u2, v2)
         if alpha != 0.0:
-            move_mean(W, fst, o1, g1, alpha, cov, u1, idx, val, xs, lo, hi)  # noqa: F821
+            move_mean(W, P, fst, o1, g1, alpha, cov, u1, idx, val, xs, lo, hi)  # noqa: F821
             if o2 >= 0:
-                move_mean(W, fst, o2, -1.0, alpha, cov, u2, idx, val, xs, lo, hi)  # noqa: F821
+                move_mean(W, P, fst, o2, -1.0, alpha, cov, u2, idx, val, xs, lo, hi)  # noqa: F821
         after_update(fst, gamma, alpha, m, dn2)  # noqa: F821
         if cov == FULL:
             _full_cov_step(S[o1], beta, kappa, u1, rho)
@@ -466,6 +511,7 @@ class PrimalRule:
         """(n_outputs, d): the weight vectors (mean μ)."""
         return (model.W * model.state.fst[WSCALE]).T.copy()
 
-    def decision(self, model, X):
-        """Scores of the CSR rows X under the model: (n, n_outputs)."""
-        return np.asarray(X @ (model.W * model.state.fst[WSCALE]))
+    def decision(self, model, X, W=None):
+        """Scores of the CSR rows X under the model, or under the weights W (d × n_outputs, e.g. the
+        average): (n, n_outputs)."""
+        return np.asarray(X @ (model.W * model.state.fst[WSCALE] if W is None else W))

@@ -19,6 +19,10 @@ import scipy.sparse as sp
 from ...base import N_COUNTERS, all_finite
 from .engine import (
     AUX,
+    AVG_N,
+    AVG_PENDING,
+    AVG_Q,
+    AVG_START,
     COV,
     CSCALE,
     DIAG_MODE,
@@ -57,10 +61,11 @@ def covariance_bytes(n_outputs, n_features):
     return 8 * n_outputs * n_features * n_features
 
 
-def vector_bytes(rule, n_features, n_outputs, covariance=None):
+def vector_bytes(rule, n_features, n_outputs, covariance=None, average=False):
     """Bytes of the d-sized arrays of a :class:`LinearModel` (all but a full covariance's d × d blocks): the
-    weights W, a diagonal covariance D and the work vectors u1, u2, as ``LinearModel.__init__`` allocates them."""
-    per_feature = n_outputs  # W
+    weights W, the average's P, a diagonal covariance D and the work vectors u1, u2, as ``LinearModel.__init__``
+    allocates them."""
+    per_feature = n_outputs * (2 if average else 1)  # W (and P)
     if covariance == "diagonal":
         per_feature += n_outputs  # D
     if covariance == "full" or rule.block is not None:
@@ -99,6 +104,7 @@ class LinearModel:
         libol=False,
         algorithm="",
         intercept=0.0,
+        average_start=0,
     ):
         self.intercept = float(intercept)
         n_features += self.intercept != 0.0
@@ -121,12 +127,15 @@ class LinearModel:
         self.cfg[COV] = cov
         self.cfg[DIAG_MODE] = diag_mode
         self.cfg[LIBOL] = int(bool(libol))
+        self.cfg[AVG_START] = average_start
         fst = np.zeros(N_FST)
         fst[WSCALE] = 1.0
         fst[CSCALE] = 1.0
         fst[AUX] = aux
         self.state = LinearState(prm, fst, np.zeros(N_COUNTERS, np.int64))
         self.W = np.zeros((n_features, n_outputs))
+        # the average's correction (docs/algorithms/options.md#average): Σ_t w_t = P + q·W
+        self.P = np.zeros((n_features, n_outputs) if average_start else (0, 0))
         self.S = np.zeros((n_outputs, n_features, n_features) if cov == FULL else (0, 0, 0))
         if cov == FULL:
             for o in range(n_outputs):
@@ -160,6 +169,7 @@ class LinearModel:
             st.fst,
             st.cnt,
             self.W,
+            self.P,
             self.S,
             self.D,
             self.u1,
@@ -177,7 +187,7 @@ class LinearModel:
         )
 
     def _arrays(self):
-        return (self.W, self.S, self.D, self.fs, self.state.fst, self.state.cnt)  # not the parameter record
+        return (self.W, self.P, self.S, self.D, self.fs, self.state.fst, self.state.cnt)  # not the parameter record
 
     def save(self):
         """A copy of the model and the rule state (for undoing a refused round, see olkit.protocol)."""
@@ -188,7 +198,9 @@ class LinearModel:
             a[...] = b
 
     def is_finite(self):
-        return all_finite((self.W, self.S, self.D, self.fs, self.state.fst))  # not the parameters (C = ∞ is valid)
+        return all_finite(
+            (self.W, self.P, self.S, self.D, self.fs, self.state.fst)
+        )  # not the parameters (C = ∞ is valid)
 
     def warm_up(self, X, y_internal):
         """Load (or compile) the compiled loop before any timing starts (runs no example)."""
@@ -197,9 +209,10 @@ class LinearModel:
         )
 
     # ---- the model -----------------------------------------------------------------------------------
-    def weights(self):
-        """(n_outputs, d): the weight vectors (mean μ); for SOP the current w = A⁻¹v."""
-        return self.rule.weights(self)
+    def weights(self, average=False):
+        """(n_outputs, d): the weight vectors (mean μ), or their average; for SOP the current w = A⁻¹v."""
+        W = self.averaged_weights() if average else None
+        return self.rule.weights(self) if W is None else W.T.copy()
 
     def covariance_matrix(self):
         """Full: (n_outputs, d, d); diagonal: (n_outputs, d) — the true Σ (scale applied)."""
@@ -209,7 +222,20 @@ class LinearModel:
             return self.D * self.state.fst[CSCALE]
         return None
 
-    def decision(self, X):
-        """Scores of the rows of X under the current model: (n,) binary, (n, n_outputs) multiclass."""
-        scores = self.rule.decision(self, self.engine_input(X))
+    def averaged_weights(self):
+        """The averaged model (d × n_outputs): the mean of the models after each averaged round, (P + q'W)/N with
+        the model after the last round added (docs/algorithms/options.md#average); None before the first
+        averaged round (the last model is then the model, as in scikit-learn)."""
+        fst = self.state.fst
+        pending = fst[AVG_PENDING]
+        n = fst[AVG_N] + pending
+        if not self.P.shape[0] or n == 0.0:
+            return None
+        return (self.P + (fst[AVG_Q] + pending * fst[WSCALE]) * self.W) / n
+
+    def decision(self, X, average=False):
+        """Scores of the rows of X under the current model (or its average): (n,) binary, (n, n_outputs)
+        multiclass."""
+        W = self.averaged_weights() if average else None
+        scores = self.rule.decision(self, self.engine_input(X), W)
         return scores[:, 0] if scores.ndim == 2 and scores.shape[1] == 1 else scores

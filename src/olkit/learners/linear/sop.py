@@ -22,9 +22,10 @@ from .engine import (
 
 
 @njit
-def sop_block(cfg, prm, fst, cnt, W, S, D, u1, u2, fs, indptr, idx, val, y, order, start, stop, scores, mistakes):
+def sop_block(cfg, prm, fst, cnt, W, P, S, D, u1, u2, fs, indptr, idx, val, y, order, start, stop, scores, mistakes):
     """SOP's block function (the signature of :func:`.engine.linear_block`): SOP predicts with the
-    covariance updated by x_t, so its round has a shape of its own."""
+    covariance updated by x_t, so its round has a shape of its own. It keeps no average (``P`` is empty): its
+    prediction is not a fixed weight vector (docs/algorithms/options.md#average)."""
     n_seen = n_mistakes = n_updates = 0
     for pos in range(start, stop):
         t = order[pos]
@@ -99,8 +100,8 @@ class _SOPRule(PrimalRule):
             return (model.S[0] @ v)[None, :]
         return (model.D[0] * v)[None, :]
 
-    def decision(self, model, X):
-        """SOP's own prediction vᵀ(A + xxᵀ)⁻¹x for each row."""
+    def decision(self, model, X, W=None):
+        """SOP's own prediction vᵀ(A + xxᵀ)⁻¹x for each row (it keeps no average: ``W`` is always None)."""
         v = model.W[:, 0] * model.state.fst[WSCALE]
         if model.covariance == "full":
             U = np.asarray(X @ model.S[0])
