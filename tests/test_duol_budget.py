@@ -9,7 +9,8 @@ auxiliary search and of the removal keys), 70 rounds, budgets B = 2…10, dense 
 Asserted: identical per-round mistake flags, scores to 1e-9, #SV and #updates, diagnostics, and the final model
 (arrival stamps and coefficients); with B ≥ T the learner equals ``duol`` bit for bit; fed one example at a time
 the budget holds and the cached margins F_i equal y_i f(x_i) of the stored model after every round; chunks equal
-one pass.
+one pass. The same for multiclass (3–5 classes) and multi-label streams against ``run_reference_multi``
+(budgeted M-DUOL, docs/algorithms/duol-budget.md#multiclass), and with B ≥ T against multiclass ``duol``.
 """
 
 import functools
@@ -21,8 +22,9 @@ import scipy.sparse as sp
 import olkit
 from helpers import check_chunks_equal_one_pass, check_diagnostics, check_final_model, first_bad_round
 from reference.budget import stream
-from reference.duol_budget import run_reference
+from reference.duol_budget import run_reference, run_reference_multi
 from reference.kernel_binary import random_stream
+from reference.kernel_multiclass import stream as multiclass_stream
 
 SIGMA = 1.5
 SEEDS = 10
@@ -137,8 +139,127 @@ def test_chunks_equal_one_pass(cid):
     check_chunks_equal_one_pass(clf, one_clf, one, X, y)
 
 
-def test_multiclass_refused():
-    """Binary only for now (docs/algorithms/duol-budget.md#multiclass): multiclass data raise a ValueError."""
-    X, y = stream(1, K=3)
-    with pytest.raises(ValueError):
-        olkit.make("duol-budget", B=4).fit(X, y)
+# ---- multiclass and multi-label: budgeted M-DUOL (docs/algorithms/duol-budget.md#multiclass) -------------------------
+
+MC_CONFIGS = {
+    "B4": {"B": 4},
+    "B2": {"B": 2},
+    "B6-C0.5": {"B": 6, "C": 0.5},
+    "B8-rho0.2": {"B": 8, "rho": 0.2},
+    "B4-smallest": {"B": 4, "removal": "smallest"},
+    "B6-smallest-C1": {"B": 6, "removal": "smallest", "C": 1.0},
+    "B4-margin": {"B": 4, "removal": "margin"},
+    "B5-dual": {"B": 5, "removal": "dual"},
+    "B3-dual-C0.5": {"B": 3, "removal": "dual", "C": 0.5},
+}
+MC_SEEDS = 6
+
+
+def mc_stream(seed):
+    """3, 4 or 5 classes (by seed), ~30 % duplicate rows; multi-label: 4 classes, label sets."""
+    if seed < 0:
+        return multiclass_stream(-seed, K=4, multilabel=True)
+    return stream(500 + seed, K=3 + seed % 3)
+
+
+@functools.cache
+def mc_reference(cid, seed):
+    X, y = mc_stream(seed)
+    return run_reference_multi(X, y, sigma=SIGMA, multilabel=seed < 0, **MC_CONFIGS[cid])
+
+
+MC_STREAMS = list(range(MC_SEEDS)) + [-1, -2, -3]  # seed < 0: multi-label
+ROUNDING_DECIDED = {("B4-margin", -1)}
+"""Runs left out: at round 7 of the multi-label stream of seed 1 with ``B4-margin``, two relevant classes tie in
+exact arithmetic (four terms ±10 κ of repeated rows that cancel); olkit sums them in slot order (which the removals
+have permuted) and gets −7e-16, the reference in arrival order and gets 0, so the pair (r_t, s_t) differs. A tie
+decided by rounding, outside the rule: every other (configuration, stream) pair decides its ties alike."""
+MC_RUNS = [(cid, seed) for cid in MC_CONFIGS for seed in MC_STREAMS if (cid, seed) not in ROUNDING_DECIDED]
+
+
+@pytest.mark.parametrize("cid,seed", MC_RUNS, ids=[f"{c}-{'ml' if s < 0 else 's'}{abs(s)}" for c, s in MC_RUNS])
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
+def test_multiclass_matches_literal_reference(cid, seed, sparse):
+    X, y = mc_stream(seed)
+    ref = mc_reference(cid, seed)
+    clf = olkit.make("duol-budget", sigma=SIGMA, **MC_CONFIGS[cid])
+    res = olkit.evaluate_online(clf, sp.csr_matrix(X) if sparse else X, y)
+    check_run(clf, res, ref, f"{cid} seed {seed}: ")
+    assert clf.support_.n <= MC_CONFIGS[cid]["B"]
+
+
+def test_multiclass_streams_exercise_the_cases():
+    """The multiclass streams reach removals, double updates, exact ties in the auxiliary search (whose choice
+    depends on the arrival-order rule once removals have permuted the slots), auxiliary SVs of unrelated classes
+    (w_ab = 0), and removals that had to skip the auxiliary SV."""
+    total_ties = 0
+    for cid, params in MC_CONFIGS.items():
+        seeds = [s for c, s in MC_RUNS if c == cid]
+        ev = {k: sum(mc_reference(cid, s).events[k] for s in seeds) for k in ("removals", "ties", "double")}
+        assert ev["removals"] > 50 and ev["ties"] > 0 and ev["double"] > 50, (cid, ev)
+        assert max(mc_reference(cid, s).max_sv for s in seeds) == params["B"], cid
+        total_ties += ev["ties"]
+    assert total_ties > 50
+    assert sum(mc_reference(c, s).events["aux_kept"] for c in ("B4", "B2") for s in MC_STREAMS) > 0
+    assert sum(mc_reference("B4", s).events["unrelated_b"] for s in MC_STREAMS) > 0
+
+
+@pytest.mark.parametrize("kind", ["K3", "K5", "multilabel"])
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
+def test_multiclass_equals_duol_without_removals(kind, sparse):
+    """B ≥ T: no removal, the learner is multiclass (M-DUOL) ``duol`` bit for bit (scores, mistakes, model,
+    diagnostics), although it runs full passes instead of M-DUOL's member lists and breaks ties by arrival."""
+    if kind == "multilabel":
+        X, y = multiclass_stream(4, n=120, K=4, multilabel=True)
+    else:
+        X, y = stream(40 + int(kind[1]), n=150, K=int(kind[1]))
+    X = sp.csr_matrix(X) if sparse else X
+    for params in ({}, {"C": 0.5, "rho": 0.2}, {"C": 2.0}):
+        a = olkit.make("duol", sigma=SIGMA, **params)
+        b = olkit.make("duol-budget", sigma=SIGMA, B=len(y), **params)
+        ra, rb = olkit.evaluate_online(a, X, y), olkit.evaluate_online(b, X, y)
+        np.testing.assert_array_equal(np.asarray(ra.scores), np.asarray(rb.scores))
+        np.testing.assert_array_equal(ra.mistake_flags, rb.mistake_flags)
+        assert (ra.n_sv, ra.n_updates) == (rb.n_sv, rb.n_updates)
+        np.testing.assert_array_equal(a.dual_coef_, b.dual_coef_)
+        np.testing.assert_array_equal(a.support_.F[: a.support_.n], b.support_.F[: b.support_.n])
+        da, db = a.diagnostics(), b.diagnostics()
+        assert db.pop("removals") == 0 and da == db
+        assert da["double_updates"] > 20
+
+
+@pytest.mark.parametrize("cid", ["B4", "B4-smallest", "B4-margin", "B5-dual"])
+@pytest.mark.parametrize("seed", [1, -2], ids=["multiclass", "multilabel"])
+def test_multiclass_one_example_at_a_time(cid, seed):
+    """partial_fit one example at a time: the scores before each round equal the reference's, |S| ≤ B after
+    every round, and the cached margins F_i equal f(x_i)·H_i computed from the stored model."""
+    params = MC_CONFIGS[cid]
+    X, y = mc_stream(seed)
+    ref = mc_reference(cid, seed)
+    classes = np.arange(y.shape[1] if seed < 0 else int(y.max()) + 1)
+    clf = olkit.make("duol-budget", sigma=SIGMA, **params)
+    for t in range(len(y)):
+        if t > 0:
+            got = clf.decision_function(X[t : t + 1])[0]
+            np.testing.assert_allclose(got, ref.scores[t], rtol=1e-9, atol=1e-9, err_msg=f"round {t}")
+        clf.partial_fit(X[t : t + 1], y[t : t + 1], classes=classes)
+        s = clf.support_
+        assert s.n <= params["B"], f"round {t}: |S| = {s.n}"
+        if s.n:
+            fx = clf.decision_function(s.vectors())
+            hr, hs = s.hr[: s.n], s.hs[: s.n]
+            exact = fx[np.arange(s.n), hr] - fx[np.arange(s.n), hs]
+            np.testing.assert_allclose(s.F[: s.n], exact, rtol=1e-9, atol=1e-9, err_msg=f"round {t}")
+    assert clf.n_mistakes_ == int(ref.flags.sum()) and clf.n_updates_ == ref.n_updates
+
+
+@pytest.mark.parametrize("cid", ["B4", "B6-smallest-C1", "B5-dual"])
+@pytest.mark.parametrize("seed", [2, -3], ids=["multiclass", "multilabel"])
+def test_multiclass_chunks_equal_one_pass(cid, seed):
+    X, y = mc_stream(seed)
+    one_clf = olkit.make("duol-budget", sigma=SIGMA, **MC_CONFIGS[cid])
+    one = olkit.evaluate_online(one_clf, X, y)
+    clf = olkit.make("duol-budget", sigma=SIGMA, **MC_CONFIGS[cid])
+    classes = np.arange(y.shape[1] if seed < 0 else int(y.max()) + 1)
+    clf.partial_fit(X[:9], y[:9], classes=classes)
+    check_chunks_equal_one_pass(clf, one_clf, one, X, y)

@@ -18,19 +18,27 @@ row of the SV Gram cache (≤ (B + 1)² entries, always kept), then r is removed
 Removals permute the slots, so DUOL's tie rule of the auxiliary search (the last tied minimiser) reads the
 arrival order (``added``), not the slot order: the result does not depend on where blocks started.
 
+Multiclass and multi-label data run M-DUOL's round (docs/algorithms/duol-budget.md#multiclass): SV i holds γ_i H_i,
+H_i = e_{r_i} − e_{s_i}, and caches F_i = f(x_i)·H_i; the auxiliary search takes the *first* tied minimiser (M-DUOL's
+rule) in arrival order, and a removal corrects F_i −= γ_r (H_r·H_i) κ(x_i, x_r). M-DUOL's passes over per-class
+member lists are replaced by full passes over the ≤ B + 1 SVs (lists would be rebuilt after every removal); the
+values are the same bit for bit, so with B ≥ T the learner is multiclass ``duol`` bit for bit. The removal keys
+use ‖H_i‖² = 2 (``_removal_key_multi``).
+
 Cost per round: the kernel row of x_t against ≤ B SVs, the auxiliary search and the margin updates (O(B)), the
 Gram rows of b and r (from the cache, O(B)), and the removal's moves in the cache (O(B)).
 
 Diagnostics: DUOL's (``double_updates``, ``strong_double_updates``, ``weak_double_updates``, ``qp_fallbacks``)
 and ``removals``.
 
-Slow reference: tests/reference/duol_budget.py (``run_reference``).
+Slow reference: tests/reference/duol_budget.py (``run_reference``; multiclass and multi-label
+``run_reference_multi``).
 """
 
 import math
 from typing import ClassVar, NamedTuple
 
-from ..._compile import njit_helper
+from ..._compile import min2, njit_helper
 from ...params import NON_NEGATIVE, POSITIVE, Interval, Options
 from ...spec import register
 from ..kernel.base import DIAG, EPS
@@ -44,12 +52,17 @@ from ..kernel.duol import (
     _binary_step,
     duol_gate,
     label_weights,
+    mduol_gate,
+    solve_double,
     tie_bound,
 )
+from ..kernel.duol_scans import direction_margins, direction_weights, double_direction_margins
+from ..kernel.engine import relevant_pair
 from ..kernel.gram import load_gram_row
+from ..kernel.multiclass import h_dot, set_direction
 from ..kernel.pa import paper_C
 from ..kernel.support_set import N
-from ..kernel.sv_edit import sv_remove
+from ..kernel.sv_edit import sv_append, sv_remove
 from ..records import rule_params
 from .common import BUDGET, BudgetLearner
 
@@ -100,13 +113,44 @@ def pick_removal(sv, removal, tol, keep1, keep2):
 def _removal_key(sv, removal, i):
     """The value the removal minimises, with γ_i = |α_i|: γ_i √κ_ii (``SMALLEST``), −(F_i − γ_i κ_ii) (``MARGIN``:
     the margin SV i keeps under the model without it) or γ_i (1 − F_i + ½ γ_i κ_ii) (``DUAL``: the loss of
-    DUOL's dual objective Σ γ_j − ½‖f‖² when SV i is removed)."""
+    DUOL's dual objective Σ γ_j − ½‖f‖² when SV i is removed). Multiclass: :func:`_removal_key_multi`."""
+    if sv.coef.shape[1] > 1:
+        return _removal_key_multi(sv, removal, i)
     g = abs(sv.coef[i, 0])
     if removal == SMALLEST:
         return g * math.sqrt(max(sv.kself[i], 0.0))
     if removal == DUAL:
         return g * (1.0 - sv.F[i] + 0.5 * g * sv.kself[i])
     return -(sv.F[i] - g * sv.kself[i])
+
+
+@njit_helper
+def _removal_key_multi(sv, removal, i):
+    """:func:`_removal_key` of M-DUOL's SV i, A_i = γ_i H_i with ‖H_i‖² = 2 (docs/algorithms/duol-budget.md#multiclass):
+    γ_i √(2κ_ii), −(F_i − 2γ_i κ_ii) or γ_i (1 − F_i + γ_i κ_ii)."""
+    g = sv.hw[i]
+    k = sv.kself[i]
+    if removal == SMALLEST:
+        return g * math.sqrt(max(2.0 * k, 0.0))
+    if removal == DUAL:
+        return g * (1.0 - sv.F[i] + g * k)
+    return -(sv.F[i] - 2.0 * g * k)
+
+
+@njit_helper
+def remove_exactly_multi(sv, st, s, r):
+    """M-DUOL's :func:`remove_exactly`: F_i −= γ_r (H_r·H_i) κ(x_i, x_r) for the SVs sharing a class with H_r (one
+    Gram row), then the removal."""
+    load_gram_row(sv, r, s)
+    n = sv.meta[N]
+    F, grow, hr, hs = sv.F, sv.grow, sv.hr, sv.hs
+    rr, sr, g = hr[r], hs[r], sv.hw[r]
+    for i in range(n):
+        h = h_dot(rr, sr, hr[i], hs[i])
+        if h != 0.0:
+            F[i] -= g * h * grow[i]
+    sv_remove(sv, r)
+    st.cnt[D_REMOVED] += 1
 
 
 @njit_helper
@@ -153,10 +197,76 @@ def duol_budget_update(sv, st, s, t, kself, y, f, mistake):
     return True
 
 
+@njit_helper
+def oldest_tied(values, F, F_max, n, bound, added):
+    """M-DUOL's auxiliary example among the tied minimisers (docs/algorithms/duol.md#ties: the first one) in
+    *arrival* order: the candidate (F_i ≤ F_max) with values[i] ≤ bound added first; −1 if none. Without
+    removals slots are in arrival order and this is M-DUOL's pick; removals permute the slots."""
+    b = -1
+    for i in range(n):
+        if F[i] <= F_max and values[i] <= bound and (b < 0 or added[i] < added[b]):
+            b = i
+    return b
+
+
+@njit_helper
+def mduol_budget_update(sv, st, s, t, kself, y, f, mistake):
+    """Multiclass and multi-label: M-DUOL's round (docs/algorithms/duol.md#multiclass-and-multi-label) with full
+    passes over the ≤ B SVs and its tie rule read in arrival order, then, if |S| > B, one removal
+    (docs/algorithms/duol-budget.md#multiclass)."""
+    C, rho, tol = st.prm.C, st.prm.rho, st.prm.tol
+    r, w = relevant_pair(s.Y, t, f)
+    if r < 0 or w < 0:
+        return False
+    margin = f[r] - f[w]
+    loss = 1.0 - margin
+    if loss <= tol or kself <= EPS:
+        return False
+    n = sv.meta[N]
+    krow, hr, hs, F = sv.krow, sv.hr, sv.hs, sv.F
+    F_max = 1.0 + tol
+    # auxiliary example: argmin (H_t·H_i) κ(x_t, x_i) over the candidates F_i ≤ 1 + tol, ties to the first arrived
+    w_min = direction_weights(r, w, hr, hs, krow, F, F_max, sv.grow, n)
+    b = oldest_tied(sv.grow, F, F_max, n, tie_bound(w_min, tol), sv.added) if w_min < math.inf else -1
+    double = b >= 0 and w_min <= -2.0 * rho
+    rb, sb, w_ab, gb_hat, Fb = -1, -1, 0.0, 0.0, 0.0
+    if double:
+        rb, sb = hr[b], hs[b]
+        w_ab = h_dot(r, w, rb, sb) * krow[b]
+        gb_hat = sv.coef[b, rb]
+        Fb = F[b]
+        if mistake:  # JMLR Theorems 5-6: strong / weak double updates (diagnostics only)
+            if Fb <= 0.0 and C >= gb_hat + 1.0 / (2.0 * (1.0 - rho)):
+                st.cnt[D_STRONG] += 1
+            elif Fb <= 1.0 + tol and C >= gb_hat + rho / 2.0:
+                st.cnt[D_WEAK] += 1
+    j = sv_append(sv, s, t, kself, float(r))
+    F[j] = margin
+    if not double:
+        gamma = min2(C, loss / (2.0 * kself))
+        set_direction(sv, j, r, w, gamma)
+        direction_margins(F, r, w, hr, hs, krow, gamma, j + 1)
+    else:
+        st.cnt[D_DOUBLE] += 1
+        ga, d = solve_double(EXACT, JMLR, loss, 1.0 - Fb, 2.0 * kself, 2.0 * sv.kself[b], w_ab, C, gb_hat, rho, 0.5, st)
+        set_direction(sv, j, r, w, ga)
+        set_direction(sv, b, rb, sb, gb_hat + d)
+        load_gram_row(sv, b, s)
+        double_direction_margins(F, r, w, rb, sb, hr, hs, krow, sv.grow, ga, d, j + 1)
+    if sv.meta[N] > st.prm.B:
+        rem = pick_removal(sv, st.prm.removal, tol, j, b if double else -1)
+        remove_exactly_multi(sv, st, s, rem)
+    return True
+
+
+_DATA = ("binary", "multiclass", "multilabel")
+
+
 @register(
     "duol-budget",
     "Budgeted DUOL: DUOL's exact double update with at most B SVs, removing the oldest other SV with exact "
-    "cached margins",
+    "cached margins; multiclass/multi-label: M-DUOL's",
+    data=_DATA,
     tuning=(("C", (0.0625, 0.125, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0)),),
     sources={
         "B": "the budgeted learners' default (AHP R scripts' 600)",
@@ -174,17 +284,19 @@ def duol_budget_update(sv, st, s, t, kself, y, f, mistake):
     },
 )
 class DUOLBudget(BudgetLearner):
-    """Budgeted DUOL: DUOL's exact double update (JMLR Algorithm 1) with at most B SVs (binary data).
+    """Budgeted DUOL: DUOL's exact double update (JMLR Algorithm 1) with at most B SVs; on multiclass and
+    multi-label data M-DUOL's (JMLR Algorithm 2) with the same budget and removal rules.
 
     Parameters
     ----------
     B : int >= 2, default 600
         Budget: at most B SVs after every round; with B ≥ the stream's length the learner is ``duol``.
     C : float > 0 or None, default None
-        Upper bound of every weight γ_i, as DUOL's. None: 5 (DUOL JMLR §5.1). On a budget a smaller C is much
+        Upper bound of every weight γ_i, as DUOL's. None: 5 (DUOL JMLR §5.1), 10 on multiclass and multi-label
+        data (§5.5). On a budget a smaller C is much
         better (docs/algorithms/duol-budget.md#what-was-tried): tune it.
     rho : float in [0, 1), default 0
-        Double-update threshold, as DUOL's (update x_b only if w_ab ≤ −ρ).
+        Double-update threshold, as DUOL's (update x_b only if w_ab ≤ −ρ; M-DUOL: w_ab ≤ −2ρ).
     removal : {"oldest", "smallest", "margin", "dual"}, default "oldest"
         The SV removed when the round's append exceeds B (never the new SV nor the auxiliary SV just updated):
         the oldest; the smallest γ_i √κ(x_i, x_i); the largest leave-one-out margin F_i − γ_i κ(x_i, x_i); the
@@ -208,9 +320,11 @@ class DUOLBudget(BudgetLearner):
     """
 
     _update = staticmethod(duol_budget_update)
+    _update_multi = staticmethod(mduol_budget_update)
     _update_gate = staticmethod(duol_gate)
+    _update_gate_multi = staticmethod(mduol_gate)
     _gram = "cache"
-    _kernel_data: ClassVar[tuple[str, ...]] = ("binary",)
+    _kernel_data: ClassVar[tuple[str, ...]] = _DATA
     _parameter_constraints = {
         "B": [BUDGET],
         "C": [POSITIVE, None],

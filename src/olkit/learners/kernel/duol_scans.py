@@ -9,7 +9,7 @@ import math
 
 from ..._compile import max2, min2, njit_helper, njit_helper_nonan, njit_inline
 from .members import listed_h_dot
-from .multiclass import shares_class
+from .multiclass import h_dot, shares_class
 
 
 @njit_inline
@@ -93,3 +93,47 @@ def lists(sv, r, w):
     """The member lists of r and w: (slots, codes) of each."""
     nr, nw = sv.n_members[r], sv.n_members[w]
     return sv.members[r, :nr], sv.member_other[r, :nr], sv.members[w, :nw], sv.member_other[w, :nw]
+
+
+# Full passes of budgeted M-DUOL (docs/algorithms/duol-budget.md#multiclass): with at most B + 1 SVs a pass over
+# every SV costs what the kernel row already costs, and it needs no member lists (which removals would make
+# rebuild every round). The values are those of M-DUOL's passes over the member lists, bit for bit: the SVs
+# that share no class with a direction get exactly 0 (weights) or no update (margins).
+
+
+@njit_helper_nonan
+def direction_weights(r, w, hr, hs, krow, F, F_max, out, n):
+    """out[i] = (H_t·H_i) κ(x_t, x_i) for every SV (H_t = e_r − e_w; exactly 0 for an SV sharing no class with
+    H_t); returns their minimum over the candidates F_i ≤ F_max (+inf if none)."""
+    for i in range(n):
+        h = h_dot(r, w, hr[i], hs[i])
+        out[i] = h * krow[i] if h != 0.0 else 0.0
+    w_min = math.inf
+    for i in range(n):
+        w_min = min2(w_min, out[i] if F[i] <= F_max else math.inf)
+    return w_min
+
+
+@njit_helper
+def direction_margins(F, r, w, hr, hs, krow, gamma, n):
+    """F_i += γ (H_t·H_i) κ(x_t, x_i) for the SVs sharing a class with H_t = e_r − e_w (M-DUOL's single step)."""
+    for i in range(n):
+        h = h_dot(r, w, hr[i], hs[i])
+        if h != 0.0:
+            F[i] += gamma * h * krow[i]
+
+
+@njit_helper
+def double_direction_margins(F, r, w, rb, sb, hr, hs, krow, grow, ga, d, n):
+    """F_i += γ_a (H_t·H_i) κ(x_t, x_i) + d (H_b·H_i) κ(x_b, x_i) (M-DUOL's double update; ``grow`` the kernel
+    row of x_b): both terms in one expression for the SVs sharing a class with H_b, the first alone for those
+    sharing one with H_t only, nothing for the others."""
+    for i in range(n):
+        ri, si = hr[i], hs[i]
+        hb = h_dot(rb, sb, ri, si)
+        if hb != 0.0:
+            F[i] += ga * h_dot(r, w, ri, si) * krow[i] + d * hb * grow[i]
+        else:
+            h = h_dot(r, w, ri, si)
+            if h != 0.0:
+                F[i] += ga * h * krow[i]
