@@ -382,6 +382,11 @@ class NOGD(BudgetLearner):
     def _max_support(self):
         return int(self.B)
 
+    def _averages(self):
+        """No averaged model yet: after the transition the model is the weight matrix W on the Nyström features,
+        whose average the support set's bookkeeping does not cover."""
+        return False
+
     def _new_state(self, X):
         super()._new_state(X)
         k, B = self._rank(), int(self.B)

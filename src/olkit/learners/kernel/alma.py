@@ -144,5 +144,5 @@ class ALMA(KernelLearner):
 
     def _scores_from_kernel(self, K, norms, kp):
         kself = kernel_diagonal(kp, norms)
-        raw = K @ self.support_.coef[: self.support_.n]
+        raw = K @ self._model_coef()
         return raw / np.sqrt(np.maximum(kself, EPS))[:, None]

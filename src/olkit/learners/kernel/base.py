@@ -86,6 +86,10 @@ class KernelLearner(PrimalHooks, OnlineClassifier):
     _linear_rule: ClassVar[Any] = None
     """The primal rule (a :class:`olkit.learners.linear.engine.PrimalRule`) run when kernel="linear"."""
     _kernel_compat: ClassVar[tuple[str, ...]] = ("none",)
+    _average_writes: ClassVar[str] = "all"
+    """Which coefficients the rules write in a round, for the averaged model's bookkeeping
+    (docs/algorithms/options.md#kernel-learners): "appended" (only those of the SVs appended in the
+    round: O(1) a round) or "all" (any SV's: every row is compared with the last one seen, O(#SV·K) a round)."""
 
     _parameter_constraints = {
         "kernel": [Options(("gaussian", "linear", "poly"))],
@@ -140,6 +144,11 @@ class KernelLearner(PrimalHooks, OnlineClassifier):
         self.degree = degree
         self.coef0 = coef0
         self.compat = compat
+
+    def _averages(self):
+        """The dual form keeps an averaged model (docs/algorithms/options.md#kernel-learners); the
+        primal form (kernel="linear") is the linear engine's."""
+        return True if not self._primal() else self._primal_averages()
 
     def _kernel_spec(self):
         c = self._intercept_constant()
@@ -202,6 +211,7 @@ class KernelLearner(PrimalHooks, OnlineClassifier):
             gram_limit_bytes=limit,
             matrices=self._matrices,
             members=self._member_lists and K > 1,
+            average=self._average_start() > 0,
         )
         seed = np.uint64(self._seed() & 0xFFFFFFFFFFFFFFFF)
         self.state_ = RuleState(
@@ -244,14 +254,15 @@ class KernelLearner(PrimalHooks, OnlineClassifier):
         if self._primal():
             return self._primal_intercept()
         c = self._intercept_constant()
-        coef = self.support_.coef[: self.support_.n]
-        return c * c * coef.sum(axis=0)
+        return c * c * self._model_coef().sum(axis=0)
 
     @property
     def dual_coef_(self):
         """Coefficients of the support vectors: the signed a_i (binary, shape (n_SV,)), or one row of K
-        class coefficients per SV (multiclass and multi-label, shape (n_SV, K))."""
-        coef = self.support_.coef[: self.support_.n]
+        class coefficients per SV (multiclass and multi-label, shape (n_SV, K)). With ``average``, those of the
+        averaged model that ``predict`` uses (as scikit-learn's ``coef_``); the last model's are
+        ``support_.coef``."""
+        coef = self._model_coef()
         return (coef[:, 0] if coef.shape[1] == 1 else coef).copy()
 
     # ---- the protocol's hooks ------------------------------------------------------------------------
@@ -268,7 +279,8 @@ class KernelLearner(PrimalHooks, OnlineClassifier):
             return self._primal_make_stream(X, y_internal)
         if self._binary_as_multiclass and len(self.classes_) == 2 and not self.multilabel_:
             y_internal = (np.asarray(y_internal) > 0).astype(np.float64)  # ±1 → class index 0/1
-        return make_stream(X, y_internal, self._kernel_spec().params(), self._n_outputs())
+        start = self._average_start() if self.support_.averaged else 0
+        return make_stream(X, y_internal, self._kernel_spec().params(), self._n_outputs(), start)
 
     def _learn_block(self, stream, X, order, start, stop, scores, mistakes):
         if self._primal():
@@ -306,6 +318,7 @@ class KernelLearner(PrimalHooks, OnlineClassifier):
 
     def _loop(self):
         from .engine import block_loop, every_round, no_score_hook
+        from .sv_edit import average_all, average_appended, no_average
 
         rule = self._update_rule()
         if rule is self._update:
@@ -314,7 +327,10 @@ class KernelLearner(PrimalHooks, OnlineClassifier):
             gate = self._update_gate_multi or self._update_gate
         else:
             gate = None
-        return block_loop(rule, self._score_hook or no_score_hook, self._mistake_tests(), gate or every_round)
+        average = no_average
+        if self.support_.averaged:
+            average = average_appended if self._average_writes == "appended" else average_all
+        return block_loop(rule, self._score_hook or no_score_hook, self._mistake_tests(), gate or every_round, average)
 
     def _update_rule(self):
         """The compiled rule this run uses (a learner with ``compat`` modes picks its compat's rule)."""
@@ -344,9 +360,6 @@ class KernelLearner(PrimalHooks, OnlineClassifier):
             np.empty(0, np.int8),
         )
 
-    def _averages(self):
-        return self._primal() and self._primal_averages()
-
     def _decision(self, X):
         if self._primal():
             return self._primal_decision(X)
@@ -368,4 +381,15 @@ class KernelLearner(PrimalHooks, OnlineClassifier):
         return scores
 
     def _scores_from_kernel(self, K, norms, kp):
-        return K @ self.support_.coef[: self.support_.n]
+        return K @ self._model_coef()
+
+    def _model_coef(self):
+        """The coefficients ``predict`` and ``decision_function`` use (n_SV × K): with ``average``, those of
+        the averaged model, ā_i = (P_i + q·A_i)/N (docs/algorithms/options.md#kernel-learners; the
+        last model's until a round is averaged); else the last model's A_i."""
+        sv = self.support_
+        n = sv.n
+        q, rounds = sv.avg
+        if not sv.averaged or rounds == 0:
+            return sv.coef[:n]
+        return (sv.avg_sum[:n] + q * sv.coef[:n]) / rounds

@@ -4,9 +4,11 @@
 learners. It is written once, here, as a template: for each example of a block it completes the kernel
 row (block product + SVs added inside the block), computes the K scores f_c(x_t) = Σ_i coef[i, c] κ(x_i, x_t),
 lets the algorithm adjust them (``score_hook``, e.g. ALMA's normalisation), decides the mistake, counts,
-and calls the algorithm's ``update``. :func:`block_loop` compiles it for one algorithm's pieces (see
-:func:`olkit._compile.compile_loop`), so the loop holds no algorithm-specific branch and a run compiles only
-the rule it uses. Every rule has the signature
+and calls the algorithm's ``update``; a learner with ``average`` then records the round in its averaged
+model (``average_step``, :mod:`~olkit.learners.kernel.sv_edit`; a no-op compiled away otherwise, so a
+learner without ``average`` runs exactly the loop it ran before). :func:`block_loop` compiles it for one
+algorithm's pieces (see :func:`olkit._compile.compile_loop`), so the loop holds no algorithm-specific
+branch and a run compiles only the rule it uses. Every rule has the signature
 
     update(sv, st, s, t, kself, y, f, mistake) -> bool  (True if the model changed)
 
@@ -37,6 +39,7 @@ from .kernel_rows import begin_block, kernel_row_dense, kernel_row_sparse
 from .scores import binary_scores, direction_scores
 from .stream import BINARY, MULTICLASS, MULTILABEL
 from .support_set import CLOCK, SPARSE, N
+from .sv_edit import no_average
 
 
 @njit_inline
@@ -108,6 +111,7 @@ def kernel_block(sv, st, s, G, order, start, stop, scores, mistakes):
     coef, hr, hs, hw = sv.coef, sv.hr, sv.hs, sv.hw
     X, indptr, indices, data, work, norm2, kp, y, Y = s.X, s.indptr, s.indices, s.data, s.work, s.norm2, s.kp, s.y, s.Y
     prm, cnt = st.prm, st.cnt
+    average_start = s.info[2]
     for pos in range(start, stop):
         t = order[pos]
         kself = row_kernel(  # noqa: F821  (bound by compile_loop)
@@ -140,15 +144,17 @@ def kernel_block(sv, st, s, G, order, start, stop, scores, mistakes):
         meta[CLOCK] = cnt[SEEN]
         cnt[SEEN] += 1
         cnt[MISTAKES] += mistake
-        if needs_update(prm, Y, t, y[t], f, kself, mistake, coef, hw, meta[N]):  # noqa: F821
+        n0 = meta[N]
+        if needs_update(prm, Y, t, y[t], f, kself, mistake, coef, hw, n0):  # noqa: F821
             if update(sv, st, s, t, kself, y[t], f, mistake):  # noqa: F821
                 cnt[UPDATES] += 1
+        average_step(sv, n0, cnt[SEEN], average_start)  # noqa: F821  (bound by block_loop)
 
 
 _BLOCK_LOOPS: dict[tuple, object] = {}
 
 
-def block_loop(update, score_hook=no_score_hook, mistake_tests=None, gate=every_round):
+def block_loop(update, score_hook=no_score_hook, mistake_tests=None, gate=every_round, average=no_average):
     """``kernel_block`` for one algorithm's update rule, score hook and gate: a callable with the loop's
     arguments that runs the loop compiled for the stream's data kind (``Stream.info[0]``: the mistake test
     and the scores, one output or K) and the SVs' storage (dense or CSR kernel rows), compiling it on first
@@ -157,9 +163,13 @@ def block_loop(update, score_hook=no_score_hook, mistake_tests=None, gate=every_
     ``mistake_tests`` ({data kind: test}, each ``test(s, t, f) -> bool``) replaces the mistake test of
     docs/algorithms/conventions.md#prediction-and-mistakes for the kinds it names: a learner reproducing a reference
     code that counts mistakes differently (e.g. DOGMA's sign(0) = 0, docs/algorithms/budget-family.md) supplies its
-    own, and only a run that uses it compiles it; every other run compiles exactly the loop it compiled before."""
+    own, and only a run that uses it compiles it; every other run compiles exactly the loop it compiled before.
+
+    ``average``: the averaging step after each round (:func:`~olkit.learners.kernel.sv_edit.average_all` or
+    :func:`~olkit.learners.kernel.sv_edit.average_appended` for a learner with ``average``; the default does
+    nothing)."""
     extra = tuple(sorted((mistake_tests or {}).items(), key=lambda kv: kv[0]))
-    key = (update, score_hook, extra, gate)
+    key = (update, score_hook, extra, gate, average)
     run = _BLOCK_LOOPS.get(key)
     if run is None:
         loops = {}
@@ -175,6 +185,7 @@ def block_loop(update, score_hook=no_score_hook, mistake_tests=None, gate=every_
                     score_hook=score_hook,
                     is_mistake=tests[kind],
                     needs_update=gate,
+                    average_step=average,
                     row_kernel=kernel_row_sparse if sparse else kernel_row_dense,
                     row_scores=binary_scores if kind == BINARY else direction_scores,
                 )

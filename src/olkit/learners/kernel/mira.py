@@ -145,6 +145,8 @@ class MIRA(KernelLearner):
     Crammer, K., Singer, Y. (2003). Ultraconservative online algorithms for multiclass problems. JMLR 3.
     """
 
+    _average_writes = "appended"  # the rule sets only the coefficients of the SV it appends
+
     _update = staticmethod(mira_update)
     _kernel_data = ("binary", "multiclass")
     _binary_as_multiclass = True

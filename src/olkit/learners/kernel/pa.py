@@ -83,6 +83,7 @@ class _PABase(KernelLearner):
     _linear_rule = PA_PRIMAL
     _kernel_data = ("binary", "multiclass", "multilabel")
     _variant = PA_PLAIN
+    _average_writes = "appended"  # the rule sets only the coefficients of the SV it appends
     _parameter_constraints = {"C": [POSITIVE, None]}
 
     def __init__(

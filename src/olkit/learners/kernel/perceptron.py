@@ -121,6 +121,8 @@ class KernelPerceptron(KernelLearner):
     Crammer, K., Singer, Y. (2003). Ultraconservative online algorithms for multiclass problems. JMLR 3.
     """
 
+    _average_writes = "appended"  # the rule sets only the coefficients of the SV it appends
+
     _update = staticmethod(perceptron_update)
     _linear_rule = PERCEPTRON_PRIMAL
     _kernel_data = ("binary", "multiclass")

@@ -10,18 +10,19 @@ import scipy.sparse as sp
 Stream = namedtuple("Stream", ["X", "indptr", "indices", "data", "norm2", "y", "Y", "info", "kp", "work"])
 """An in-memory stream as the compiled code sees it: dense ``X`` (n × d) or CSR arrays, squared row
 norms, labels in the learner's internal coding (``y``: binary ±1 or the class index; ``Y``: the n × K
-0/1 label-set matrix of multiclass and multi-label data), ``info`` = [data kind, K], kernel parameters
-and a length-d scatter buffer."""
+0/1 label-set matrix of multiclass and multi-label data), ``info`` = [data kind, K, average start] (the
+example count from which the rounds are averaged, 0: no average; docs/algorithms/options.md#kernel-learners),
+kernel parameters and a length-d scatter buffer."""
 
 BINARY, MULTICLASS, MULTILABEL = 0, 1, 2
 """Data kinds (``Stream.info[0]``)."""
 
 
-def make_stream(X, y_internal, kp, n_outputs=1):
+def make_stream(X, y_internal, kp, n_outputs=1, average_start=0):
     """Pack validated data (dense float64 C array or CSR) for the compiled loop.
 
     ``y_internal``: binary ±1 labels, class indices (multiclass, ``n_outputs`` = K classes) or an n × K
-    0/1 matrix (multi-label).
+    0/1 matrix (multi-label). ``average_start``: the learner's ``_average_start()`` (0: no average).
     """
     from ...kernels import row_norms2
 
@@ -36,7 +37,7 @@ def make_stream(X, y_internal, kp, n_outputs=1):
         Y[np.arange(y.shape[0]), y.astype(np.int64)] = 1
     else:
         kind, y, Y = BINARY, np.ascontiguousarray(y_internal, dtype=np.float64), np.zeros((0, 1), np.int8)
-    info = np.array([kind, n_outputs], np.int64)
+    info = np.array([kind, n_outputs, average_start], np.int64)
     if sp.issparse(X):
         X = X.tocsr()
         return Stream(

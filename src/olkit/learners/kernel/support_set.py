@@ -27,6 +27,11 @@ A kernel model is f(·) = Σ_i a_i κ(x_i, ·) over stored support vectors (SVs)
   ``arrival[0..n−1]``, the slots in the order their SVs were added (oldest first; a removal keeps the
   others' order). Budgeted rules that remove "the oldest" or "the k-th SV" read it, so their choices do
   not depend on slots, which removals permute depending on block boundaries;
+* with ``average`` (docs/algorithms/options.md#kernel-learners), the running sums of the averaged
+  model: per SV ``avg_sum[i]`` (P_i, K outputs) and ``avg_last[i]`` (the coefficient row as the bookkeeping last
+  saw it), and for the set ``avg = [q, N]`` (q: the averaged rounds so far as the weight of a stored coefficient,
+  N: the averaged rounds). Σ over the averaged rounds t of a_i(t) = P_i + q·A_i; the averaged model is
+  f̄ = Σ_i (P_i + q·A_i)/N κ(x_i, ·). Without ``average`` the two per-SV arrays have no rows;
 * the block-product bookkeeping of :mod:`~olkit.learners.kernel.kernel_rows`: the SVs covered by the block
   product are the slots 0..NPRE−1, and ``gcol[j]`` is the block-product column of slot j (``moved``: the
   covered slots a removal refilled in this block).
@@ -96,6 +101,9 @@ SVArrays = namedtuple(
         "members",
         "member_other",
         "n_members",
+        "avg_sum",
+        "avg_last",
+        "avg",
     ],
 )
 """Arrays of a support set as the compiled code sees them (full capacity; ``meta[N]`` are in use)."""
@@ -121,6 +129,9 @@ class SupportSet:
     members : bool
         Keep the per-class member lists (see the module docstring): two K × capacity int32 arrays, the
         size of ``coef``.
+    average : bool
+        Keep the running sums of the averaged model (``avg_sum``, ``avg_last``: two more arrays the size of
+        ``coef``; see the module docstring).
     """
 
     GRAM_LIMIT_BYTES = 1 << 30
@@ -134,7 +145,17 @@ class SupportSet:
     fresh pages, copies when it grows). Measured on letter (d = 16, 13,152 SVs), M-DUOL, same loaded
     machine: 1 GiB 3.7 s, 64 MiB 2.4 s, no cache 2.1–2.5 s."""
 
-    def __init__(self, n_features, sparse, n_outputs=1, gram=False, gram_limit_bytes=None, matrices=(), members=False):
+    def __init__(
+        self,
+        n_features,
+        sparse,
+        n_outputs=1,
+        gram=False,
+        gram_limit_bytes=None,
+        matrices=(),
+        members=False,
+        average=False,
+    ):
         self.n_features = int(n_features)
         self.sparse = bool(sparse)
         self.n_outputs = int(n_outputs)
@@ -144,6 +165,8 @@ class SupportSet:
         self.gram_limit_bytes = gram_limit_bytes
         self.matrix_names = tuple(matrices)
         self.use_members = bool(members)
+        self.averaged = bool(average)
+        self.avg = np.zeros(2)  # [q, N] (see the module docstring)
         self.meta = np.zeros(META_SIZE, np.int64)
         self.meta[SPARSE] = int(self.sparse)
         self.meta[HAS_GRAM] = int(self.use_gram)
@@ -165,6 +188,8 @@ class SupportSet:
         self.hs = np.empty(cap, np.int64)
         self.hw = np.empty(cap)
         self.coef = np.empty((cap, self.n_outputs))
+        self.avg_sum = np.empty((cap if self.averaged else 0, self.n_outputs))
+        self.avg_last = np.empty((cap if self.averaged else 0, self.n_outputs))
         self.F = np.empty(cap)
         self.added = np.empty(cap, np.int64)
         self.gcol = np.empty(cap, np.int64)
@@ -251,7 +276,8 @@ class SupportSet:
     def nbytes(self, cap, nnz_cap):
         """Bytes of the arrays :meth:`_allocate` makes for ``cap`` SVs and ``nnz_cap`` pooled non-zeros."""
         K = self.n_outputs
-        per_sv = 8 * (len(self._PER_SV) - 1 + K + 5) + (8 * K if self.use_members else 0)  # + coef (K), scratch
+        per_sv = 8 * (len(self._PER_SV) - 3 + K + 5) + (8 * K if self.use_members else 0)  # + coef (K), scratch
+        per_sv += 16 * K if self.averaged else 0
         per_sv += 0 if self.sparse else 8 * self.n_features
         square = 8 * cap * cap * (int(self.use_gram) + len(self.matrix_names))
         return cap * per_sv + square + 16 * nnz_cap
@@ -289,7 +315,25 @@ class SupportSet:
             new[iu] = new.T[iu]
         self.meta[GSYNC] = n
 
-    _PER_SV = ("start", "stop", "norm2", "kself", "y", "hr", "hs", "hw", "coef", "F", "added", "gcol", "arrival")
+    _PER_SV = (
+        "start",
+        "stop",
+        "norm2",
+        "kself",
+        "y",
+        "hr",
+        "hs",
+        "hw",
+        "coef",
+        "F",
+        "added",
+        "gcol",
+        "arrival",
+        "avg_sum",
+        "avg_last",
+    )
+    """The per-SV arrays (one row per slot; ``coef``, ``avg_sum`` and ``avg_last`` have K columns, the last two
+    no rows without ``average``)."""
 
     def arrays(self):
         """The :data:`SVArrays` view handed to compiled code."""
@@ -324,6 +368,9 @@ class SupportSet:
             self.members,
             self.member_other,
             self.n_members,
+            self.avg_sum,
+            self.avg_last,
+            self.avg,
         )
 
     # -- read access -----------------------------------------------------------------------------
@@ -362,6 +409,7 @@ class SupportSet:
         n = self.n
         saved = {name: getattr(self, name)[:n].copy() for name in self._PER_SV}
         saved["meta"] = self.meta.copy()
+        saved["avg"] = self.avg.copy()
         saved["mats"] = self.mats[:, :n, :n].copy()
         if inputs:
             pool = int(self.meta[POOL])
@@ -374,6 +422,7 @@ class SupportSet:
         cached values up to the rounding of the dot products; copying it every block would cost more than
         the rest of the copy."""
         self.meta[:] = saved["meta"]
+        self.avg[:] = saved["avg"]
         self.meta[HAS_GRAM] = int(self.use_gram)  # a Gram cache dropped when the arrays grew stays dropped
         self.meta[LISTED] = 0  # the member lists are rebuilt
         n = self.n
@@ -394,7 +443,16 @@ class SupportSet:
         """True if no coefficient, cached score, norm or SV×SV matrix entry is NaN or infinite."""
         n = self.n
         return all_finite(
-            (self.coef[:n], self.hw[:n], self.F[:n], self.norm2[:n], self.kself[:n], self.mats[:, :n, :n])
+            (
+                self.coef[:n],
+                self.hw[:n],
+                self.F[:n],
+                self.norm2[:n],
+                self.kself[:n],
+                self.mats[:, :n, :n],
+                self.avg_sum[:n],
+                self.avg,
+            )
         )
 
     # -- pickling: store only what is in use ----------------------------------------------------------
@@ -425,6 +483,11 @@ class SupportSet:
             self.hw = np.where(self.hr >= 0, self.coef[np.arange(len(self.hr)), np.maximum(self.hr, 0)], 0.0)
         if "arrival" not in state:  # saved before the arrival order was kept
             self.arrival = np.argsort(self.added, kind="stable").astype(np.int64)
+        if "avg" not in state:  # saved before the averaged models existed: none kept
+            self.averaged = False
+            self.avg = np.zeros(2)
+            self.avg_sum = np.empty((0, self.n_outputs))
+            self.avg_last = np.empty((0, self.n_outputs))
         # a copy (the loaded one may be read-only, e.g. memory-mapped by joblib), padded if it was saved before
         # the member lists existed (their LISTED entry is reset below: the lists are not saved)
         self.meta = np.concatenate([self.meta, np.zeros(META_SIZE - len(self.meta), np.int64)])
@@ -444,6 +507,9 @@ class SupportSet:
         shapes = {name: (n,) for name in self._PER_SV}
         shapes.update(
             coef=(n, K),
+            avg_sum=(n if self.averaged else 0, K),
+            avg_last=(n if self.averaged else 0, K),
+            avg=(2,),
             X=(0 if self.sparse else n, d),
             indices=(pool,),
             data=(pool,),
@@ -459,7 +525,8 @@ class SupportSet:
         :meth:`restore_capacity` allocates), so that a file claiming an absurd capacity is refused first."""
         per_sv = 8 * (
             len(self._PER_SV)
-            + self.n_outputs
+            - 2
+            + self.n_outputs * (1 + 2 * self.averaged)
             + (0 if self.sparse else self.n_features)
             + 6
             + 2 * self.n_outputs * self.use_members
@@ -533,10 +600,16 @@ class SupportSet:
             "F": self.F[:n],
             "gram": self.gram[:n, :n] if self.use_gram else self.gram,
             "mats": self.mats[:, :n, :n],
+            "avg_sum": self.avg_sum[:n],
+            "avg_last": self.avg_last[:n],
+            "avg": self.avg,
         }
         for name, values in finite.items():
             if not np.isfinite(values).all():
                 raise ValueError(f"support_.{name} holds NaN or infinite values")
+        q, rounds = self.avg
+        if q < 0 or rounds < 0 or rounds != np.floor(rounds) or (not self.averaged and (q or rounds)):
+            raise ValueError(f"support_.avg: [q, N] = [{q}, {rounds}] is no count of averaged rounds")
         y = self.y[:n]
         if class_labels and np.any((y != np.floor(y)) | (y < 0) | (y >= K)):
             raise ValueError(f"support_.y: the class index of an SV is not one of 0..{K - 1}")

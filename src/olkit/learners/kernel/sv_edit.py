@@ -1,7 +1,8 @@
 """Edits of a support set by compiled code: adding an SV (a stream row, :func:`sv_append`, or a point that
 is not one, e.g. a merged or projected SV, :func:`sv_append_point`), scaling every coefficient
 (:func:`sv_scale`), and removing one SV (:func:`sv_remove`), a set of them (:func:`sv_remove_set`) or all
-(:func:`sv_clear`).
+(:func:`sv_clear`); and the bookkeeping of the averaged model after a round (:func:`average_all`,
+:func:`average_appended`).
 
 Removal is O(1) in the number of SVs moved (:func:`sv_remove`): the last SV moves into the freed slot
 (two moves when the freed slot is covered by the block product: the last covered SV fills it, and the
@@ -44,6 +45,9 @@ def _new_slot(sv, norm2, kself, label):
     sv.hs[n] = -1
     sv.hw[n] = 0.0
     _fill(sv.coef[n], 0.0)
+    if sv.avg_sum.shape[0]:  # averaged: the SV enters with no past (P = 0, last seen coefficients 0)
+        _fill(sv.avg_sum[n], 0.0)
+        _fill(sv.avg_last[n], 0.0)
     sv.F[n] = 0.0
     sv.added[n] = sv.meta[CLOCK]
     if sv.meta[HAS_GRAM]:
@@ -155,6 +159,9 @@ def _copy_values(sv, src, dst):
     sv.hs[dst] = sv.hs[src]
     sv.hw[dst] = sv.hw[src]
     _copy(sv.coef[src], sv.coef[dst])
+    if sv.avg_sum.shape[0]:
+        _copy(sv.avg_sum[src], sv.avg_sum[dst])
+        _copy(sv.avg_last[src], sv.avg_last[dst])
     sv.F[dst] = sv.F[src]
     sv.added[dst] = sv.added[src]
     sv.gcol[dst] = sv.gcol[src]
@@ -293,3 +300,52 @@ def _compact_matrix(M, newpos, n):
             b = newpos[j]
             if b >= 0:
                 M[a, b] = M[i, j]
+
+
+# ---- the averaged model (docs/algorithms/options.md#kernel-learners) -----------------------------------
+#
+# Per SV i the support set keeps P_i (``avg_sum[i]``) and the coefficient row the bookkeeping last saw
+# (``avg_last[i]``); for the set, q and N (``avg``). Invariant after each round: Σ over the averaged rounds t of
+# a_i(t) = P_i + q·A_i, A_i the stored coefficients. A change δ of A_i made in a round is seen at the end of the
+# round, before the round counts: P_i −= q·δ keeps the sum of the past rounds; then q += 1 and N += 1 (no learner
+# keeps a lazy global scale of its coefficients: every scaling is written into A, and seen as a change). A new
+# SV enters with P_i = 0 and last 0, so its first coefficient A_i gives P_i = −q·A_i; a removed SV takes its P_i
+# with it. The averaged model is f̄ = Σ_i (P_i + q·A_i)/N κ(x_i, ·).
+
+
+@njit_inline
+def no_average(sv, n0, seen, start):
+    """The loop's averaging step when the learner keeps no average: nothing."""
+
+
+@njit_helper
+def _average_rows(sv, lo, seen, start):
+    if seen < start:  # not averaged yet: q = 0, nothing to record (the first averaged round sees every change)
+        return
+    n = sv.meta[N]
+    q = sv.avg[0]
+    coef, P, last = sv.coef, sv.avg_sum, sv.avg_last
+    for i in range(lo, n):
+        for c in range(coef.shape[1]):
+            a = coef[i, c]
+            if a != last[i, c]:
+                P[i, c] -= q * (a - last[i, c])
+                last[i, c] = a
+    sv.avg[0] = q + 1.0
+    sv.avg[1] += 1.0
+
+
+@njit_inline
+def average_all(sv, n0, seen, start):
+    """The averaging step after round ``seen`` (1-based) of a rule that may change any SV's coefficients (a
+    scaling, a projection, a merge, a double update): every SV's row is compared with the last one seen,
+    O(#SV·K), the order of the rule's own work on such rounds."""
+    _average_rows(sv, 0, seen, start)
+
+
+@njit_inline
+def average_appended(sv, n0, seen, start):
+    """The averaging step of a rule that only sets the coefficients of the SVs it appends in the round (slots
+    n0.. , n0 = #SV before the round): O(1) a round, O(K) per new SV. An SV appended before the averaging starts
+    keeps its coefficients, P_i = 0 gives its sum q·A_i."""
+    _average_rows(sv, n0, seen, start)
