@@ -182,7 +182,7 @@ def test_graph_sees_known_imports():
     assert "olkit.spec" in graph["olkit.learners.kernel.pa"]  # from ...spec import register
     assert "olkit.learners" in graph["olkit.registry"]  # inside a function: from . import learners
     assert "olkit.experiment.tuning" in graph["olkit.experiment.runner"]  # inside a function
-    assert "olkit.learners.linear.model" in graph["olkit.learners.kernel.base"]  # from ..linear.model import
+    assert "olkit.learners.linear.base" in graph["olkit.learners.kernel.base"]  # from ..linear.base import
 
 
 def test_runner_and_tuning_do_not_import_each_other():

@@ -52,6 +52,7 @@ from ..kernel.duol import (
     _binary_step,
     duol_gate,
     label_weights,
+    mduol_auxiliary,
     mduol_gate,
     solve_double,
     tie_bound,
@@ -231,15 +232,7 @@ def mduol_budget_update(sv, st, s, t, kself, y, f, mistake):
     double = b >= 0 and w_min <= -2.0 * rho
     rb, sb, w_ab, gb_hat, Fb = -1, -1, 0.0, 0.0, 0.0
     if double:
-        rb, sb = hr[b], hs[b]
-        w_ab = h_dot(r, w, rb, sb) * krow[b]
-        gb_hat = sv.coef[b, rb]
-        Fb = F[b]
-        if mistake:  # JMLR Theorems 5-6: strong / weak double updates (diagnostics only)
-            if Fb <= 0.0 and C >= gb_hat + 1.0 / (2.0 * (1.0 - rho)):
-                st.cnt[D_STRONG] += 1
-            elif Fb <= 1.0 + tol and C >= gb_hat + rho / 2.0:
-                st.cnt[D_WEAK] += 1
+        rb, sb, w_ab, gb_hat, Fb = mduol_auxiliary(sv, st, b, r, w, mistake)
     j = sv_append(sv, s, t, kself, float(r))
     F[j] = margin
     if not double:

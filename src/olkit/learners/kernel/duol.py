@@ -271,6 +271,24 @@ def _binary_step(sv, st, s, t, kself, y, f, mistake, loss, b, w_min):
 
 
 @njit_helper
+def mduol_auxiliary(sv, st, b, r, w, mistake):
+    """(r_b, s_b, w_ab, γ̂_b, F_b) of the auxiliary SV b of an M-DUOL double update for the direction H_t = (r, w),
+    w_ab = (H_t·H_b) κ(x_t, x_b) (the kernel row in ``sv.krow``); on a mistake round it counts the strong and
+    weak double updates of JMLR Theorems 5-6 (diagnostics only)."""
+    C, rho, tol = st.prm.C, st.prm.rho, st.prm.tol
+    rb, sb = sv.hr[b], sv.hs[b]
+    w_ab = h_dot(r, w, rb, sb) * sv.krow[b]
+    gb_hat = sv.coef[b, rb]
+    Fb = sv.F[b]
+    if mistake:
+        if Fb <= 0.0 and C >= gb_hat + 1.0 / (2.0 * (1.0 - rho)):
+            st.cnt[D_STRONG] += 1
+        elif Fb <= 1.0 + tol and C >= gb_hat + rho / 2.0:
+            st.cnt[D_WEAK] += 1
+    return rb, sb, w_ab, gb_hat, Fb
+
+
+@njit_helper
 def mduol_update(sv, st, s, t, kself, y, f, mistake):
     """M-DUOL (JMLR §4.2, Algorithm 2, Prop. 5; docs/algorithms/duol.md#multiclass-and-multi-label), multiclass and
     multi-label.
@@ -314,15 +332,7 @@ def mduol_update(sv, st, s, t, kself, y, f, mistake):
             b = min2(b, other)
     double = 0 <= b < n and w_min <= -2.0 * rho  # b = n: none found tied (NaN kernel values from overflow)
     if double:
-        rb, sb = hr[b], hs[b]
-        w_ab = h_dot(r, w, rb, sb) * krow[b]
-        gb_hat = sv.coef[b, rb]
-        Fb = F[b]
-        if mistake:  # JMLR Theorems 5-6: strong / weak double updates (diagnostics only)
-            if Fb <= 0.0 and C >= gb_hat + 1.0 / (2.0 * (1.0 - rho)):
-                st.cnt[D_STRONG] += 1
-            elif Fb <= 1.0 + tol and C >= gb_hat + rho / 2.0:
-                st.cnt[D_WEAK] += 1
+        rb, sb, w_ab, gb_hat, Fb = mduol_auxiliary(sv, st, b, r, w, mistake)
     j = sv_append(sv, s, t, kself, float(r))
     F[j] = margin
     if not double:
