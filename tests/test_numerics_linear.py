@@ -325,7 +325,7 @@ def test_cw_var_alpha_is_the_formula_unless_it_overflows():
         phi = phi_of(rng.choice(ETAS))
         prm = CWParams(phi)
         m = r * phi * v
-        step = cw_var_step(prm, fst, m, v, 0.0, True)
+        step = cw_var_step(prm, fst, m, v, 0.0, True, 1.0)
         triggered, alpha, beta, c = step.triggered, step.alpha, step.beta, step.c
         formula = cw_var_alpha_formula(phi, m, v)
         if formula > 0.0:
@@ -335,7 +335,7 @@ def test_cw_var_alpha_is_the_formula_unless_it_overflows():
     prm = CWParams(phi)
     for m, v in ((-1e160, 1.0), (-1e200, 1e-6), (-1e250, 1e100)):
         assert not math.isfinite(cw_var_alpha_formula(phi, m, v))
-        alpha = cw_var_step(prm, fst, m, v, 0.0, True).alpha
+        alpha = cw_var_step(prm, fst, m, v, 0.0, True, 1.0).alpha
         assert _rel(alpha, exact_cw_var_alpha(phi, m, v)) < 16 * EPS
 
 

@@ -23,8 +23,9 @@ from typing import TYPE_CHECKING, Any, ClassVar, Self
 import numpy as np
 import scipy.sparse as sp
 
-from .params import BOOLEAN, RANDOM_STATE, Interval, Options, nearest_name, validate_params
+from .params import BOOLEAN, CLASS_WEIGHT, RANDOM_STATE, Interval, Options, nearest_name, validate_params
 from .protocol import serialised
+from .weights import check_sample_weight, example_weights
 
 if TYPE_CHECKING:
     from ._typing import ArrayLike, MatrixLike
@@ -51,13 +52,13 @@ random_state : None, int >= 0 or numpy.random.RandomState, default None
 """The numpydoc text of :data:`FIT_ORDER_PARAMS`, written once: ``OnlineClassifier._complete_docstring``
 appends it to the Parameters section of every registered learner's docstring."""
 
-MODEL_OPTIONS = ("fit_intercept", "intercept_scaling", "average")
+MODEL_OPTIONS = ("fit_intercept", "intercept_scaling", "average", "class_weight")
 """Options every learner has beyond its paper's rule (docs/algorithms/options.md). Their defaults give the
 paper's learner, so every held result stands; they change the model, so they are parameters of the algorithm
 (recorded with the model, ``set_params`` after fit refused), but the registry's listings (``olkit list``,
 ``Spec.defaults``) leave them out and ``resolved_params`` (the run JSON) shows only those set to another value."""
 
-MODEL_OPTIONS_DEFAULTS = {"fit_intercept": False, "intercept_scaling": 1.0, "average": False}
+MODEL_OPTIONS_DEFAULTS = {"fit_intercept": False, "intercept_scaling": 1.0, "average": False, "class_weight": None}
 
 MODEL_OPTIONS_DOC = """\
 fit_intercept : bool, default False
@@ -73,6 +74,12 @@ average : bool or int >= 0, default False
     (scikit-learn's ``average``): True averages from the first example, an int n from the n-th example
     seen on (0 and False: no average, the last model). The online mistake rate is always the last
     model's (the protocol's predict-then-update). docs/algorithms/options.md#average.
+class_weight : None, "balanced" or dict {label: weight}, default None
+    Weights of the examples of each class, multiplying ``sample_weight`` (scikit-learn's meaning): a dict
+    gives the listed classes their weight and the others 1; "balanced" gives class c the weight
+    n / (K n_c) over the labels of the call that starts the model (``fit``, ``evaluate_online``; a call
+    that continues one refuses it). Binary and multiclass data. What a weight does to a round is written on
+    the algorithm's page (docs/algorithms/options.md#weights).
 """
 """The numpydoc text of :data:`MODEL_OPTIONS`, written once and added to every registered learner's docstring."""
 
@@ -318,12 +325,13 @@ class OnlineClassifier:
         """The parameters of the algorithm: all but :data:`FIT_ORDER_PARAMS` (what the registry lists)."""
         return [name for name in cls._get_param_names() if name not in FIT_ORDER_PARAMS]
 
-    def _set_options(self, fit_intercept, intercept_scaling, average, shuffle, random_state):
+    def _set_options(self, *, fit_intercept, intercept_scaling, average, class_weight, shuffle, random_state):
         """Store the options every learner has (:data:`MODEL_OPTIONS`, :data:`FIT_ORDER_PARAMS`; called by each
         learner's __init__)."""
         self.fit_intercept = fit_intercept
         self.intercept_scaling = intercept_scaling
         self.average = average
+        self.class_weight = class_weight
         self.shuffle = shuffle
         self.random_state = random_state
 
@@ -419,6 +427,7 @@ class OnlineClassifier:
                 ]
             )
         ],
+        "class_weight": CLASS_WEIGHT,
         "shuffle": [BOOLEAN],
         "random_state": RANDOM_STATE,
     }
@@ -689,17 +698,23 @@ class OnlineClassifier:
 
     # ---- scikit-learn API ------------------------------------------------------------------------
     @serialised
-    def fit(self, X: "MatrixLike", y: "ArrayLike") -> Self:
+    def fit(self, X: "MatrixLike", y: "ArrayLike", sample_weight: "ArrayLike | None" = None) -> Self:
         """Reset the model and make one online pass over (X, y): in a random order drawn from
-        ``random_state`` when ``shuffle`` is True (the default), else in the given order."""
+        ``random_state`` when ``shuffle`` is True (the default), else in the given order.
+
+        ``sample_weight``: a weight >= 0 per example (None: all 1), multiplied by ``class_weight``; what a
+        weight does is the algorithm's (its page, section Weights). Weight 0: predicted, not learned."""
         from .protocol import run_online
 
         self._validate_params()
         X = self._validate_X(X, reset=True)
         y = self._validate_y(y, X.shape[0])
+        check_sample_weight(sample_weight, X.shape[0], self.algorithm_name)  # before the model is reset
         self._set_classes(y)
         self._reset_model(X)
-        run_online(self, X, self._encode_labels(y), self._fit_order(X.shape[0]))
+        y_internal = self._encode_labels(y)
+        weights = example_weights(self, y, sample_weight, whole_stream=True)
+        run_online(self, X, y_internal, self._fit_order(X.shape[0]), weights)
         return self
 
     def _fit_order(self, n):
@@ -715,8 +730,16 @@ class OnlineClassifier:
         return check_random_state(seed).permutation(n)
 
     @serialised
-    def partial_fit(self, X: "MatrixLike", y: "ArrayLike", classes: "ArrayLike | None" = None) -> Self:
-        """Continue the online pass with (X, y); ``classes`` fixes the label set on the first call."""
+    def partial_fit(
+        self,
+        X: "MatrixLike",
+        y: "ArrayLike",
+        classes: "ArrayLike | None" = None,
+        sample_weight: "ArrayLike | None" = None,
+    ) -> Self:
+        """Continue the online pass with (X, y); ``classes`` fixes the label set on the first call.
+        ``sample_weight`` as in :meth:`fit` (``class_weight="balanced"`` is refused here: a chunk is not the
+        whole stream)."""
         from .protocol import run_online
 
         first = not hasattr(self, "classes_")
@@ -732,7 +755,9 @@ class OnlineClassifier:
                 f"classes=[{_plain_labels(classes, None)}] differs from the classes of the first "
                 f"partial_fit call ([{_plain_labels(self.classes_, None)}])"
             )
-        run_online(self, X, self._encode_labels(y), np.arange(X.shape[0]))
+        y_internal = self._encode_labels(y)
+        weights = example_weights(self, y, sample_weight, whole_stream=False)
+        run_online(self, X, y_internal, np.arange(X.shape[0]), weights)
         return self
 
     @serialised

@@ -121,6 +121,23 @@ class InstanceOf:
         return self.description
 
 
+@dataclass(frozen=True)
+class ClassWeights:
+    """``class_weight`` (scikit-learn's): None, "balanced", or a dict {label: weight} of finite weights >= 0
+    (which labels are classes is checked with the data, :func:`olkit.weights.class_weights`)."""
+
+    def accepts(self, value):
+        if value is None or (isinstance(value, str) and value == "balanced"):
+            return True
+        return isinstance(value, dict) and all(NON_NEGATIVE.accepts(w) for w in value.values())
+
+    def __str__(self):
+        return 'None, "balanced" or a dict {label: weight} with finite weights >= 0'
+
+
+CLASS_WEIGHT = [ClassWeights()]
+
+
 RANDOM_STATE = [
     None,
     Interval(0, 2**32 - 1, integer=True),
@@ -132,7 +149,7 @@ a seed 0..2**32 - 1 (the seeds numpy's RandomState takes), or a RandomState."""
 
 def _resolve(constraint, learner):
     """A constraint as a list of constraints: a callable ``learner -> constraint or list`` is called."""
-    if callable(constraint) and not isinstance(constraint, (Interval, Options, InstanceOf)):
+    if callable(constraint) and not isinstance(constraint, (Interval, Options, InstanceOf, ClassWeights)):
         constraint = constraint(learner)
     return constraint if isinstance(constraint, list) else [constraint]
 

@@ -27,6 +27,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import numpy as np
 import scipy.sparse as sp
 
+from .weights import check_sample_weight, example_weights
+
 if TYPE_CHECKING:
     from ._typing import ArrayLike, MatrixLike
     from .base import OnlineClassifier
@@ -94,18 +96,21 @@ def serialised(function: _Function) -> _Function:
 
 
 @serialised
-def run_online(learner, X, y_internal, order):
+def run_online(learner, X, y_internal, order, weights=None):
     """Run the protocol over ``X[order]`` with the learner's current state.
 
     Returns (scores, mistakes): the score f_t(x_t) before each update and a 0/1 mistake flag, in stream
-    order. ``y_internal`` holds labels in the learner's internal coding.
+    order. ``y_internal`` holds labels in the learner's internal coding; ``weights`` the weight of each row of
+    X (:func:`olkit.weights.example_weights`; None: all 1).
     """
+    if weights is None:
+        weights = np.ones(X.shape[0])
     order = np.ascontiguousarray(order, dtype=np.int64)
     X = learner._engine_input(X)
     columns = learner._score_columns()
     scores = np.empty((len(order), columns)) if columns > 1 else np.empty(len(order))
     mistakes = np.zeros(len(order), np.int8)
-    stream = learner._make_stream(X, y_internal)
+    stream = learner._make_stream(X, y_internal, np.ascontiguousarray(weights, dtype=np.float64))
     scores_view = scores.reshape(len(order), 1) if learner._score_columns_2d and columns == 1 else scores
     with one_blas_thread():
         block = learner._block_size or BLOCK_SIZE
@@ -263,6 +268,7 @@ def evaluate_online(
     y: "ArrayLike",
     order: "ArrayLike | None" = None,
     *,
+    sample_weight: "ArrayLike | None" = None,
     reset: bool = True,
     n_checkpoints: int = 20,
     order_label: str | None = None,
@@ -275,6 +281,8 @@ def evaluate_online(
     X : array (n, d) or scipy sparse matrix; y : labels (n,).
     order : an ordering of the examples, each 0-based index once (:func:`check_order`; default: file order);
         the stream is ``X[order]``.
+    sample_weight : a weight >= 0 per row of X (None: all 1), multiplied by the learner's ``class_weight``
+        (docs/algorithms/options.md#weights); a row of weight 0 is predicted and counted, not learned.
     reset : start from an empty model (default) or continue the learner's current stream.
     n_checkpoints : points of the cumulative mistake-rate curve.
 
@@ -290,15 +298,17 @@ def evaluate_online(
     if order is None:
         order = np.arange(X.shape[0])
     order = check_order(order, X.shape[0])
+    check_sample_weight(sample_weight, X.shape[0], learner.algorithm_name)  # before the model is reset
     if first:
         learner._set_classes(y)
         learner._reset_model(X)
     y_internal = learner._encode_labels(y)
+    weights = example_weights(learner, y, sample_weight, whole_stream=first)
     X = learner._engine_input(X)  # storage conversion (e.g. small CSR -> dense) is not learning time
     learner._warm_up(X[:1], y_internal[:1])
     before = learner._counts()
     start = time.perf_counter()
-    scores, flags = run_online(learner, X, y_internal, order)
+    scores, flags = run_online(learner, X, y_internal, order, weights)
     seconds = time.perf_counter() - start
     after = learner._counts()
     n = len(order)

@@ -68,6 +68,8 @@ import warnings
 import numpy as np
 from river import base
 
+from .weights import check_sample_weight
+
 __all__ = ["RiverClassifier"]
 
 _NEW_FEATURES = ("warn", "ignore", "raise")
@@ -155,6 +157,7 @@ class RiverClassifier(base.Classifier):
         self._codes = None  # label -> index in classes_
         self._pending: list = []  # classes=None, one label seen so far: copies of the rows learned
         self._pending_label = None
+        self._pending_weights: list = []  # their weights
         self._warned = False
 
         if features is not None:
@@ -194,10 +197,23 @@ class RiverClassifier(base.Classifier):
         self.classes_ = list(labels)
         self._codes = {label: i for i, label in enumerate(self.classes_)}
 
-    def _new_learner(self):
+    def _new_learner(self, labels=None):
+        """A fresh copy of the learner, for the wrapper's labels (``labels``, else ``classes_``): the inner
+        learner sees the class codes 0..K-1, so a ``class_weight`` dict keyed by labels is re-keyed by code."""
         from sklearn.base import clone
 
-        return clone(self.learner)
+        learner = clone(self.learner)
+        weights = getattr(learner, "class_weight", None)
+        if isinstance(weights, dict):
+            labels = list(self.classes_ if labels is None else labels)
+            unknown = [k for k in weights if k not in labels]
+            if unknown:
+                raise ValueError(
+                    f"class_weight names label(s) {_shown(unknown)} that are not among the classifier's labels "
+                    f"[{_shown(labels)}]"
+                )
+            learner.set_params(class_weight={labels.index(k): w for k, w in weights.items()})
+        return learner
 
     def _fill(self, x, columns, row):
         """Write x into ``row`` (zeros elsewhere), applying the ``new_features`` rule."""
@@ -235,16 +251,20 @@ class RiverClassifier(base.Classifier):
             )
 
     # ---- learning and prediction ---------------------------------------------------------------------
-    def learn_one(self, x, y, **kwargs) -> None:
+    def learn_one(self, x, y, w=1.0, **kwargs) -> None:
+        """Learn (x, y) with weight ``w`` (River's sample weight; the learner's ``sample_weight``,
+        docs/algorithms/options.md#weights; 0: the example is not learned)."""
         if self._columns is None:
             self._set_columns(_ordered(x))
         row = self._fill(x, self._columns, self._row)
+        weight = check_sample_weight([w], 1, self.learner.algorithm_name)
         if self.learner_ is not None:
-            self.learner_.partial_fit(row, np.array([self._code(y)]))
+            self.learner_.partial_fit(row, np.array([self._code(y)]), sample_weight=weight)
             return
         if self.classes_ is not None:  # classes given: the first example
             learner = self._new_learner()
-            learner.partial_fit(row, np.array([self._code(y)]), classes=np.arange(len(self.classes_)))
+            classes = np.arange(len(self.classes_))
+            learner.partial_fit(row, np.array([self._code(y)]), classes=classes, sample_weight=weight)
             self.learner_ = learner
             return
         # classes=None: keep the examples until the second label appears
@@ -252,16 +272,19 @@ class RiverClassifier(base.Classifier):
             if not self._pending:
                 self._pending_label = y
             self._pending.append(row[0].copy())
+            self._pending_weights.append(weight[0])
             return
         labels = _sorted_labels([self._pending_label, y])
         X = np.vstack([*self._pending, row[0]])
         codes = np.full(len(X), labels.index(self._pending_label))
         codes[-1] = labels.index(y)
-        learner = self._new_learner()
-        learner.partial_fit(X, codes, classes=np.arange(2))  # may refuse a row: then nothing changes here
+        learner = self._new_learner(labels)
+        weights = np.array([*self._pending_weights, weight[0]])
+        # may refuse a row: then nothing changes here
+        learner.partial_fit(X, codes, classes=np.arange(2), sample_weight=weights)
         self._set_classes(labels)
         self.learner_ = learner
-        self._pending, self._pending_label = [], None
+        self._pending, self._pending_label, self._pending_weights = [], None, []
 
     def _code(self, y):
         try:

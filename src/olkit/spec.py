@@ -62,6 +62,12 @@ class Spec:
     finds a place between two without renumbering (without a position it comes last)."""
     sweep: Sweep = field(default_factory=Sweep)
     """The options the property tests and the fuzz run it with."""
+    weight: str = ""
+    """What an example's weight s > 0 does to the algorithm's round, in one line (e.g. "C ← s·C"); its page's
+    section *Weights* says it in full (docs/algorithms/options.md#weights)."""
+    weight_repeats: bool = False
+    """True where an integer weight k gives the model of k repetitions of the example (up to rounding;
+    tests/test_weights.py checks it)."""
 
     @property
     def family(self):
@@ -147,10 +153,22 @@ def parameter_meanings(doc):
     return meanings
 
 
-def register(name, description, *, data=("binary",), tuning=(), sources=None, position=math.inf, sweep=None):
+def register(
+    name,
+    description,
+    *,
+    data=("binary",),
+    tuning=(),
+    sources=None,
+    position=math.inf,
+    sweep=None,
+    weight="",
+    weight_repeats=False,
+):
     """Class decorator: register a learner class under ``name`` (the naming contract:
     docs/dev/architecture.md#algorithm-and-parameter-names) at ``position`` in the listing; ``sweep``: the
-    fields of a :class:`Sweep` (a dict)."""
+    fields of a :class:`Sweep` (a dict); ``weight``, ``weight_repeats``: what an example's weight does
+    (:attr:`Spec.weight`)."""
     unknown = set(data) - set(DATA_KINDS)
     if unknown:
         raise RuntimeError(f"{name}: unknown data kinds {sorted(unknown)}")
@@ -159,7 +177,18 @@ def register(name, description, *, data=("binary",), tuning=(), sources=None, po
     def decorate(cls):
         if name in SPECS:
             raise RuntimeError(f"algorithm name {name!r} registered twice")
-        spec = Spec(name, description, cls, tuple(data), tuple(tuning), dict(sources or {}), position, sweep)
+        spec = Spec(
+            name,
+            description,
+            cls,
+            tuple(data),
+            tuple(tuning),
+            dict(sources or {}),
+            position,
+            sweep,
+            weight,
+            weight_repeats,
+        )
         cls.algorithm_name = name
         cls.description = description
         cls.spec = spec

@@ -16,6 +16,7 @@ import time
 import numpy as np
 
 from .protocol import OnlineResult, checkpoints, run_online, serialised
+from .weights import example_weights
 
 __all__ = ["evaluate_libsvm_stream", "evaluate_stream"]
 
@@ -53,7 +54,8 @@ def evaluate_stream(
             before = learner._counts()
             first = False
         start = time.perf_counter()
-        _, flags = run_online(learner, X, y_internal, np.arange(X.shape[0]))
+        weights = example_weights(learner, y, None, whole_stream=False)  # class_weight (a dict: per chunk)
+        _, flags = run_online(learner, X, y_internal, np.arange(X.shape[0]), weights)
         seconds += time.perf_counter() - start
         inside = (ck > n) & (ck <= n + len(flags))
         at_ck[inside] = mistakes + np.cumsum(flags, dtype=np.int64)[ck[inside] - n - 1]

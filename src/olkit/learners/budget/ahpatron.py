@@ -383,6 +383,7 @@ class Ahpatron(BudgetLearner):
         fit_intercept=False,
         intercept_scaling=1.0,
         average=False,
+        class_weight=None,
         shuffle=True,
         random_state=None,
     ):
@@ -396,6 +397,7 @@ class Ahpatron(BudgetLearner):
             fit_intercept=fit_intercept,
             intercept_scaling=intercept_scaling,
             average=average,
+            class_weight=class_weight,
             shuffle=shuffle,
             random_state=random_state,
         )

@@ -211,14 +211,15 @@ def hinge_ogd_round(W, z, yt, eta, F):
     """Score z with W (one row per output), predict, and take the hinge OGD step (FOGD binary / multiclass, NOGD
     stage 2).
 
-    ``F`` receives the K scores (binary: K = 1, f = w·z). Returns (mistake, updated)."""
+    ``F`` receives the K scores (binary: K = 1, f = w·z). ``eta`` = 0 (an example of weight 0) takes no step.
+    Returns (mistake, updated)."""
     K = W.shape[0]
     for o in range(K):
         F[o] = dot(W[o], z)
     if K == 1:  # binary: ŷ = +1 iff f ≥ 0; if y f < 1: w += η y z
         f = F[0]
         mistake = (1.0 if f >= 0.0 else -1.0) != yt
-        if yt * f < 1.0:
+        if yt * f < 1.0 and eta != 0.0:
             add_scaled(W[0], eta * yt, z)
             return mistake, True
         return mistake, False
@@ -233,7 +234,7 @@ def hinge_ogd_round(W, z, yt, eta, F):
     for o in range(K):
         if o != y and F[o] > F[s]:
             s = o
-    if F[y] - F[s] < 1.0:
+    if F[y] - F[s] < 1.0 and eta != 0.0:
         add_scaled(W[y], eta, z)
         add_scaled(W[s], -eta, z)
         return best != y, True
@@ -251,10 +252,10 @@ class FOGDParams(NamedTuple):
 FOGDState = namedtuple("FOGDState", ["prm", "cnt", "U", "W"])
 """The model: parameters [η, feature scale, max|U|], running counters, directions U (d × D), weights W (K' × 2D)."""
 
-FeatureStream = namedtuple("FeatureStream", ["dense", "Xd", "indptr", "idx", "val", "y", "p", "z", "nzk", "nzx"])
+FeatureStream = namedtuple("FeatureStream", ["dense", "Xd", "indptr", "idx", "val", "y", "p", "z", "nzk", "nzx", "sw"])
 """A validated stream for the compiled loop: dense rows ``Xd`` or CSR (indptr, idx, val), labels in the
 learner's coding (binary ±1, multiclass index), and work vectors p (D), z (2D) and a dense row's non-zeros
-(indices ``nzk``, values ``nzx``: length d)."""
+(indices ``nzk``, values ``nzx``: length d), and the weight of each row (``sw``, docs/algorithms/options.md#weights)."""
 
 
 @njit
@@ -266,7 +267,8 @@ def fogd_block(st, s, order, start, stop, scores, mistakes):
         t = order[pos]
         norm1 = project_row(st.U, s.dense, s.Xd, s.indptr, s.idx, s.val, t, s.p, s.nzk, s.nzx)
         fourier_map(s.p, scale, s.z, norm1 * umax)
-        mistake, updated = hinge_ogd_round(st.W, s.z, s.y[t], eta, scores[pos])
+        # weight s_t: the step η s_t (the hinge loss weighted by s_t); weight 0 is no step
+        mistake, updated = hinge_ogd_round(st.W, s.z, s.y[t], eta * s.sw[t], scores[pos])
         mistakes[pos] = mistake
         n_mistakes += mistake
         n_updates += updated
@@ -293,11 +295,12 @@ def fogd_features(st, s, out):
         fourier_map(s.p, st.prm.scale, out[t], norm1 * st.prm.umax)
 
 
-def feature_stream(X, y_internal, D, intercept=0.0):
+def feature_stream(X, y_internal, D, intercept=0.0, weights=None):
     """Pack validated data (dense float64 C array or CSR) for the compiled loop. ``intercept`` c > 0
     (``fit_intercept``): the feature vector gets a constant last entry c, z = [z(x), c] ∈ R^{2D+1}
-    (docs/algorithms/options.md#fit_intercept)."""
+    (docs/algorithms/options.md#fit_intercept). ``weights``: the weight of each row (None: all 1)."""
     y = np.ascontiguousarray(y_internal, dtype=np.float64)
+    sw = np.ones(y.shape[0]) if weights is None else np.ascontiguousarray(weights, dtype=np.float64)
     p, z = np.empty(D), np.empty(2 * D + (intercept != 0.0))
     z[2 * D :] = intercept
     if sp.issparse(X):
@@ -312,6 +315,7 @@ def feature_stream(X, y_internal, D, intercept=0.0):
             z,
             np.zeros(0, np.int64),
             np.empty(0),
+            sw,
         )
     empty_i = np.zeros(1, np.int64)
     return FeatureStream(
@@ -325,6 +329,7 @@ def feature_stream(X, y_internal, D, intercept=0.0):
         z,
         np.zeros(X.shape[1], np.int64),
         np.empty(X.shape[1]),
+        sw,
     )
 
 
@@ -422,6 +427,7 @@ class FOGD(OnlineClassifier):
         fit_intercept=False,
         intercept_scaling=1.0,
         average=False,
+        class_weight=None,
         shuffle=True,
         random_state=None,
     ):
@@ -435,6 +441,7 @@ class FOGD(OnlineClassifier):
             fit_intercept=fit_intercept,
             intercept_scaling=intercept_scaling,
             average=average,
+            class_weight=class_weight,
             shuffle=shuffle,
             random_state=random_state,
         )
@@ -475,10 +482,10 @@ class FOGD(OnlineClassifier):
     def _engine_input(self, X):
         return X  # validated: dense float64 C array or canonical CSR (never densified)
 
-    def _make_stream(self, X, y_internal):
+    def _make_stream(self, X, y_internal, weights=None):
         if self._binary_as_multiclass and len(self.classes_) == 2:
             y_internal = (np.asarray(y_internal) > 0).astype(np.float64)  # ±1 → class index 0/1
-        return feature_stream(X, y_internal, int(self.D), self._intercept_constant())
+        return feature_stream(X, y_internal, int(self.D), self._intercept_constant(), weights)
 
     def _learn_block(self, stream, X, order, start, stop, scores, mistakes):
         fogd_block(self.state_, stream, order, start, stop, scores, mistakes)

@@ -271,6 +271,7 @@ class Forgetron(BudgetLearner):
         fit_intercept=False,
         intercept_scaling=1.0,
         average=False,
+        class_weight=None,
         shuffle=True,
         random_state=None,
     ):
@@ -280,6 +281,7 @@ class Forgetron(BudgetLearner):
             fit_intercept=fit_intercept,
             intercept_scaling=intercept_scaling,
             average=average,
+            class_weight=class_weight,
             shuffle=shuffle,
             random_state=random_state,
         )

@@ -660,6 +660,7 @@ class Projectron(_ProjectronBase):
         fit_intercept=False,
         intercept_scaling=1.0,
         average=False,
+        class_weight=None,
         shuffle=True,
         random_state=None,
     ):
@@ -671,6 +672,7 @@ class Projectron(_ProjectronBase):
             fit_intercept=fit_intercept,
             intercept_scaling=intercept_scaling,
             average=average,
+            class_weight=class_weight,
             shuffle=shuffle,
             random_state=random_state,
         )
@@ -719,6 +721,7 @@ class ProjectronPP(_ProjectronBase):
         fit_intercept=False,
         intercept_scaling=1.0,
         average=False,
+        class_weight=None,
         shuffle=True,
         random_state=None,
     ):
@@ -731,6 +734,7 @@ class ProjectronPP(_ProjectronBase):
             fit_intercept=fit_intercept,
             intercept_scaling=intercept_scaling,
             average=average,
+            class_weight=class_weight,
             shuffle=shuffle,
             random_state=random_state,
         )

@@ -274,13 +274,15 @@ class KernelLearner(PrimalHooks, OnlineClassifier):
             return X if sp.issparse(X) else sp.csr_matrix(X)
         return X.toarray() if sp.issparse(X) else X
 
-    def _make_stream(self, X, y_internal):
+    def _make_stream(self, X, y_internal, weights=None):
+        if weights is None:
+            weights = np.ones(X.shape[0])
         if self._primal():
-            return self._primal_make_stream(X, y_internal)
+            return self._primal_make_stream(X, y_internal, weights)
         if self._binary_as_multiclass and len(self.classes_) == 2 and not self.multilabel_:
             y_internal = (np.asarray(y_internal) > 0).astype(np.float64)  # ±1 → class index 0/1
         start = self._average_start() if self.support_.averaged else 0
-        return make_stream(X, y_internal, self._kernel_spec().params(), self._n_outputs(), start)
+        return make_stream(X, y_internal, self._kernel_spec().params(), self._n_outputs(), start, weights)
 
     def _learn_block(self, stream, X, order, start, stop, scores, mistakes):
         if self._primal():

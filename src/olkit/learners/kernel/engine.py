@@ -13,7 +13,9 @@ branch and a run compiles only the rule it uses. Every rule has the signature
     update(sv, st, s, t, kself, y, f, mistake) -> bool  (True if the model changed)
 
 with ``sv`` the support set arrays (``sv.krow`` holds κ(x_i, x_t)), ``st`` the rule state, ``s`` the
-stream, ``t`` the example's row, ``y`` its label (binary ±1, or the class index), ``f`` the vector of its
+stream (``s.sw[t]`` > 0 is the example's weight: each rule's page says what it does; a round of weight 0 is
+not passed to the rule, docs/algorithms/options.md#weights), ``t`` the example's row, ``y`` its label (binary
+±1, or the class index), ``f`` the vector of its
 K scores (binary: K = 1) and ``mistake`` whether the prediction was wrong. A score hook has the signature
 ``score_hook(sv, st, s, t, kself, f)`` and may change f in place before the mistake is decided (ALMA's
 normalisation, NOGD's feature map, POMDR's optimistic hint).
@@ -110,6 +112,7 @@ def kernel_block(sv, st, s, G, order, start, stop, scores, mistakes):
     sv_start, sv_stop, sv_indices, sv_data = sv.start, sv.stop, sv.indices, sv.data
     coef, hr, hs, hw = sv.coef, sv.hr, sv.hs, sv.hw
     X, indptr, indices, data, work, norm2, kp, y, Y = s.X, s.indptr, s.indices, s.data, s.work, s.norm2, s.kp, s.y, s.Y
+    sw = s.sw
     prm, cnt = st.prm, st.cnt
     average_start = s.info[2]
     for pos in range(start, stop):
@@ -145,7 +148,8 @@ def kernel_block(sv, st, s, G, order, start, stop, scores, mistakes):
         cnt[SEEN] += 1
         cnt[MISTAKES] += mistake
         n0 = meta[N]
-        if needs_update(prm, Y, t, y[t], f, kself, mistake, coef, hw, n0):  # noqa: F821
+        # weight 0: predicted and counted, not learned (docs/algorithms/options.md#weights)
+        if sw[t] != 0.0 and needs_update(prm, Y, t, y[t], f, kself, mistake, coef, hw, n0):  # noqa: F821
             if update(sv, st, s, t, kself, y[t], f, mistake):  # noqa: F821
                 cnt[UPDATES] += 1
         average_step(sv, n0, cnt[SEEN], average_start)  # noqa: F821  (bound by block_loop)

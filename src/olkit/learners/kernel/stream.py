@@ -7,22 +7,24 @@ from collections import namedtuple
 import numpy as np
 import scipy.sparse as sp
 
-Stream = namedtuple("Stream", ["X", "indptr", "indices", "data", "norm2", "y", "Y", "info", "kp", "work"])
+Stream = namedtuple("Stream", ["X", "indptr", "indices", "data", "norm2", "y", "Y", "info", "kp", "work", "sw"])
 """An in-memory stream as the compiled code sees it: dense ``X`` (n × d) or CSR arrays, squared row
 norms, labels in the learner's internal coding (``y``: binary ±1 or the class index; ``Y``: the n × K
 0/1 label-set matrix of multiclass and multi-label data), ``info`` = [data kind, K, average start] (the
 example count from which the rounds are averaged, 0: no average; docs/algorithms/options.md#kernel-learners),
-kernel parameters and a length-d scatter buffer."""
+kernel parameters, a length-d scatter buffer and the weight of each row (``sw``,
+docs/algorithms/options.md#weights: a rule reads ``s.sw[t]``; the loop never passes a round of weight 0 to it)."""
 
 BINARY, MULTICLASS, MULTILABEL = 0, 1, 2
 """Data kinds (``Stream.info[0]``)."""
 
 
-def make_stream(X, y_internal, kp, n_outputs=1, average_start=0):
+def make_stream(X, y_internal, kp, n_outputs=1, average_start=0, weights=None):
     """Pack validated data (dense float64 C array or CSR) for the compiled loop.
 
     ``y_internal``: binary ±1 labels, class indices (multiclass, ``n_outputs`` = K classes) or an n × K
     0/1 matrix (multi-label). ``average_start``: the learner's ``_average_start()`` (0: no average).
+    ``weights``: the weight of each row (None: all 1).
     """
     from ...kernels import row_norms2
 
@@ -38,6 +40,7 @@ def make_stream(X, y_internal, kp, n_outputs=1, average_start=0):
     else:
         kind, y, Y = BINARY, np.ascontiguousarray(y_internal, dtype=np.float64), np.zeros((0, 1), np.int8)
     info = np.array([kind, n_outputs, average_start], np.int64)
+    sw = np.ones(norm2.shape[0]) if weights is None else np.ascontiguousarray(weights, dtype=np.float64)
     if sp.issparse(X):
         X = X.tocsr()
         return Stream(
@@ -51,8 +54,9 @@ def make_stream(X, y_internal, kp, n_outputs=1, average_start=0):
             info,
             kp,
             np.zeros(X.shape[1]),
+            sw,
         )
     empty_i = np.zeros(1, np.int64)
     return Stream(
-        np.ascontiguousarray(X, dtype=np.float64), empty_i, empty_i, np.empty(0), norm2, y, Y, info, kp, np.empty(0)
+        np.ascontiguousarray(X, dtype=np.float64), empty_i, empty_i, np.empty(0), norm2, y, Y, info, kp, np.empty(0), sw
     )

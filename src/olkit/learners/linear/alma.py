@@ -25,7 +25,7 @@ class ALMAParams(NamedTuple):
 
 
 @njit
-def alma_step(prm, fst, m, v, dn2, mistake):
+def alma_step(prm, fst, m, v, dn2, mistake, wt):
     """prm: :class:`ALMAParams`. Update iff m ≤ (1 − α) γ_k (LIBOL: <), w' = w + η_k Δ̂,
     w ← w'/max(1, ‖w'‖), k ← k + 1, with γ_k = B/√k, η_k = C/√k, B = 1/α (p = 2); fst[AUX] holds k.
     """

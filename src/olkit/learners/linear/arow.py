@@ -26,7 +26,7 @@ LIBOL_COMPAT_DOC = """
 
 
 @njit
-def arow_step(prm, fst, m, v, dn2, mistake):
+def arow_step(prm, fst, m, v, dn2, mistake, wt):
     """docs/algorithms/arow.md#update-rule (SCW §2.4), prm: :class:`AROWParams`: update iff ℓ = 1 − m > 0:
     β = 1/(v + r), α = ℓβ, c = 1/r."""
     loss = 1.0 - m
@@ -98,6 +98,7 @@ class AROW(LinearLearner):
         fit_intercept=False,
         intercept_scaling=1.0,
         average=False,
+        class_weight=None,
         shuffle=True,
         random_state=None,
     ):
@@ -107,6 +108,7 @@ class AROW(LinearLearner):
             fit_intercept=fit_intercept,
             intercept_scaling=intercept_scaling,
             average=average,
+            class_weight=class_weight,
             shuffle=shuffle,
             random_state=random_state,
         )

@@ -9,7 +9,7 @@ from ...base import OnlineClassifier
 from ...limits import RENUMBER, check_state_bytes, width_words
 from ...params import POSITIVE, Interval, Options
 from ..records import NoParams
-from .model import COVARIANCES, LinearModel, vector_bytes
+from .model import COVARIANCES, LinearModel, primal_stream, vector_bytes
 
 COVARIANCE_DOC = """    a : float > 0, default 1
         Σ₁ = aI (LIBOL default).
@@ -64,14 +64,14 @@ class PrimalHooks:
         )
         self.state_ = self.model_.state
 
-    def _primal_make_stream(self, X, y_internal):
-        return np.ascontiguousarray(y_internal, dtype=np.float64)
+    def _primal_make_stream(self, X, y_internal, weights):
+        return primal_stream(y_internal, weights)
 
     def _primal_learn_block(self, stream, X, order, start, stop, scores, mistakes):
         self.model_.learn_block(X, stream, order, start, stop, scores, mistakes)
 
     def _primal_warm_up(self, X, y_internal):
-        self.model_.warm_up(X, self._primal_make_stream(X, y_internal))
+        self.model_.warm_up(X, y_internal)
 
     def _save_model(self):
         return self.model_.save()
@@ -181,8 +181,8 @@ class LinearLearner(PrimalHooks, OnlineClassifier):
     def _engine_input(self, X):
         return self.model_.engine_input(X)
 
-    def _make_stream(self, X, y_internal):
-        return self._primal_make_stream(X, y_internal)
+    def _make_stream(self, X, y_internal, weights):
+        return self._primal_make_stream(X, y_internal, weights)
 
     def _learn_block(self, stream, X, order, start, stop, scores, mistakes):
         self._primal_learn_block(stream, X, order, start, stop, scores, mistakes)

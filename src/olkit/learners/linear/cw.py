@@ -108,7 +108,7 @@ def cw_inverse_constant_stable(alpha, phi, v):
 
 
 @njit
-def cw_step(prm, fst, m, v, dn2, mistake):
+def cw_step(prm, fst, m, v, dn2, mistake, wt):
     """Exact CW (docs/algorithms/cw.md#update-rule), prm: :class:`CWParams`: update iff ℓ^φ = φ√v − m > 0, α from
     :func:`cw_alpha`."""
     phi = prm.phi
@@ -180,6 +180,7 @@ class CW(LinearLearner):
         fit_intercept=False,
         intercept_scaling=1.0,
         average=False,
+        class_weight=None,
         shuffle=True,
         random_state=None,
     ):
@@ -189,6 +190,7 @@ class CW(LinearLearner):
             fit_intercept=fit_intercept,
             intercept_scaling=intercept_scaling,
             average=average,
+            class_weight=class_weight,
             shuffle=shuffle,
             random_state=random_state,
         )

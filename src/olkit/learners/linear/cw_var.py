@@ -14,7 +14,7 @@ from .engine import NO_STEP, TRIGGERED_NO_STEP, PrimalRule, Step
 
 
 @njit
-def cw_var_step(prm, fst, m, v, dn2, mistake):
+def cw_var_step(prm, fst, m, v, dn2, mistake, wt):
     """docs/algorithms/cw-var.md#update-rule, prm: :class:`.cw.CWParams` (φ): update iff m < φv:
     α = [−(1 + 2φm) + sqrt((1 + 2φm)² − 8φ(m − φv))]/(4φv), Σ⁻¹ += 2αφ ΔΔᵀ
     (c = 2αφ, β = 2αφ/(1 + 2αφv)).

@@ -23,9 +23,10 @@ ones, and a first-order or diagonal update touches only the row's non-zeros. Per
 A rule whose round is not of this shape (SOP predicts with the covariance updated by x_t) gives its own
 block function with the same signature (``PrimalRule.block``).
 
-Every step rule has the signature ``step(prm, fst, m, v, dn2, mistake)`` (``prm``: the rule's parameter
+Every step rule has the signature ``step(prm, fst, m, v, dn2, mistake, wt)`` (``prm``: the rule's parameter
 record, see :mod:`olkit.learners.records`) and returns a :class:`Step` ``(triggered, alpha, gamma, beta, c,
-kappa)``; ``triggered`` is LIBOL's "loss l_t > 0" (what
+kappa)``; ``wt`` > 0 is the example's weight (docs/algorithms/options.md#weights: each rule says on its page what
+a weight does; a round of weight 0 never reaches the rule); ``triggered`` is LIBOL's "loss l_t > 0" (what
 ``compat="libol"`` counts as an update). A second-order rule returns β = c/(1 + cv) with c its inverse-form
 constant (Σ⁻¹ ← Σ⁻¹ + c ΔΔᵀ) for both covariance forms: ρ = 1/(1 + cv) bounds the full and "drop" diagonals
 from below (see :func:`_full_cov_step`).
@@ -342,7 +343,9 @@ def no_squared_diagonal(prm):
     return 0.0
 
 
-def linear_block(cfg, prm, fst, cnt, W, P, S, D, u1, u2, fs, indptr, idx, val, y, order, start, stop, scores, mistakes):
+def linear_block(
+    cfg, prm, fst, cnt, W, P, S, D, u1, u2, fs, indptr, idx, val, y, sw, order, start, stop, scores, mistakes
+):
     """Predict-then-update for stream positions start..stop-1 (see the module docstring). ``P``: the average's
     correction (see :func:`begin_averaged_round`), empty (0 × 0) when no average is kept."""
     cov, mode, libol, avg_start = cfg[COV], cfg[DIAG_MODE], cfg[LIBOL], cfg[AVG_START]
@@ -411,6 +414,9 @@ def linear_block(cfg, prm, fst, cnt, W, P, S, D, u1, u2, fs, indptr, idx, val, y
             m = fs[yc] - fs[o2]
         mistakes[pos] = mistake
         n_mistakes += mistake
+        wt = sw[t]
+        if wt == 0.0:  # weight 0: predicted and counted, not learned (docs/algorithms/options.md#weights)
+            continue
         npairs = 1.0 if o2 < 0 else 2.0
         dn2 = npairs * xn2
 
@@ -431,7 +437,7 @@ def linear_block(cfg, prm, fst, cnt, W, P, S, D, u1, u2, fs, indptr, idx, val, y
         else:
             v = dn2
 
-        r = step(prm, fst, m, v, dn2, mistake)  # noqa: F821
+        r = step(prm, fst, m, v, dn2, mistake, wt)  # noqa: F821
         alpha, gamma, beta, c, kappa = r.alpha, r.gamma, r.beta, r.c, r.kappa
         if not r.triggered:
             continue

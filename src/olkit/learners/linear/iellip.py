@@ -20,7 +20,7 @@ class IELLIPParams(NamedTuple):
 
 
 @njit
-def iellip_step(prm, fst, m, v, dn2, mistake):
+def iellip_step(prm, fst, m, v, dn2, mistake, wt):
     """docs/algorithms/iellip.md#update-rule (LIBOL's IELLIP.m), prm: :class:`IELLIPParams`, fst[AUX] = c_t.
 
     On a mistake with v > 0: μ ← μ + (1 − m)/v · ΣΔ (the new margin is exactly 1) and
@@ -104,6 +104,7 @@ class IELLIP(LinearLearner):
         fit_intercept=False,
         intercept_scaling=1.0,
         average=False,
+        class_weight=None,
         shuffle=True,
         random_state=None,
     ):
@@ -114,6 +115,7 @@ class IELLIP(LinearLearner):
             fit_intercept=fit_intercept,
             intercept_scaling=intercept_scaling,
             average=average,
+            class_weight=class_weight,
             shuffle=shuffle,
             random_state=random_state,
         )

@@ -75,6 +75,11 @@ def vector_bytes(rule, n_features, n_outputs, covariance=None, average=False):
     return 8 * per_feature * n_features
 
 
+def primal_stream(y_internal, weights):
+    """The stream of the linear loop: (labels in the internal coding as float64, the weight of each row)."""
+    return np.ascontiguousarray(y_internal, dtype=np.float64), np.ascontiguousarray(weights, dtype=np.float64)
+
+
 class LinearModel:
     """Weights, covariance and rule state of one linear learner (see the module docstring).
 
@@ -161,8 +166,10 @@ class LinearModel:
             return X
         return with_constant_column(X, self.intercept)
 
-    def learn_block(self, X, y_internal, order, start, stop, scores, mistakes):
+    def learn_block(self, X, stream, order, start, stop, scores, mistakes):
+        """``stream``: (labels in the internal coding, weight of each row), see :func:`primal_stream`."""
         st = self.state
+        y_internal, sw = stream
         self.rule.loop()(
             self.cfg,
             st.prm,
@@ -179,6 +186,7 @@ class LinearModel:
             X.indices,
             X.data,
             y_internal,
+            sw,
             order,
             start,
             stop,
@@ -204,9 +212,8 @@ class LinearModel:
 
     def warm_up(self, X, y_internal):
         """Load (or compile) the compiled loop before any timing starts (runs no example)."""
-        self.learn_block(
-            X, y_internal, np.zeros(1, np.int64), 0, 0, np.empty((0, self.W.shape[1])), np.empty(0, np.int8)
-        )
+        stream = primal_stream(y_internal, np.ones(len(y_internal)))
+        self.learn_block(X, stream, np.zeros(1, np.int64), 0, 0, np.empty((0, self.W.shape[1])), np.empty(0, np.int8))
 
     # ---- the model -----------------------------------------------------------------------------------
     def weights(self, average=False):

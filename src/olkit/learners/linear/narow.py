@@ -22,7 +22,7 @@ class NAROWParams(NamedTuple):
 
 
 @njit
-def narow_step(prm, fst, m, v, dn2, mistake):
+def narow_step(prm, fst, m, v, dn2, mistake, wt):
     """docs/algorithms/narow.md#update-rule (LIBOL's NAROW.m), prm: :class:`NAROWParams`: update iff 1 − m > 0 and
     v > 1/b: r = v/(bv − 1), then the AROW step with r (β = 1/(v + r), α = (1 − m)β, c = 1/r).
     v ≤ 1/b means r = ∞: no change (LIBOL still counts the round)."""
@@ -93,6 +93,7 @@ class NAROW(LinearLearner):
         fit_intercept=False,
         intercept_scaling=1.0,
         average=False,
+        class_weight=None,
         shuffle=True,
         random_state=None,
     ):
@@ -102,6 +103,7 @@ class NAROW(LinearLearner):
             fit_intercept=fit_intercept,
             intercept_scaling=intercept_scaling,
             average=average,
+            class_weight=class_weight,
             shuffle=shuffle,
             random_state=random_state,
         )

@@ -22,7 +22,7 @@ class NHERDParams(NamedTuple):
 
 
 @njit
-def nherd_step(prm, fst, m, v, dn2, mistake):
+def nherd_step(prm, fst, m, v, dn2, mistake, wt):
     """docs/algorithms/nherd.md#update-rule, prm: :class:`NHERDParams`: update iff 1 − m > 0: α = (1 − m)/(v + 1/C)
     (with the old Σ);
     full Σ ← Σ − ΣΔΔᵀΣ (C²v + 2C)/(1 + Cv)²  (β);  diagonal "project": c = C²v + 2C.
@@ -116,6 +116,7 @@ class NHERD(LinearLearner):
         fit_intercept=False,
         intercept_scaling=1.0,
         average=False,
+        class_weight=None,
         shuffle=True,
         random_state=None,
     ):
@@ -126,6 +127,7 @@ class NHERD(LinearLearner):
             fit_intercept=fit_intercept,
             intercept_scaling=intercept_scaling,
             average=average,
+            class_weight=class_weight,
             shuffle=shuffle,
             random_state=random_state,
         )

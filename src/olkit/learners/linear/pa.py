@@ -23,7 +23,7 @@ class PAParams(NamedTuple):
 
 
 @njit
-def pa_step(prm, fst, m, v, dn2, mistake):
+def pa_step(prm, fst, m, v, dn2, mistake, wt):
     """prm: :class:`PAParams`. On ℓ = 1 − m > 0, w ← w + τΔ with τ = ℓ/‖Δ‖² (PA), min(C, ℓ/‖Δ‖²)
     (PA-I), ℓ/(‖Δ‖² + 1/(2C)) (PA-II)."""
     variant, C = prm.variant, prm.C

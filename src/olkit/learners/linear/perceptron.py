@@ -12,7 +12,7 @@ from .engine import NO_STEP, PrimalRule, Step
 
 
 @njit
-def perceptron_step(prm, fst, m, v, dn2, mistake):
+def perceptron_step(prm, fst, m, v, dn2, mistake, wt):
     """w ← w + Δ on every mistake."""
     if not mistake:
         return NO_STEP

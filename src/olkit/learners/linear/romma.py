@@ -26,7 +26,7 @@ class ROMMAParams(NamedTuple):
 
 
 @njit
-def romma_step(prm, fst, m, v, dn2, mistake):
+def romma_step(prm, fst, m, v, dn2, mistake, wt):
     """prm: :class:`ROMMAParams`. w ← c w + d Δ with c = (A − m)/D,
     d = N2 (1 − m)/D, A = ‖Δ‖² N2, D = A − m².
 

@@ -89,7 +89,7 @@ def scw2_alpha_stable(phi, C, m, v):
 
 
 @njit
-def scw_step(prm, fst, m, v, dn2, mistake):
+def scw_step(prm, fst, m, v, dn2, mistake, wt):
     """SCW-I (eq. (4)) and SCW-II (eq. (5)); prm: :class:`SCWParams`.
 
     Update iff ℓ^φ = φ√v − m > 0: SCW-I α = min(C, CW's α), SCW-II α from :func:`scw2_alpha`; then u, β

@@ -22,7 +22,9 @@ from .engine import (
 
 
 @njit
-def sop_block(cfg, prm, fst, cnt, W, P, S, D, u1, u2, fs, indptr, idx, val, y, order, start, stop, scores, mistakes):
+def sop_block(
+    cfg, prm, fst, cnt, W, P, S, D, u1, u2, fs, indptr, idx, val, y, sw, order, start, stop, scores, mistakes
+):
     """SOP's block function (the signature of :func:`.engine.linear_block`): SOP predicts with the
     covariance updated by x_t, so its round has a shape of its own. It keeps no average (``P`` is empty): its
     prediction is not a fixed weight vector (docs/algorithms/options.md#average)."""
@@ -30,7 +32,8 @@ def sop_block(cfg, prm, fst, cnt, W, P, S, D, u1, u2, fs, indptr, idx, val, y, o
     for pos in range(start, stop):
         t = order[pos]
         n_seen += 1
-        mistake, updated = _sop_round(cfg, W, S, D, u1, idx, val, y, t, indptr[t], indptr[t + 1], pos, scores, mistakes)
+        lo, hi = indptr[t], indptr[t + 1]
+        mistake, updated = _sop_round(cfg, W, S, D, u1, idx, val, y, sw[t], t, lo, hi, pos, scores, mistakes)
         n_mistakes += mistake
         n_updates += updated
     cnt[SEEN] += n_seen
@@ -39,7 +42,7 @@ def sop_block(cfg, prm, fst, cnt, W, P, S, D, u1, u2, fs, indptr, idx, val, y, o
 
 
 @njit
-def _sop_round(cfg, W, S, D, u, idx, val, y, t, lo, hi, pos, scores, mistakes):
+def _sop_round(cfg, W, S, D, u, idx, val, y, wt, t, lo, hi, pos, scores, mistakes):
     """SOP (docs/algorithms/sop.md#update-rule): f = vᵀ(A + xxᵀ)⁻¹x with A⁻¹ kept in S (full) or D
     (diagonal); W holds v = Σ y x.
     Returns (mistake, counted as an update).
@@ -67,6 +70,8 @@ def _sop_round(cfg, W, S, D, u, idx, val, y, t, lo, hi, pos, scores, mistakes):
     mistake = (1.0 if f >= 0.0 else -1.0) != yt
     scores[pos, 0] = f
     mistakes[pos] = mistake
+    if wt == 0.0:  # weight 0: predicted and counted, not learned (docs/algorithms/options.md#weights)
+        return mistake, False
     if hi == lo or not (mistake or libol):
         return mistake, mistake and libol
     zero = True
@@ -170,6 +175,7 @@ class SOP(LinearLearner):
         fit_intercept=False,
         intercept_scaling=1.0,
         average=False,
+        class_weight=None,
         shuffle=True,
         random_state=None,
     ):
@@ -178,6 +184,7 @@ class SOP(LinearLearner):
             fit_intercept=fit_intercept,
             intercept_scaling=intercept_scaling,
             average=average,
+            class_weight=class_weight,
             shuffle=shuffle,
             random_state=random_state,
         )
