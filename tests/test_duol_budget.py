@@ -14,6 +14,7 @@ one pass. The same for multiclass (3–5 classes) and multi-label streams agains
 """
 
 import functools
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -25,6 +26,8 @@ from reference.budget import stream
 from reference.duol_budget import run_reference, run_reference_multi
 from reference.kernel_binary import random_stream
 from reference.kernel_multiclass import stream as multiclass_stream
+
+ROOT = Path(__file__).resolve().parents[1]
 
 SIGMA = 1.5
 SEEDS = 10
@@ -263,3 +266,50 @@ def test_multiclass_chunks_equal_one_pass(cid, seed):
     classes = np.arange(y.shape[1] if seed < 0 else int(y.max()) + 1)
     clf.partial_fit(X[:9], y[:9], classes=classes)
     check_chunks_equal_one_pass(clf, one_clf, one, X, y)
+
+
+OVERFLOW_CASE = {
+    "seed": 1538528107,
+    "n": 14,
+    "d": 5,
+    "exponent": 63,
+    "kind": "integer",
+    "duplicates": 0.2,
+    "zero_rows": 0.1,
+    "sparsity": 0.5,
+    "format": "csr",
+    "classes": 3,
+    "labels": "str",
+}
+"""The stream of test_properties.py's test_all_magnitudes[duol-budget] run 117 (seed 1): rows at 1e63, where the
+cubic kernel overflows and the removal keys are NaN."""
+
+
+@pytest.mark.slow
+def test_removal_with_nan_keys_stays_inside_the_support_set(tmp_path):
+    """When no removal key is a number (a kernel value overflowed), the removal takes the oldest SV instead of the
+    index −1, which compiled code read and wrote outside the support set (a segmentation fault in CI). Run with
+    numba's bounds checking in a process of its own: the round is refused with a ValueError, never an
+    IndexError."""
+    import os
+    import subprocess
+    import sys
+
+    script = tmp_path / "case.py"
+    script.write_text(
+        "import sys, numpy as np, olkit\n"
+        f"sys.path.insert(0, {str(ROOT / 'tests')!r})\n"
+        "from fuzzing.streams import build_stream\n"
+        f"X, y = build_stream({OVERFLOW_CASE!r})\n"
+        "clf = olkit.make('duol-budget', kernel='poly', degree=3, coef0=1.0, B=8, removal='margin', rho=0.2)\n"
+        "try:\n"
+        "    clf.partial_fit(X, y, classes=np.unique(y))\n"
+        "except ValueError as exc:\n"
+        "    print('refused:', str(exc)[:80])\n"
+        "assert clf.n_support_ <= 8\n"
+        "print('ok', clf.n_support_)\n"
+    )
+    env = {**os.environ, "NUMBA_BOUNDSCHECK": "1"}
+    proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=1800)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "ok" in proc.stdout

@@ -17,7 +17,7 @@ import pytest
 
 import olkit
 from olkit import registry
-from olkit.params import InstanceOf, Interval, Options
+from olkit.params import ClassWeights, InstanceOf, Interval, Options
 
 PARAMETERS_ACCEPTING_ANY_VALUE = {}
 """{(algorithm, parameter): why} — parameters that rightly have no declared constraint."""
@@ -29,7 +29,7 @@ y = np.where(X[:, 0] > 0, 1, -1)
 def resolve(constraint, learner):
     """A declared constraint as a list of Interval / Options / InstanceOf / None (callables depend on the learner
     or the other parameters, and may give several)."""
-    if not (constraint is None or isinstance(constraint, (Interval, Options, InstanceOf))):
+    if not (constraint is None or isinstance(constraint, (Interval, Options, InstanceOf, ClassWeights))):
         constraint = constraint(learner)
     return constraint if isinstance(constraint, list) else [constraint]
 
@@ -52,6 +52,8 @@ def bad_values(constraint):
         return []
     if isinstance(constraint, InstanceOf):
         return ["abc-not-an-instance", 1.5]
+    if isinstance(constraint, ClassWeights):
+        return ["Balanced", "abc", 1.5, [1.0, 2.0], {1: -1.0}, {1: math.nan}, {1: math.inf}, {1: True}, {1: "2"}]
     if isinstance(constraint, Options):
         out = ["abc-not-an-option", 1.5]
         strings = [v for v in constraint.values if isinstance(v, str)]
@@ -97,7 +99,7 @@ def cases():
     for name, param in constrained_parameters():
         learner = registry.get(name)()
         declared = [r for c in registry.get(name)._all_constraints()[param] for r in resolve(c, learner)]
-        if None not in declared:
+        if not accepted_by(declared, None):
             out.append((name, param, None))
         for constraint in declared:
             for bad in bad_values(constraint):

@@ -466,7 +466,7 @@ class OnlineClassifier:
         elif not (
             isinstance(record, tuple)
             and all(
-                isinstance(p, tuple) and len(p) == 2 and isinstance(p[1], (type(None), bool, int, float, str))
+                isinstance(p, tuple) and len(p) == 2 and isinstance(p[1], (type(None), bool, int, float, str, dict))
                 for p in record
             )
             and [p[0] for p in record] == self._algorithm_param_names()

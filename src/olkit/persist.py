@@ -105,13 +105,28 @@ def _scalar(value, what):
         return value
     if isinstance(value, float):
         return value if math.isfinite(value) else {"float": repr(value)}
+    if isinstance(value, dict):  # class_weight {label: weight}: JSON keys are strings, so a list of pairs
+        return {"pairs": [[_scalar(k, f"{what} key"), _scalar(v, f"{what}[{k!r}]")] for k, v in value.items()]}
     raise ValueError(
         f"{what} = {value!r} ({type(value).__name__}) cannot be saved: olkit model files hold "
-        "None, booleans, numbers and strings"
+        "None, booleans, numbers, strings and {label: number} dicts"
     )
 
 
 def _unscalar(node):
+    if isinstance(node, dict) and set(node) == {"pairs"}:
+        pairs = node["pairs"]
+        if not isinstance(pairs, list) or not all(isinstance(p, list) and len(p) == 2 for p in pairs):
+            raise _Bad(f"unreadable {{label: weight}} pairs {pairs!r}"[:200])
+        out = {}
+        for key, value in pairs:
+            key = _unscalar(key)
+            if not isinstance(key, (bool, int, float, str)) or key in out:
+                raise _Bad(f"unreadable or repeated label {key!r} in {{label: weight}} pairs"[:200])
+            out[key] = _unscalar(value)
+            if isinstance(out[key], dict):
+                raise _Bad("a {label: weight} pair holds a nested value")
+        return out
     if isinstance(node, dict):
         if set(node) != {"float"} or not isinstance(node["float"], str):
             raise _Bad(f"unreadable value {node!r}")
@@ -133,7 +148,7 @@ class _Writer:
         from .learners.kernel.support_set import SupportSet
         from .learners.linear.model import LinearModel
 
-        if value is None or isinstance(value, (bool, int, str, float, np.generic)):
+        if value is None or isinstance(value, (bool, int, str, float, np.generic, dict)):
             return _scalar(value, name)
         if id(value) in self.seen:
             return {"ref": self.seen[id(value)]}
@@ -243,7 +258,7 @@ class _Reader:
             return node
         if not isinstance(node, dict) or len(node) == 0:
             raise _Bad(f"{name}: unreadable state entry {node!r}"[:200])
-        if "float" in node:
+        if "float" in node or "pairs" in node:
             return _unscalar(node)
         if "ref" in node:
             if node["ref"] not in self.objects:

@@ -38,7 +38,7 @@ def check_sample_weight(sample_weight, n, algorithm):
     if bad.size:
         i = int(bad[0])
         raise ValueError(
-            f"{algorithm}: sample_weight[{i}] = {arr[i]!r}; every weight must be a finite number >= 0 "
+            f"{algorithm}: sample_weight[{i}] = {float(arr[i])!r}; every weight must be a finite number >= 0 "
             f"({bad.size} entr{'y is' if bad.size == 1 else 'ies are'} not)"
         )
     return arr

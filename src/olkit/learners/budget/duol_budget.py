@@ -90,7 +90,7 @@ class DUOLBudgetParams(NamedTuple):
 def pick_removal(sv, removal, tol, keep1, keep2):
     """The SV to remove (docs/algorithms/duol-budget.md#removal), among all SVs but the slots keep1 and keep2:
     ``OLDEST`` the oldest; otherwise the smallest :func:`_removal_key`, ties (values within a relative ``tol``
-    of the smallest) to the oldest."""
+    of the smallest) to the oldest, and the oldest when no key is a number. Never −1 when |S| > B ≥ 2."""
     n = sv.meta[N]
     if removal == OLDEST:
         for p in range(n):
@@ -103,11 +103,17 @@ def pick_removal(sv, removal, tol, keep1, keep2):
         if i != keep1 and i != keep2:
             v_min = min(v_min, _removal_key(sv, removal, i))
     bound = tie_bound(v_min, tol)
+    oldest = -1
     for p in range(n):
         i = sv.arrival[p]
-        if i != keep1 and i != keep2 and _removal_key(sv, removal, i) <= bound:
-            return i
-    return -1
+        if i != keep1 and i != keep2:
+            if oldest < 0:
+                oldest = i
+            if _removal_key(sv, removal, i) <= bound:
+                return i
+    # no key compares (NaN from a kernel value that overflowed): the oldest, never an index outside the set; the
+    # protocol then refuses the round, whose scores are not finite (olkit.protocol)
+    return oldest
 
 
 @njit_helper
