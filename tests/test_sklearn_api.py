@@ -12,12 +12,22 @@ from sklearn.utils.estimator_checks import check_estimator
 
 import olkit
 
+EXPECTED_FAILED_CHECKS = {
+    check: (
+        "an online learner's model depends on the order of the examples: fit draws a permutation of the n rows, "
+        "and the repeated data have more rows, hence another order (where the rule allows it, weight k equals k "
+        "repetitions in a row: tests/test_weights*.py)"
+    )
+    for check in ("check_sample_weight_equivalence_on_dense_data", "check_sample_weight_equivalence_on_sparse_data")
+}
+"""scikit-learn's checks that fail by design for online learners, with the reason."""
+
 
 @pytest.mark.parametrize("name", olkit.algorithms())
 def test_estimator_checks(name):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        results = check_estimator(olkit.make(name), on_fail=None)
+        results = check_estimator(olkit.make(name), on_fail=None, expected_failed_checks=EXPECTED_FAILED_CHECKS)
     failed = [(r["check_name"], repr(r["exception"])[:200]) for r in results if r["status"] == "failed"]
     assert not failed, failed
 
@@ -34,7 +44,9 @@ def test_estimator_checks_linear_forms(name, params):
     """The primal (multiclass-capable) forms and diagonal covariance pass the same suite."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        results = check_estimator(olkit.make(name, **params), on_fail=None)
+        results = check_estimator(
+            olkit.make(name, **params), on_fail=None, expected_failed_checks=EXPECTED_FAILED_CHECKS
+        )
     failed = [(r["check_name"], repr(r["exception"])[:200]) for r in results if r["status"] == "failed"]
     assert not failed, failed
 

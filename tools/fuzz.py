@@ -72,7 +72,7 @@ DEFAULT_OUT = ROOT / "benchmarks" / "results" / "fuzz.json"
 
 sys.path.insert(0, str(ROOT / "tests"))  # the generator and the checks: the test helper package tests/fuzzing
 from fuzzing.checks import FAILURES, OUTCOMES, _sliceable, evaluate_run, run_case  # noqa: E402
-from fuzzing.options import sample_run  # noqa: E402
+from fuzzing.options import sample_run, sample_weights  # noqa: E402
 from fuzzing.streams import EXPONENTS, KINDS, OTHER_FORMATS, build_stream  # noqa: E402
 
 # ---------------------------------------------------------------------------------------------------------
@@ -244,12 +244,15 @@ def shortest_failing_prefix(rec):
     """The shortest prefix of the stream with the same outcome (and, for crashes, the same exception)."""
     X, y = build_stream(rec["stream"])
     X = _sliceable(X)
+    w = sample_weights(rec.get("weights"), X.shape[0])
     want = (rec["outcome"], rec["info"].get("kind"))
     best = X.shape[0]
     for m in range(2, X.shape[0]):
         cuts = prefix_cuts(rec["cuts"], m)
         try:
-            outcome, info = evaluate_run(rec["algorithm"], rec["params"], X[:m], y[:m], cuts)
+            outcome, info = evaluate_run(
+                rec["algorithm"], rec["params"], X[:m], y[:m], cuts, None if w is None else w[:m]
+            )
         except Exception:  # noqa: BLE001, S112  (a prefix that fails otherwise is not the reproducer)
             continue
         if (outcome, info.get("kind")) == want:
@@ -298,23 +301,30 @@ def reproducer(rec, prefix=None):
         if literal:
             lines.append(f"X, y = X[:{m}], y[:{m}]")
     lines.append(f"clf = olkit.make({rec['algorithm']!r}{', ' if params else ''}{params})")
+    w = sample_weights(rec.get("weights"), X.shape[0])
+    if w is not None:
+        lines.append(f"w = np.array({[float(v) for v in w[:m]]!r})  # sample_weight")
+    weighted = "" if w is None else ", sample_weight=w"
     kind = rec["outcome"]
     if kind == "chunked":
         cuts = prefix_cuts(rec["cuts"], m)
         lines += [
-            "one = olkit.evaluate_online(clf, X, y)",
+            f"one = olkit.evaluate_online(clf, X, y{weighted})",
             f"chunks = olkit.make({rec['algorithm']!r}{', ' if params else ''}{params})",
             f"edges = [0, *{cuts!r}, {m}]",
-            "chunks.partial_fit(X[:edges[1]], y[:edges[1]], classes=np.unique(y))",
+            "chunks.partial_fit(X[:edges[1]], y[:edges[1]], classes=np.unique(y)"
+            + ("" if w is None else ", sample_weight=w[:edges[1]]")
+            + ")",
             (
-                "rest = [olkit.evaluate_online(chunks, X[a:b], y[a:b], reset=False)\n"
-                "        for a, b in zip(edges[1:-1], edges[2:])]"
+                "rest = [olkit.evaluate_online(chunks, X[a:b], y[a:b], reset=False"
+                + ("" if w is None else ", sample_weight=w[a:b]")
+                + ")\n        for a, b in zip(edges[1:-1], edges[2:])]"
             ),
             "print(one.mistake_flags[edges[1]:], np.concatenate([r.mistake_flags for r in rest]))",
             "print(one.scores[edges[1]:], np.concatenate([r.scores for r in rest]))",
         ]
     else:
-        lines += ["res = olkit.evaluate_online(clf, X, y)", "print(res.scores, clf.decision_function(X))"]
+        lines += [f"res = olkit.evaluate_online(clf, X, y{weighted})", "print(res.scores, clf.decision_function(X))"]
     return "\n".join(lines)
 
 
@@ -358,6 +368,7 @@ def _example(r):
         "params": r["params"],
         "stream": r["stream"],
         "cuts": r["cuts"],
+        "weights": r.get("weights"),
         "info": r["info"],
         "prefix": prefix,
         "reproducer": reproducer(r, prefix),
@@ -587,13 +598,15 @@ def main(argv=None):
         names = chosen
 
     if args.replay is not None:
-        case = sample_run(args.seed, args.replay, names, exponents, kinds, args.round_robin)
+        case = sample_run(args.seed, args.replay, names, exponents, kinds, args.round_robin, weights=True)
         rec = run_case(case, args.time_limit)
         print(json.dumps(rec, indent=1, default=str))
         print(reproducer(rec))
         return 0 if rec["outcome"] not in FAILURES else 1
 
-    cases = [sample_run(args.seed, i, names, exponents, kinds, args.round_robin) for i in range(args.runs)]
+    cases = [
+        sample_run(args.seed, i, names, exponents, kinds, args.round_robin, weights=True) for i in range(args.runs)
+    ]
     start = time.monotonic()
     records = run_all(cases, args.jobs, args.time_limit, progress=not args.quiet)
     seconds = time.monotonic() - start

@@ -709,7 +709,12 @@ class OnlineClassifier:
         self._validate_params()
         X = self._validate_X(X, reset=True)
         y = self._validate_y(y, X.shape[0])
-        check_sample_weight(sample_weight, X.shape[0], self.algorithm_name)  # before the model is reset
+        weights = check_sample_weight(sample_weight, X.shape[0], self.algorithm_name)  # before the model is reset
+        if X.shape[0] and not weights.any():
+            raise ValueError(
+                f"{self.algorithm_name}: every sample weight is zero, so fit would learn nothing (sample weights must "
+                "contain at least one non-zero number; partial_fit and evaluate_online accept a chunk of zeros)"
+            )
         self._set_classes(y)
         self._reset_model(X)
         y_internal = self._encode_labels(y)

@@ -29,6 +29,7 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
+from .options import sample_weights
 from .streams import build_stream
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -106,12 +107,13 @@ def _scale(values):
     return float(a.max()) if a.size else 0.0
 
 
-def check_one_pass(name, params, X, y):
-    """One pass with every check; returns (clf, result). Raises Finding or the learner's exception."""
+def check_one_pass(name, params, X, y, w=None):
+    """One pass with every check (``w``: the examples' weights); returns (clf, result). Raises Finding or the
+    learner's exception."""
     import olkit
 
     clf = olkit.make(name, **params)
-    res = olkit.evaluate_online(clf, X, y)
+    res = olkit.evaluate_online(clf, X, y, sample_weight=w)
     n = X.shape[0]
     scores = np.asarray(res.scores)
     _finite_check(scores, "online scores")
@@ -195,7 +197,7 @@ def _near_tie(scores, tol, multilabel):
     return bool(top[1] - top[0] <= tol)
 
 
-def check_chunks(name, params, X, y, cuts, one, one_dec, cond=0.0):
+def check_chunks(name, params, X, y, cuts, one, one_dec, cond=0.0, w=None):
     """The stream fed in chunks equals the one-pass run. Returns "tie" when the two runs part at a decision
     tied within rounding (then nothing after it is compared), else None."""
     import olkit
@@ -206,7 +208,7 @@ def check_chunks(name, params, X, y, cuts, one, one_dec, cond=0.0):
     edges = [0, *[c for c in cuts if 0 < c < X.shape[0]], X.shape[0]]
     classes = None if np.ndim(y) == 2 else np.unique(y)
     first = edges[1]
-    clf.partial_fit(X[:first], y[:first], classes=classes)
+    clf.partial_fit(X[:first], y[:first], classes=classes, sample_weight=_part(w, 0, first))
     one_flags = np.asarray(one.mistake_flags)
     if clf.n_mistakes_ != int(one_flags[:first].sum()):
         raise Finding(
@@ -218,7 +220,7 @@ def check_chunks(name, params, X, y, cuts, one, one_dec, cond=0.0):
     scale = max(_scale(one.scores), _scale(one_dec), cond, 1e-300)
     tol = RTOL * scale
     for lo, hi in itertools.pairwise(edges[1:]):
-        res = olkit.evaluate_online(clf, X[lo:hi], y[lo:hi], reset=False)
+        res = olkit.evaluate_online(clf, X[lo:hi], y[lo:hi], reset=False, sample_weight=_part(w, lo, hi))
         got, want = np.asarray(res.scores), np.asarray(one.scores)[lo:hi]
         if got.shape != want.shape:
             raise Finding(
@@ -309,8 +311,13 @@ def _sliceable(X):
     return X if not sp.issparse(X) or X.format in ("csr", "csc", "lil") else sp.csr_matrix(X)
 
 
-def evaluate_run(name, params, X, y, cuts):
-    """(outcome, info) of one run on (X, y): the checks of this module, exceptions classified."""
+def _part(w, lo, hi):
+    return None if w is None else w[lo:hi]
+
+
+def evaluate_run(name, params, X, y, cuts, w=None):
+    """(outcome, info) of one run on (X, y) with weights ``w`` (None: unweighted): the checks of this module,
+    exceptions classified."""
     import olkit
 
     info = {}
@@ -322,14 +329,14 @@ def evaluate_run(name, params, X, y, cuts):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            clf, one, dec = check_one_pass(name, params, X, y)
+            clf, one, dec = check_one_pass(name, params, X, y, w)
         except Finding as f:
             return f.outcome, {"message": f.message, **f.detail}
         except ValueError as exc:
             info = {"message": str(exc)}
             # the same ValueError is expected when the stream is fed in chunks
             try:
-                check_chunks_error(name, params, Xc, y, cuts)
+                check_chunks_error(name, params, Xc, y, cuts, w)
             except Finding as f:
                 return f.outcome, {"message": f.message, **f.detail, "one_pass_error": str(exc)}
             except Exception as exc2:  # noqa: BLE001  (any other exception is a finding)
@@ -343,7 +350,7 @@ def evaluate_run(name, params, X, y, cuts):
             info["all_zero_scores"] = True
         if _chunks_comparable(name, params) and X.shape[0] > 1:
             try:
-                if check_chunks(name, params, Xc, y, cuts, one, dec, condition_scale(clf, Xc)) == "tie":
+                if check_chunks(name, params, Xc, y, cuts, one, dec, condition_scale(clf, Xc), w) == "tie":
                     info["chunks_parted_at_tie"] = True
             except Finding as f:
                 return f.outcome, {"message": f.message, **f.detail}
@@ -413,7 +420,7 @@ def evaluate_malformed(name, params, desc):
     return "value_error", {"message": next(iter(messages.values()))}
 
 
-def check_chunks_error(name, params, X, y, cuts):
+def check_chunks_error(name, params, X, y, cuts, w=None):
     """One pass raised ValueError: so must the chunked stream (at some chunk)."""
     import olkit
 
@@ -421,9 +428,9 @@ def check_chunks_error(name, params, X, y, cuts):
     edges = [0, *[c for c in cuts if 0 < c < X.shape[0]], X.shape[0]]
     classes = None if np.ndim(y) == 2 else np.unique(y)
     try:
-        clf.partial_fit(X[: edges[1]], y[: edges[1]], classes=classes)
+        clf.partial_fit(X[: edges[1]], y[: edges[1]], classes=classes, sample_weight=_part(w, 0, edges[1]))
         for lo, hi in itertools.pairwise(edges[1:]):
-            olkit.evaluate_online(clf, X[lo:hi], y[lo:hi], reset=False)
+            olkit.evaluate_online(clf, X[lo:hi], y[lo:hi], reset=False, sample_weight=_part(w, lo, hi))
     except ValueError:
         return
     raise Finding("chunked", "ValueError in one pass only", "one pass raised ValueError, the chunked stream ran")
@@ -458,7 +465,8 @@ def _run_case_once(case, time_limit):
             outcome, info = evaluate_malformed(case["algorithm"], case["params"], case["stream"])
         else:
             X, y = build_stream(case["stream"])
-            outcome, info = evaluate_run(case["algorithm"], case["params"], X, y, case["cuts"])
+            w = sample_weights(case.get("weights"), X.shape[0])
+            outcome, info = evaluate_run(case["algorithm"], case["params"], X, y, case["cuts"], w)
     except RunTimeout:
         outcome, info = "timeout", {"kind": "time limit", "message": f"no result after {time_limit} s"}
     finally:

@@ -94,9 +94,40 @@ def sample_params(name, rng, exponent, d):
     return p
 
 
-def sample_run(master_seed, index, algorithms, exponents=EXPONENTS, kinds=KINDS, round_robin=False, variants=True):
+WEIGHT_KINDS = ("none", "none", "mixed", "integer", "extreme")
+"""How a run's examples are weighted (``sample_weight``, docs/algorithms/options.md#weights), drawn last: none
+(half the runs), a mix of 0, fractions and integers, small integers 0..5, or 10^e with e uniform in [-300, 300]
+and a tenth of zeros."""
+
+
+def sample_weights(desc, n):
+    """The (n,) weights of a run's weight description (None: unweighted)."""
+    if desc is None or desc["kind"] == "none":
+        return None
+    rng = np.random.default_rng(desc["seed"])
+    if desc["kind"] == "mixed":
+        return rng.choice([0.0, 0.25, 0.5, 1.0, 2.0, 3.0, 7.5], size=n)
+    if desc["kind"] == "integer":
+        return rng.integers(0, 6, size=n).astype(float)
+    w = 10.0 ** rng.uniform(-300, 300, size=n)
+    w[rng.random(n) < 0.1] = 0.0
+    return w
+
+
+def sample_run(
+    master_seed,
+    index,
+    algorithms,
+    exponents=EXPONENTS,
+    kinds=KINDS,
+    round_robin=False,
+    variants=True,
+    weights=False,
+):
     """The run ``index`` of a fuzz session: algorithm, options and stream (from the seeds alone). The
-    algorithm is drawn at random, or with ``round_robin`` taken in turn (every algorithm in the fewest runs)."""
+    algorithm is drawn at random, or with ``round_robin`` taken in turn (every algorithm in the fewest runs).
+    ``weights``: draw the examples' weights too (:data:`WEIGHT_KINDS`; drawn after everything else, so the
+    rest of a run is the same with and without)."""
     import olkit
     from olkit import registry
 
@@ -112,10 +143,16 @@ def sample_run(master_seed, index, algorithms, exponents=EXPONENTS, kinds=KINDS,
             break
         except ValueError:
             continue
-    return {
+    case = {
         "index": index,
         "algorithm": name,
         "params": params,
         "stream": stream,
         "cuts": sorted({int(c) for c in rng.integers(1, max(stream["n"], 2), size=int(rng.integers(1, 4)))}),
     }
+    if weights:
+        case["weights"] = {
+            "kind": WEIGHT_KINDS[int(rng.integers(len(WEIGHT_KINDS)))],
+            "seed": int(rng.integers(2**31)),
+        }
+    return case
