@@ -338,7 +338,7 @@ def no_after_update(fst, gamma, alpha, m, dn2):
 
 
 @njit
-def no_squared_diagonal(prm):
+def no_squared_diagonal(prm, wt):
     """Default: the rule has no "exact" (squared) diagonal form; its C is never read."""
     return 0.0
 
@@ -462,7 +462,7 @@ def linear_block(
         # ρ = 1/(1 + cv) = 1 − βv: the exact lower bound of Σ_jj'/Σ_jj (before κ) of the full and "drop" forms
         rho = 1.0 / (1.0 + c * v) if cov != NO_COV else 1.0
         if cov == DIAGONAL:  # mean and covariance of each class in one pass over the non-zeros
-            C_sq = squared_diagonal_C(prm)  # noqa: F821
+            C_sq = squared_diagonal_C(prm, wt)  # noqa: F821
             _diag_step(W, P, D, fst, o1, g1, alpha, mode, beta, c, idx, val, xs, lo, hi, C_sq, rho)
             if o2 >= 0:
                 _diag_step(W, P, D, fst, o2, -1.0, alpha, mode, beta, c, idx, val, xs, lo, hi, C_sq, rho)
@@ -510,9 +510,9 @@ class PrimalRule:
 
     ``step`` is the rule; ``input_scale(prm, xn2)`` the factor applied to x (ALMA: 1/‖x‖);
     ``move_mean`` how the mean moves (ROMMA keeps ‖W‖² exact); ``after_update(fst, γ, α, m, ‖Δ‖²)``
-    scalar state that follows the update; ``squared_diagonal_C(prm)`` the C of the diagonal form
-    Σ_jj/(1 + C x_j² Σ_jj)² (NHERD's "exact"); ``block``: a whole block function of the same signature as
-    :func:`linear_block`, for a rule whose round has another shape (SOP).
+    scalar state that follows the update; ``squared_diagonal_C(prm, wt)`` the C of the diagonal form
+    Σ_jj/(1 + C x_j² Σ_jj)² (NHERD's "exact") for an example of weight ``wt``; ``block``: a whole block
+    function of the same signature as :func:`linear_block`, for a rule whose round has another shape (SOP).
     """
 
     name: str
