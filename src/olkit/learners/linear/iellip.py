@@ -43,7 +43,14 @@ def iellip_step(prm, fst, m, v, dn2, mistake, wt):
     return Step(True, (1.0 - m) / v, 1.0, cts / v, ct * wt / ((1.0 - ct) * v), 1.0 / (1.0 - ct))
 
 
-IELLIP_RULE = PrimalRule("iellip", iellip_step)
+@njit
+def iellip_unlearned_round(prm, fst):
+    """A round of weight 0 is not learned, but c_t, a schedule by round number, still decays
+    (docs/algorithms/iellip.md#weights, docs/algorithms/options.md#weights)."""
+    fst[AUX] = fst[AUX] * prm.b
+
+
+IELLIP_RULE = PrimalRule("iellip", iellip_step, unlearned_round=iellip_unlearned_round)
 
 
 @register(
