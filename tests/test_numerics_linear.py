@@ -344,7 +344,7 @@ def test_nherd_beta_where_the_square_overflows():
     fst = np.zeros(6)
     for C in (2.0**-4, 1.0, 2.0**4):
         for v in (1e-6, 1.0, 1e100, 1e160, 1e200, 1e300):
-            beta = nherd_step(NHERDParams(C), fst, 0.5, v, 0.0, True).beta
+            beta = nherd_step(NHERDParams(C), fst, 0.5, v, 0.0, True, 1.0).beta
             with localcontext() as ctx:
                 ctx.prec = 60
                 Cd, vd = Decimal(C), Decimal(v)

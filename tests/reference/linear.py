@@ -224,7 +224,9 @@ def first_order(
 # ---------------------------------------------------------------------------------------------------------
 # SOP, docs/algorithms/sop.md (binary only)
 # ---------------------------------------------------------------------------------------------------------
-def sop(X, y_raw, order, a=1.0, covariance="full", compat="none"):
+def sop(X, y_raw, order, a=1.0, covariance="full", compat="none", weights=None):
+    """``weights``: the weight s of each example (indexed like y_raw; None: all 1), sop.md#weights: the example
+    counts s times in v and A (v += s y x, A += s x xᵀ); weight 0 is predicted, not learned."""
     P = _Problem(y_raw)
     if not P.binary:
         raise ValueError("sop is binary-only")
@@ -248,14 +250,17 @@ def sop(X, y_raw, order, a=1.0, covariance="full", compat="none"):
         mistake = y_hat != yt
         scores.append(f)
         flags.append(int(mistake))
+        s = 1.0 if weights is None else float(weights[ys[t]])
+        if s == 0.0:
+            continue  # options.md#weights: predicted and counted, not learned
         v_old, A_old = v.copy(), A.copy()
-        xx = np.outer(x, x) if full else x * x
+        xx = s * (np.outer(x, x) if full else x * x)  # sop.md#weights: s copies of x xᵀ
         if compat == "libol":
             A = A + xx  # sop.md#compat-modes: LIBOL commits on every round
             if mistake:
-                v = v + yt * x
+                v = v + s * yt * x
         elif mistake:
-            v = v + yt * x  # sop.md: v += y x; A ← A + x xᵀ
+            v = v + s * yt * x  # sop.md: v += y x; A ← A + x xᵀ (weighted: s times)
             A = A + xx
         upd_libol += mistake
         upd_none += bool(np.any(v != v_old) or np.any(A != A_old))
@@ -292,7 +297,11 @@ def second_order(
     b=None,
     c=0.1,
     diagonal="project",
+    weights=None,
 ):
+    """``weights``: the weight s of each example (indexed like y_raw; None: all 1), each page's section Weights:
+    CW, CW-var on/off; SCW-I/II and NHERD C → sC; AROW r → r/s, NAROW r_t → r_t/s; IELLIP's precision
+    (1 − c)Σ⁻¹ + s c ggᵀ. Weight 0: predicted and counted, not learned (IELLIP's c still decays)."""
     P = _Problem(y_raw)
     X = X[order]
     ys = np.asarray(order)
@@ -313,6 +322,12 @@ def second_order(
         score, mistake, yt, D, touched = P.round(mu, x, ys[t])
         scores.append(score)
         flags.append(int(mistake))
+        s = 1.0 if weights is None else float(weights[ys[t]])
+        if s == 0.0:  # options.md#weights: predicted and counted, not learned; a schedule by round moves on
+            if name == "iellip":
+                c_t = c_t * b
+            continue
+        Cs = None if C is None else s * C  # scw1.md, scw2.md, nherd.md#weights: C → sC
         m = float(np.sum(mu * D))
         if full:
             SD = np.array([S[q] @ D[q] for q in range(P.n_out)])  # Σ_r Δ_r
@@ -338,7 +353,7 @@ def second_order(
                 fired = True
                 if v > ZERO:
                     if name == "scw2":
-                        n = v + 1.0 / (2.0 * C)  # n = v + 1/(2C)
+                        n = v + 1.0 / (2.0 * Cs)  # n = v + 1/(2C)
                         if compat == "libol":
                             # scw2.md#compat-modes: LIBOL SCW2.m literally
                             gamma = math.sqrt(
@@ -356,8 +371,8 @@ def second_order(
                             0.0,
                             (-m * psi + math.sqrt(max(m * m * phi**4 / 4.0 + v * phi * phi * zeta, 0.0))) / (v * zeta),
                         )
-                        if name == "scw1" and alpha > C:
-                            alpha = C  # scw1.md: α = min{C, …}
+                        if name == "scw1" and alpha > Cs:
+                            alpha = Cs  # scw1.md: α = min{C, …}
                             events["alpha_capped"] += 1
                     u = (
                         0.25
@@ -371,16 +386,17 @@ def second_order(
             if loss > 0:
                 fired = True
                 if v > ZERO:
-                    beta = 1.0 / (v + r)
+                    r_s = r / s  # arow.md#weights: r → r/s
+                    beta = 1.0 / (v + r_s)
                     alpha = loss * beta
-                    cdiag = 1.0 / r
+                    cdiag = 1.0 / r_s
         elif name == "narow":
             # narow.md: update iff 1 − m > 0; if v > 1/b: r_t = v/(bv − 1), AROW step with r_t; else none
             loss = max(0.0, 1.0 - m)
             if loss > 0:
                 fired = True
                 if v > ZERO and v > 1.0 / b:
-                    r_t = v / (b * v - 1.0)
+                    r_t = v / (b * v - 1.0) / s  # narow.md#weights: r_t → r_t/s
                     beta = 1.0 / (v + r_t)
                     alpha = loss * beta
                     cdiag = 1.0 / r_t
@@ -390,9 +406,9 @@ def second_order(
             if loss > 0:
                 fired = True
                 if v > ZERO:
-                    alpha = loss / (v + 1.0 / C)
-                    beta = (C * C * v + 2.0 * C) / (1.0 + C * v) ** 2  # full
-                    cdiag = C * C * v + 2.0 * C  # diag-project
+                    alpha = loss / (v + 1.0 / Cs)
+                    beta = (Cs * Cs * v + 2.0 * Cs) / (1.0 + Cs * v) ** 2  # full
+                    cdiag = Cs * Cs * v + 2.0 * Cs  # diag-project
                     diag_rule = {"project": "inverse", "exact": "nherd-exact", "drop": "nherd-drop"}[diagonal]
         elif name == "iellip":
             # iellip.md: on a mistake with v > 0 (guard v > 1e-12)
@@ -408,13 +424,16 @@ def second_order(
                     mu = mu + al * SG  # w += α Σ g
                     # Σ ← (Σ − c Σ g gᵀ Σ)/(1 − c) on the joint (block-diagonal) Σ (iellip.md): the blocks of
                     # the classes not in the round (multiclass) are divided by (1 − c) too
+                    # iellip.md#weights: Σ'⁻¹ = (1 − c)Σ⁻¹ + s c g gᵀ; with gᵀΣg = 1 (Sherman–Morrison)
+                    # Σ' = (Σ − s c/(1 − c + s c) Σ g gᵀ Σ)/(1 − c)
+                    bs = s * c_t / (1.0 - c_t + s * c_t)
                     for q in range(P.n_out):
                         if q not in touched:
                             S[q] = S[q] / (1.0 - c_t)
                         elif full:
-                            S[q] = (S[q] - c_t * np.outer(SG[q], SG[q])) / (1.0 - c_t)
-                        else:  # Σ_jj ← Σ_jj/((1−c) + c Σ_jj g_j²)
-                            S[q] = S[q] / ((1.0 - c_t) + c_t * S[q] * G[q] ** 2)
+                            S[q] = (S[q] - bs * np.outer(SG[q], SG[q])) / (1.0 - c_t)
+                        else:  # Σ_jj ← Σ_jj/((1−c) + s c Σ_jj g_j²)
+                            S[q] = S[q] / ((1.0 - c_t) + s * c_t * S[q] * G[q] ** 2)
             c_t = c_t * b  # c decays after every round
         else:
             raise ValueError(name)
@@ -426,9 +445,9 @@ def second_order(
                 elif diag_rule == "inverse":
                     S[q] = S[q] / (1.0 + cdiag * S[q] * D[q] ** 2)  # Σ_jj/(1 + c Σ_jj Δ_j²)
                 elif diag_rule == "nherd-exact":
-                    S[q] = S[q] / (1.0 + C * D[q] ** 2 * S[q]) ** 2  # Σ_jj/(1 + C x_j² Σ_jj)²
+                    S[q] = S[q] / (1.0 + Cs * D[q] ** 2 * S[q]) ** 2  # Σ_jj/(1 + C x_j² Σ_jj)²
                 elif diag_rule == "nherd-drop":
-                    S[q] = S[q] - (S[q] * D[q]) ** 2 * (C * C * v + 2.0 * C) / (1.0 + C * v) ** 2
+                    S[q] = S[q] - (S[q] * D[q]) ** 2 * (Cs * Cs * v + 2.0 * Cs) / (1.0 + Cs * v) ** 2
         if name in ("cw", "scw1", "scw2"):
             q, scale = phi * math.sqrt(max(v, 0.0)) - m, abs(m) + phi * math.sqrt(max(v, 0.0))
         elif name == "cw-var":

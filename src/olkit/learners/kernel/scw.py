@@ -51,7 +51,8 @@ def kernel_scw_update(sv, st, s, t, kself, y, fv, mistake):
             acc += P[i, j] * krow[j]
         g[i] = acc  # c = π k
         v += krow[i] * acc
-    step = scw_step(st.prm, st.fst, y * f, v, kself, mistake)
+    # the weight s_t: C ← s_t·C inside the primal step, as in the linear form (docs/algorithms/scw1.md#weights)
+    step = scw_step(st.prm, st.fst, y * f, v, kself, mistake, s.sw[t])
     alpha, beta = step.alpha, step.beta
     if alpha == 0.0:
         return False
@@ -180,6 +181,7 @@ _SCW_END = """
     sources={**_SOURCES, "eta": "LIBOL default 0.75 (the SCW experiments select it)"},
     position=150,
     sweep={"cases": [{"C": 0.1}], "grid": {"C": [1.0, 0.1, 10.0], "eta": [0.75, 0.9, 0.6]}},
+    weight="C ← s·C: SCW-I's cap min(sC, α_CW) (the objective's C·ℓ^φ counts s times); kernel and linear form",
 )
 class SCW1(_SCWBase):
     __doc__ = (
@@ -249,6 +251,7 @@ class SCW1(_SCWBase):
     sources={**_SOURCES, "eta": "LIBOL default 0.9 (the SCW experiments select it)"},
     position=160,
     sweep={"cases": [{"C": 10.0}], "grid": {"C": [1.0, 0.1, 10.0], "eta": [0.75, 0.9, 0.6]}},
+    weight="C ← s·C: n = v + 1/(2sC) (the objective's C·(ℓ^φ)² counts s times); kernel and linear form",
 )
 class SCW2(_SCWBase):
     __doc__ = (

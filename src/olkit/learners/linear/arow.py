@@ -28,13 +28,16 @@ LIBOL_COMPAT_DOC = """
 @njit
 def arow_step(prm, fst, m, v, dn2, mistake, wt):
     """docs/algorithms/arow.md#update-rule (SCW §2.4), prm: :class:`AROWParams`: update iff ℓ = 1 − m > 0:
-    β = 1/(v + r), α = ℓβ, c = 1/r."""
+    β = 1/(v + r), α = ℓβ, c = 1/r.
+
+    Weight s = ``wt`` > 0: r ← r/s for the round (docs/algorithms/arow.md#weights: the objective's two loss terms
+    ℓ²/(2r) and xᵀΣx/(2r) count the example s times, s/(2r) = 1/(2(r/s)))."""
     loss = 1.0 - m
     if loss <= 0.0:
         return NO_STEP
     if v <= EPS:
         return TRIGGERED_NO_STEP
-    return arow_step_with(prm.r, loss, v)
+    return arow_step_with(prm.r / wt, loss, v)
 
 
 @njit
@@ -55,6 +58,7 @@ AROW_RULE = PrimalRule("arow", arow_step)
     sources={"r": "LIBOL default 1 (the SCW experiments select it)", "a": "LIBOL default"},
     position=310,
     sweep={"cases": [{"r": 0.1}], "grid": {"r": [1.0, 0.1, 10.0]}},
+    weight="r ← r/s: the loss terms weighted 1/(2r) count s times (Σ⁻¹ += (s/r) xxᵀ)",
 )
 class AROW(LinearLearner):
     __doc__ = (

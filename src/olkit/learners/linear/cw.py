@@ -110,7 +110,11 @@ def cw_inverse_constant_stable(alpha, phi, v):
 @njit
 def cw_step(prm, fst, m, v, dn2, mistake, wt):
     """Exact CW (docs/algorithms/cw.md#update-rule), prm: :class:`CWParams`: update iff ℓ^φ = φ√v − m > 0, α from
-    :func:`cw_alpha`."""
+    :func:`cw_alpha`.
+
+    The weight ``wt`` > 0 does not enter (docs/algorithms/cw.md#weights): CW's constraint Pr[correct] ≥ η has no
+    constant on a loss, it is the same for every weight, so a weight only switches the example on (s > 0) or off
+    (s = 0, a round that never reaches the rule)."""
     phi = prm.phi
     if phi * math.sqrt(max(v, 0.0)) - m <= 0.0:
         return NO_STEP
@@ -133,6 +137,7 @@ CW_RULE = PrimalRule("cw", cw_step)
     sources={"eta": "LIBOL default 0.7 (the SCW experiments select it)", "a": "LIBOL default"},
     position=140,
     sweep={"grid": {"eta": [0.7, 0.9]}},
+    weight="on/off: the constraint Pr[correct] ≥ η has no constant, it is the same for every s > 0",
 )
 class CW(LinearLearner):
     __doc__ = (

@@ -23,7 +23,10 @@ def cw_var_step(prm, fst, m, v, dn2, mistake, wt):
     cancellation-free equivalent :func:`cw_var_alpha_stable` (issue 9, item 1). The formula's numerator
     also cancels as m → φv; it is kept there, as CW's α (:func:`.cw.cw_alpha`): after an update the
     constraint is active, so a repeated row sits on the trigger's boundary and the last bits of α decide
-    #updates."""
+    #updates.
+
+    The weight ``wt`` > 0 does not enter (docs/algorithms/cw-var.md#weights): the constraint m ≥ φv has no constant
+    on a loss, it is the same for every weight, so a weight only switches the example on (s > 0) or off (s = 0)."""
     phi = prm.phi
     if m >= phi * v:
         return NO_STEP
@@ -66,6 +69,7 @@ CW_VAR_RULE = PrimalRule("cw-var", cw_var_step)
     sources={"eta": "LIBOL's CW default 0.7 (the SCW experiments select it)", "a": "LIBOL default"},
     position=290,
     sweep={"grid": {"eta": [0.7, 0.9]}},
+    weight="on/off: the constraint m ≥ φv has no constant, it is the same for every s > 0",
 )
 class CWVar(CW):
     __doc__ = (

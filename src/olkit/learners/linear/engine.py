@@ -338,7 +338,12 @@ def no_after_update(fst, gamma, alpha, m, dn2):
 
 
 @njit
-def no_squared_diagonal(prm):
+def no_unlearned_round(prm, fst):
+    """Default: a round of weight 0 changes no state of the rule."""
+
+
+@njit
+def no_squared_diagonal(prm, wt):
     """Default: the rule has no "exact" (squared) diagonal form; its C is never read."""
     return 0.0
 
@@ -416,6 +421,7 @@ def linear_block(
         n_mistakes += mistake
         wt = sw[t]
         if wt == 0.0:  # weight 0: predicted and counted, not learned (docs/algorithms/options.md#weights)
+            unlearned_round(prm, fst)  # noqa: F821  (a schedule by round number moves on: IELLIP's c_t)
             continue
         npairs = 1.0 if o2 < 0 else 2.0
         dn2 = npairs * xn2
@@ -462,7 +468,7 @@ def linear_block(
         # ρ = 1/(1 + cv) = 1 − βv: the exact lower bound of Σ_jj'/Σ_jj (before κ) of the full and "drop" forms
         rho = 1.0 / (1.0 + c * v) if cov != NO_COV else 1.0
         if cov == DIAGONAL:  # mean and covariance of each class in one pass over the non-zeros
-            C_sq = squared_diagonal_C(prm)  # noqa: F821
+            C_sq = squared_diagonal_C(prm, wt)  # noqa: F821
             _diag_step(W, P, D, fst, o1, g1, alpha, mode, beta, c, idx, val, xs, lo, hi, C_sq, rho)
             if o2 >= 0:
                 _diag_step(W, P, D, fst, o2, -1.0, alpha, mode, beta, c, idx, val, xs, lo, hi, C_sq, rho)
@@ -510,9 +516,11 @@ class PrimalRule:
 
     ``step`` is the rule; ``input_scale(prm, xn2)`` the factor applied to x (ALMA: 1/‖x‖);
     ``move_mean`` how the mean moves (ROMMA keeps ‖W‖² exact); ``after_update(fst, γ, α, m, ‖Δ‖²)``
-    scalar state that follows the update; ``squared_diagonal_C(prm)`` the C of the diagonal form
-    Σ_jj/(1 + C x_j² Σ_jj)² (NHERD's "exact"); ``block``: a whole block function of the same signature as
-    :func:`linear_block`, for a rule whose round has another shape (SOP).
+    scalar state that follows the update; ``squared_diagonal_C(prm, wt)`` the C of the diagonal form
+    Σ_jj/(1 + C x_j² Σ_jj)² (NHERD's "exact") for an example of weight ``wt``; ``unlearned_round(prm, fst)``
+    what a round of weight 0, which never reaches ``step``, still moves (a schedule by round number: IELLIP's
+    c_t); ``block``: a whole block function of the same signature as :func:`linear_block`, for a rule whose
+    round has another shape (SOP).
     """
 
     name: str
@@ -521,6 +529,7 @@ class PrimalRule:
     move_mean: object = move_mean_plain
     after_update: object = no_after_update
     squared_diagonal_C: object = no_squared_diagonal
+    unlearned_round: object = no_unlearned_round
     block: object = None
 
     def __post_init__(self):
@@ -540,6 +549,7 @@ class PrimalRule:
             move_mean=self.move_mean,
             after_update=self.after_update,
             squared_diagonal_C=self.squared_diagonal_C,
+            unlearned_round=self.unlearned_round,
         )
 
     def weights(self, model):

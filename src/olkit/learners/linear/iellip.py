@@ -26,6 +26,11 @@ def iellip_step(prm, fst, m, v, dn2, mistake, wt):
     On a mistake with v > 0: μ ← μ + (1 − m)/v · ΣΔ (the new margin is exactly 1) and
     Σ ← (Σ − c_t ΣggᵀΣ)/(1 − c_t), g = Δ/√v, i.e. β = c_t/v, κ = 1/(1 − c_t) and, for the diagonal
     inverse form, c = c_t/((1 − c_t) v). After every round c_t ← c_t·b.
+
+    Weight s = ``wt`` > 0 (docs/algorithms/iellip.md#weights): the new precision is Σ'⁻¹ = (1 − c_t)Σ⁻¹ + s·c_t ggᵀ,
+    the example's rank-one term counted s times, i.e. c = s·c_t/((1 − c_t) v) and
+    β = c/(1 + cv) = (s·c_t/(1 + (s − 1)c_t))/v (s = 1: c_t/v exactly, (s − 1)c_t = 0); κ and the mean's
+    margin-1 step, a hard constraint with no constant, are the same for every weight.
     """
     b = prm.b
     ct = fst[AUX]
@@ -34,10 +39,18 @@ def iellip_step(prm, fst, m, v, dn2, mistake, wt):
         return NO_STEP
     if v <= EPS:
         return TRIGGERED_NO_STEP
-    return Step(True, (1.0 - m) / v, 1.0, ct / v, ct / ((1.0 - ct) * v), 1.0 / (1.0 - ct))
+    cts = ct * wt / (1.0 + (wt - 1.0) * ct)
+    return Step(True, (1.0 - m) / v, 1.0, cts / v, ct * wt / ((1.0 - ct) * v), 1.0 / (1.0 - ct))
 
 
-IELLIP_RULE = PrimalRule("iellip", iellip_step)
+@njit
+def iellip_unlearned_round(prm, fst):
+    """A round of weight 0 is not learned, but c_t, a schedule by round number, still decays
+    (docs/algorithms/iellip.md#weights, docs/algorithms/options.md#weights)."""
+    fst[AUX] = fst[AUX] * prm.b
+
+
+IELLIP_RULE = PrimalRule("iellip", iellip_step, unlearned_round=iellip_unlearned_round)
 
 
 @register(
@@ -49,6 +62,8 @@ IELLIP_RULE = PrimalRule("iellip", iellip_step)
     sources={"b": "LIBOL default 0.3 (the SCW experiments select it)", "c": "LIBOL default 0.1", "a": "LIBOL default"},
     position=300,
     sweep={"cases": [{"b": 0.7, "c": 0.5}], "grid": {"b": [0.3, 0.7], "c": [0.1, 0.5]}},
+    weight="Σ'⁻¹ = (1 − c_t) Σ⁻¹ + s·c_t ggᵀ: the example's rank-one term counts s times; "
+    "the margin-1 step is the same",
 )
 class IELLIP(LinearLearner):
     """Improved Ellipsoid method.

@@ -25,14 +25,17 @@ class NAROWParams(NamedTuple):
 def narow_step(prm, fst, m, v, dn2, mistake, wt):
     """docs/algorithms/narow.md#update-rule (LIBOL's NAROW.m), prm: :class:`NAROWParams`: update iff 1 − m > 0 and
     v > 1/b: r = v/(bv − 1), then the AROW step with r (β = 1/(v + r), α = (1 − m)β, c = 1/r).
-    v ≤ 1/b means r = ∞: no change (LIBOL still counts the round)."""
+    v ≤ 1/b means r = ∞: no change (LIBOL still counts the round).
+
+    Weight s = ``wt`` > 0: r_t ← r_t/s, as AROW's r (docs/algorithms/narow.md#weights: the loss terms weighted
+    1/(2r_t) count the example s times); r_t = ∞ stays ∞."""
     b = prm.b
     loss = 1.0 - m
     if loss <= 0.0:
         return NO_STEP
     if v <= EPS or v <= 1.0 / b:
         return TRIGGERED_NO_STEP
-    return arow_step_with(v / (b * v - 1.0), loss, v)
+    return arow_step_with(v / (b * v - 1.0) / wt, loss, v)
 
 
 NAROW_RULE = PrimalRule("narow", narow_step)
@@ -46,6 +49,7 @@ NAROW_RULE = PrimalRule("narow", narow_step)
     sources={"b": "LIBOL default 1 (the SCW experiments select it)", "a": "LIBOL default"},
     position=330,
     sweep={"grid": {"b": [1.0, 0.1]}},
+    weight="r_t ← r_t/s, as AROW's r (r_t = ∞ stays ∞)",
 )
 class NAROW(LinearLearner):
     __doc__ = (

@@ -29,8 +29,11 @@ def nherd_step(prm, fst, m, v, dn2, mistake, wt):
     The diagonal "exact" and "drop" variants are applied by the engine from C (:func:`nherd_squared_diagonal_C`) and β.
 
     Where (1 + Cv)² overflows (Cv > ~1e154; β became 0 where β ≈ 1/v), β is evaluated as
-    (C/(1 + Cv))·((Cv + 2)/(1 + Cv)) — the same value, since C²v + 2C = C(Cv + 2) (issue 9, item 1)."""
-    C = prm.C
+    (C/(1 + Cv))·((Cv + 2)/(1 + Cv)) — the same value, since C²v + 2C = C(Cv + 2) (issue 9, item 1).
+
+    Weight s = ``wt`` > 0: C ← s·C for the round, in the mean's α and in every covariance form
+    (docs/algorithms/nherd.md#weights: the objective's (C/2)·ℓ² counts the example s times)."""
+    C = prm.C * wt
     loss = 1.0 - m
     if loss <= 0.0:
         return NO_STEP
@@ -46,9 +49,10 @@ def nherd_step(prm, fst, m, v, dn2, mistake, wt):
 
 
 @njit
-def nherd_squared_diagonal_C(prm):
-    """The C of NHERD's "exact" diagonal Σ_jj/(1 + C x_j² Σ_jj)² (applied by the engine)."""
-    return prm.C
+def nherd_squared_diagonal_C(prm, wt):
+    """The C of NHERD's "exact" diagonal Σ_jj/(1 + C x_j² Σ_jj)² (applied by the engine): s·C for an example of
+    weight s = ``wt`` (docs/algorithms/nherd.md#weights)."""
+    return prm.C * wt
 
 
 NHERD_RULE = PrimalRule("nherd", nherd_step, squared_diagonal_C=nherd_squared_diagonal_C)
@@ -67,6 +71,7 @@ NHERD_DIAGONALS = {"project": DIAG_INVERSE, "exact": DIAG_SQUARED, "drop": DIAG_
         "cases": [{"covariance": "diagonal", "diagonal": "exact"}, {"covariance": "diagonal", "diagonal": "drop"}],
         "grid": {"diagonal": ["project", "exact", "drop"], "C": [1.0, 0.1]},
     },
+    weight="C ← s·C: the squared hinge (C/2)ℓ² counts s times, in the mean's step and the covariance",
 )
 class NHERD(LinearLearner):
     __doc__ = (

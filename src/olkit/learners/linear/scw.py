@@ -94,8 +94,11 @@ def scw_step(prm, fst, m, v, dn2, mistake, wt):
 
     Update iff ℓ^φ = φ√v − m > 0: SCW-I α = min(C, CW's α), SCW-II α from :func:`scw2_alpha`; then u, β
     and c as CW (:func:`.cw.cw_covariance_step`, β from the capped α).
+
+    Weight s = ``wt`` > 0: C ← s·C for the round (docs/algorithms/scw1.md#weights, docs/algorithms/scw2.md#weights:
+    the objective's C·ℓ^φ, resp. C·(ℓ^φ)², counts the example s times). The trigger and CW's α do not depend on C.
     """
-    phi, C, variant, libol_typo = prm.phi, prm.C, prm.variant, prm.libol_typo
+    phi, C, variant, libol_typo = prm.phi, prm.C * wt, prm.variant, prm.libol_typo
     if phi * math.sqrt(max(v, 0.0)) - m <= 0.0:
         return NO_STEP
     if v <= EPS:

@@ -50,6 +50,9 @@ def _sop_round(cfg, W, S, D, u, idx, val, y, wt, t, lo, hi, pos, scores, mistake
     Full: with u = A⁻¹x and q = xᵀu, f = (v·u)/(1 + q) (Sherman–Morrison). Diagonal: A is kept
     diagonal and f = Σ_j v_j x_j/(A_jj + x_j²). On a mistake v ← v + y x and A ← A + xxᵀ;
     compat="libol" commits A ← A + xxᵀ on every round (LIBOL SOP.m, docs/algorithms/sop.md#compat-modes).
+
+    Weight s = ``wt`` > 0 (docs/algorithms/sop.md#weights): the example counts s times in v and in the correlation
+    matrix, v ← v + s·y x and A ← A + s·xxᵀ (A⁻¹ ← A⁻¹ − s·uuᵀ/(1 + s·q)); the prediction does not use it.
     """
     cov, libol = cfg[COV], cfg[LIBOL]
     if cov == FULL:
@@ -82,18 +85,18 @@ def _sop_round(cfg, W, S, D, u, idx, val, y, wt, t, lo, hi, pos, scores, mistake
         return mistake, mistake and libol
     if mistake:
         for p in range(lo, hi):
-            W[idx[p], 0] += yt * val[p]
+            W[idx[p], 0] += wt * yt * val[p]
     if cov == FULL:
-        # A⁻¹ ← A⁻¹ − uuᵀ/(1 + q): the engine's rank-one downdate with c = 1 (A += xxᵀ), β = ρ = 1/(1 + q) — the
-        # same products as before, and a diagonal that cancels to ≤ 0 becomes its exact bound A⁻¹_ii/(1 + q)
-        # (see _full_cov_step; issue 9, item 1)
-        b = 1.0 / (1.0 + q)
-        _full_cov_step(S[0], b, 1.0, u, b)
+        # A⁻¹ ← A⁻¹ − s uuᵀ/(1 + sq): the engine's rank-one downdate with c = s (A += s xxᵀ), β = s/(1 + sq),
+        # ρ = 1/(1 + sq) — for s = 1 the same products as before, and a diagonal that cancels to ≤ 0 becomes its
+        # exact bound A⁻¹_ii/(1 + sq) (see _full_cov_step; issue 9, item 1)
+        b = wt / (1.0 + wt * q)
+        _full_cov_step(S[0], b, 1.0, u, 1.0 / (1.0 + wt * q))
     else:
         for p in range(lo, hi):
             j = idx[p]
             x = val[p]
-            D[0, j] = D[0, j] / (1.0 + D[0, j] * x * x)
+            D[0, j] = D[0, j] / (1.0 + wt * D[0, j] * x * x)
     return mistake, mistake
 
 
@@ -126,6 +129,7 @@ SOP_RULE = _SOPRule("sop", block=sop_block)
     "Second-order Perceptron: perceptron in the metric of the data correlation matrix (Cesa-Bianchi et al. 2005)",
     sources={"a": "LIBOL default (a = 1); the SCW experiments fix it"},
     position=280,
+    weight="v ← v + s·y x, A ← A + s·xxᵀ: the example counts s times in v and in the correlation matrix",
 )
 class SOP(LinearLearner):
     """Second-order Perceptron (binary).
