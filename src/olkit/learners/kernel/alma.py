@@ -43,6 +43,7 @@ def alma_update(sv, st, s, t, kself, y, fv, mistake):
     eta_k = C / math.sqrt(k)
     if y * f > (1.0 - alpha) * gamma_k or kself <= EPS:
         return False
+    eta_k = eta_k * s.sw[t]  # the step η_k s_t (docs/algorithms/alma.md#weights)
     norm2 = st.fst[0] * st.fst[0] + 2.0 * eta_k * y * f + eta_k * eta_k
     j = sv_append(sv, s, t, kself, y)
     sv.coef[j, 0] = eta_k * y / math.sqrt(kself)

@@ -95,7 +95,8 @@ def mira_update(sv, st, s, t, kself, y, f, mistake):
     if kself <= EPS or (st.prm.mistakes_only and not mistake):
         return False
     yi = int(y)
-    if not mira_tau(f, yi, kself, st.prm.C, st.fst):  # st.fst: scratch for τ
+    # C_t = s_t C, the bound of the true class's step (docs/algorithms/mira.md#weights); st.fst: scratch for τ
+    if not mira_tau(f, yi, kself, st.prm.C * s.sw[t], st.fst):
         return False
     j = sv_append(sv, s, t, kself, y)
     for r in range(f.shape[0]):

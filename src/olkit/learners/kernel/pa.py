@@ -42,7 +42,9 @@ def pa_step(variant, C, loss, q):
 
 @njit_helper
 def pa_update(sv, st, s, t, kself, y, f, mistake):
-    variant, C = st.prm.variant, st.prm.C
+    # C_t = s_t C: the example's loss counts s_t times (docs/algorithms/pa1.md#weights); plain PA reads no C, its
+    # weight only switches the example on (docs/algorithms/pa.md#weights)
+    variant, C = st.prm.variant, st.prm.C * s.sw[t]
     if kself <= EPS:
         return False
     if f.shape[0] == 1:

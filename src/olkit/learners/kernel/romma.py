@@ -37,6 +37,8 @@ from .sv_edit import sv_append, sv_clear, sv_scale
 
 @njit
 def romma_update(sv, st, s, t, kself, y, fv, mistake):
+    # a weight s_t > 0 changes nothing: the two constraints do not depend on it, so it only switches the example on
+    # (docs/algorithms/romma.md#weights; the loop skips s_t = 0)
     f = fv[0]
     aggressive, reset_case, libol_first = st.prm.aggressive, st.prm.reset_case, st.prm.libol_first
     triggered = (y * f < 1.0) if aggressive else mistake
