@@ -66,6 +66,8 @@ def alma_score(sv, st, s, t, kself, fv):
     "alma",
     "ALMA_2(alpha): approximate large-margin updates with projection (Gentile 2001)",
     position=70,
+    weight="the step η_k ← s·η_k (then the projection onto the unit ball; k counts updates, not weights)",
+    weight_repeats=False,
     sweep={"cases": [{"alpha": 0.5}], "grid": {"alpha": [0.9, 1.0, 0.5], "C": [math.sqrt(2), 1.0]}},
 )
 class ALMA(KernelLearner):

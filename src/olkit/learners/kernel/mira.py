@@ -114,6 +114,8 @@ def mira_update(sv, st, s, t, kself, y, f, mistake):
         "update": "DUOL JMLR Table 4 (#SV = #mistakes on every dataset)",
     },
     position=130,
+    weight="C ← s·C: the bound τ_y ≤ sC of the true class's step",
+    weight_repeats=False,
     sweep={"cases": [{"update": "margin"}], "grid": {"update": ["mistake", "margin"], "C": [1.0, 0.1]}},
 )
 class MIRA(KernelLearner):

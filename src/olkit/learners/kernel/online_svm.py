@@ -87,6 +87,8 @@ def online_svm_update(sv, st, s, t, kself, y, fv, mistake):
     "online-svm",
     "Online-SVM: re-solve the SVM dual over the working set after every margin error (yardstick)",
     position=120,
+    weight="C ← s·C for that example: its dual box 0 ≤ γ ≤ sC (k repetitions: the same optimum, up to tol)",
+    weight_repeats=False,
     sweep={"cases": [{"working_set": "all", "C": 0.5}], "grid": {"working_set": ["margin", "all"], "C": [5.0, 0.5]}},
 )
 class OnlineSVM(KernelLearner):

@@ -82,6 +82,8 @@ def perceptron_update(sv, st, s, t, kself, y, f, mistake):
     data=("binary", "multiclass"),
     sources={"sigma": "DUOL JMLR §5.1 (σ = 8)", "multiclass_update": "Crammer & Singer 2003; DUOL JMLR Table 4"},
     position=10,
+    weight="the step α = s: a mistake adds s·y_t κ(x_t, ·) (multiclass: s times the Crammer-Singer τ)",
+    weight_repeats=False,
     sweep={
         "cases": [
             {"multiclass_update": "prop"},

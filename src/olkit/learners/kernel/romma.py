@@ -83,7 +83,13 @@ class _ROMMABase(KernelLearner):
         return [0.0]
 
 
-@register("romma", "ROMMA: relaxed online maximum-margin update on mistakes (Li & Long 2002)", position=50)
+@register(
+    "romma",
+    "ROMMA: relaxed online maximum-margin update on mistakes (Li & Long 2002)",
+    position=50,
+    weight="on/off: the two constraints do not depend on s > 0; s = 0 skips the example",
+    weight_repeats=True,
+)
 class ROMMA(_ROMMABase):
     """ROMMA (Relaxed Online Maximum Margin Algorithm), kernelised; updates on mistakes.
 
@@ -142,6 +148,8 @@ class ROMMA(_ROMMABase):
     "agg-romma",
     "aggressive ROMMA: the ROMMA update on every margin error y f < 1 (Li & Long 2002)",
     position=60,
+    weight="on/off: the two constraints do not depend on s > 0; s = 0 skips the example",
+    weight_repeats=True,
     sweep={"cases": [{"romma_reset_case": True}], "grid": {"romma_reset_case": [False, True]}},
 )
 class AggROMMA(_ROMMABase):
