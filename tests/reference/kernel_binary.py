@@ -176,8 +176,14 @@ def _score(st, rows, coef, t):
 # ---------------------------------------------------------------------------------------------------------
 # Kernel Perceptron (perceptron.md)
 # ---------------------------------------------------------------------------------------------------------
-def perceptron(X, y, **kernel):
+def _weights(sample_weight, T):
+    """The example weights s_t (options.md#weights): None = every weight 1 (the unweighted rule)."""
+    return np.ones(T) if sample_weight is None else np.asarray(sample_weight, float)
+
+
+def perceptron(X, y, sample_weight=None, **kernel):
     st = _Stream(X, y, _kp(**kernel))
+    sw = _weights(sample_weight, st.T)
     rows, coef, scores = [], [], []
     mistakes = updates = 0
     for t in range(st.T):
@@ -186,8 +192,10 @@ def perceptron(X, y, **kernel):
         scores.append(f)
         if predict_sign(f) != yt:  # perceptron.md: update iff ŷ_t ≠ y_t
             mistakes += 1
-            rows.append(t)  # append x_t with a_t = y_t
-            coef.append(yt)
+            if sw[t] == 0.0:  # options.md#weights: weight 0 is predicted and counted, not learned
+                continue
+            rows.append(t)  # append x_t with a_t = s_t y_t (perceptron.md#weights: the step α = s_t)
+            coef.append(sw[t] * yt)
             updates += 1
     return RefResult(mistakes, updates, np.array(scores), rows, np.array(coef, float), st.X, st.kp, st.y)
 
@@ -195,8 +203,9 @@ def perceptron(X, y, **kernel):
 # ---------------------------------------------------------------------------------------------------------
 # PA, PA-I, PA-II (pa.md)
 # ---------------------------------------------------------------------------------------------------------
-def pa(X, y, variant="pa", C=5.0, **kernel):
+def pa(X, y, variant="pa", C=5.0, sample_weight=None, **kernel):
     st = _Stream(X, y, _kp(**kernel))
+    sw = _weights(sample_weight, st.T)
     rows, coef, scores = [], [], []
     mistakes = updates = 0
     for t in range(st.T):
@@ -205,13 +214,14 @@ def pa(X, y, variant="pa", C=5.0, **kernel):
         scores.append(f)
         mistakes += predict_sign(f) != yt
         loss = max(0.0, 1.0 - yt * f)  # conventions.md#losses
-        if loss > 0 and kt > ZERO_NORM:  # pa.md: update iff ℓ_t > 0; guard κ_t = 0 → skip
+        Ct = sw[t] * C  # pa1.md#weights, pa2.md#weights: C_t = s_t C; plain PA: s_t only switches the example on
+        if loss > 0 and kt > ZERO_NORM and sw[t] > 0:  # pa.md: update iff ℓ_t > 0; guard κ_t = 0 → skip
             if variant == "pa":
                 tau = loss / kt  # PA:    τ = ℓ/κ_t
             elif variant == "pa1":
-                tau = min(C, loss / kt)  # PA-I:  τ = min(C, ℓ/κ_t)
+                tau = min(Ct, loss / kt)  # PA-I:  τ = min(C_t, ℓ/κ_t)
             elif variant == "pa2":
-                tau = loss / (kt + 1.0 / (2.0 * C))  # PA-II: τ = ℓ/(κ_t + 1/(2C))
+                tau = loss / (kt + 1.0 / (2.0 * Ct))  # PA-II: τ = ℓ/(κ_t + 1/(2C_t))
             else:
                 raise ValueError(variant)
             rows.append(t)
@@ -223,8 +233,9 @@ def pa(X, y, variant="pa", C=5.0, **kernel):
 # ---------------------------------------------------------------------------------------------------------
 # ROMMA and agg-ROMMA (romma.md / agg-romma.md)
 # ---------------------------------------------------------------------------------------------------------
-def romma(X, y, aggressive=False, romma_reset_case=False, compat="none", **kernel):
+def romma(X, y, aggressive=False, romma_reset_case=False, compat="none", sample_weight=None, **kernel):
     st = _Stream(X, y, _kp(**kernel))
+    sw = _weights(sample_weight, st.T)  # romma.md#weights: s_t > 0 changes nothing, s_t = 0 skips the example
     rows, coef, scores = [], [], []
     N2 = 0.0  # ‖w‖²_H
     mistakes = updates = 0
@@ -237,7 +248,7 @@ def romma(X, y, aggressive=False, romma_reset_case=False, compat="none", **kerne
         mistakes += mistake
         # romma.md: ROMMA updates iff mistake; agg-romma.md: agg-ROMMA iff y_t f < 1 (margin error)
         wants = (yt * f < 1.0) if aggressive else mistake
-        if not wants or kt <= ZERO_NORM:
+        if not wants or kt <= ZERO_NORM or sw[t] == 0.0:
             continue
         A = kt * N2
         if N2 == 0.0:
@@ -273,9 +284,10 @@ def romma(X, y, aggressive=False, romma_reset_case=False, compat="none", **kerne
 # ---------------------------------------------------------------------------------------------------------
 # ALMA_2(α) (alma.md)
 # ---------------------------------------------------------------------------------------------------------
-def alma(X, y, alpha=0.9, C=math.sqrt(2.0), p=2, **kernel):
+def alma(X, y, alpha=0.9, C=math.sqrt(2.0), p=2, sample_weight=None, **kernel):
     assert p == 2
     st = _Stream(X, y, _kp(**kernel))
+    sw = _weights(sample_weight, st.T)
     B = 1.0 / alpha  # alma.md: B = 1/α
     rows, coef, scores = [], [], []  # w = Σ a_i k̂(x_i, ·)
     N = 0.0  # ‖w‖
@@ -292,8 +304,8 @@ def alma(X, y, alpha=0.9, C=math.sqrt(2.0), p=2, **kernel):
         scores.append(f)
         mistakes += predict_sign(f) != yt
         gamma_k = B / math.sqrt(k)  # γ_k = B/√k
-        eta_k = C / math.sqrt(k)  # η_k = C/√k
-        if yt * f <= (1.0 - alpha) * gamma_k and kt > ZERO_NORM:
+        eta_k = C / math.sqrt(k) * sw[t]  # η_k = C/√k, times s_t (alma.md#weights)
+        if yt * f <= (1.0 - alpha) * gamma_k and kt > ZERO_NORM and sw[t] > 0:
             rows = rows + [t]  # w' = w + η_k y_t k̂(x_t, ·)
             coef = coef + [eta_k * yt]
             n2 = N * N + 2.0 * eta_k * yt * f + eta_k * eta_k  # ‖w'‖² = N² + 2η y f + η²
@@ -481,10 +493,11 @@ def duol(X, y, solver="exact", variant="jmlr", C=5.0, rho=None, tol=1e-9, seed=0
 # ---------------------------------------------------------------------------------------------------------
 # Online-SVM (dual coordinate ascent over the working set) (online-svm.md)
 # ---------------------------------------------------------------------------------------------------------
-def online_svm(X, y, C=5.0, tol=1e-3, working_set="margin", max_sweeps=1000, **kernel):
+def online_svm(X, y, C=5.0, tol=1e-3, working_set="margin", max_sweeps=1000, sample_weight=None, **kernel):
     st = _Stream(X, y, _kp(**kernel))
+    sw = _weights(sample_weight, st.T)
     rows = []  # working set W, storage (= arrival) order
-    gam = np.zeros(0)  # dual variables γ_s ∈ [0, C]
+    gam = np.zeros(0)  # dual variables γ_s ∈ [0, s_s C] (online-svm.md#weights: the loss of example s weighs s_s C)
     g = np.zeros(0)  # margins g_s = y_s f(x_s)
     scores = []
     mistakes = updates = 0
@@ -495,6 +508,8 @@ def online_svm(X, y, C=5.0, tol=1e-3, working_set="margin", max_sweeps=1000, **k
         mistakes += predict_sign(f) != yt
         loss = max(0.0, 1.0 - yt * f)
         # "margin": W holds the examples that were margin errors on arrival; "all": every example
+        if sw[t] == 0.0:  # options.md#weights: predicted and counted, not learned (never in the working set)
+            continue
         if working_set == "all" or loss > 0:
             rows.append(t)
             gam = np.append(gam, 0.0)
@@ -509,8 +524,9 @@ def online_svm(X, y, C=5.0, tol=1e-3, working_set="margin", max_sweeps=1000, **k
                 kii = st.kself[rows[i]]
                 if kii <= ZERO_NORM:  # conventions.md#numerical-guards: zero-norm example, its γ cannot change f → skip
                     continue
-                if (gam[i] < C and g[i] < 1.0 - tol) or (gam[i] > 0 and g[i] > 1.0 + tol):
-                    delta = _clip((1.0 - g[i]) / kii, -gam[i], C - gam[i])
+                Ci = C * sw[rows[i]]  # the box of example rows[i]
+                if (gam[i] < Ci and g[i] < 1.0 - tol) or (gam[i] > 0 and g[i] > 1.0 + tol):
+                    delta = _clip((1.0 - g[i]) / kii, -gam[i], Ci - gam[i])
                     if delta != 0.0:
                         gam[i] += delta
                         g += ys * ys[i] * delta * st.K[rows, rows[i]]  # g_j += y_j y_i Δ κ_ij

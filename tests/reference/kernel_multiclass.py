@@ -156,8 +156,12 @@ def run_reference(
     sigma=SIGMA,
     fit_intercept=False,
     intercept_scaling=1.0,
+    sample_weight=None,
 ):
     """Run learner ``name`` over the stream (X dense, Y an n×K 0/1 indicator matrix).
+
+    ``sample_weight``: the example weights (options.md#weights; None: every weight 1); a weight-0 round is
+    predicted and counted, not learned.
 
     name: "perceptron" (mode max|uniform|prop, perceptron.md), "mira" (update mistake|margin, mira.md), "pa" | "pa1" |
     "pa2" (pa1.md), "duol" | "duol-appr" | "duol-iter" (duol.md). ``C=None`` → the defaults (MIRA 1, otherwise 10).
@@ -174,6 +178,7 @@ def run_reference(
     duol = name.startswith("duol")
     flags, scores = [], []
     n_updates = 0
+    sw = np.ones(T) if sample_weight is None else np.asarray(sample_weight, float)
     ev = dict.fromkeys(
         [
             "double",
@@ -213,6 +218,8 @@ def run_reference(
             mistake = argmax_first(f) != y
         flags.append(int(mistake))
         kt = G[t, t]
+        if sw[t] == 0.0:
+            continue
 
         # ---- perceptron.md: Crammer–Singer ultraconservative perceptrons (single-label)
         if name == "perceptron":
@@ -228,7 +235,7 @@ def run_reference(
                 tot = sum(f[c] - f[y] for c in E)
                 for c in E:
                     tau[c] = -(f[c] - f[y]) / tot if (mode == "prop" and tot > 0) else -1.0 / len(E)
-            pts.append(t), A.append(tau)
+            pts.append(t), A.append(tau * sw[t])  # perceptron.md#weights: the step times s_t
             n_updates += 1
             continue
 
@@ -236,11 +243,12 @@ def run_reference(
         if name == "mira":
             if update == "mistake" and not mistake:
                 continue
-            tau = mira_tau_bisect(f, y, kt, C)
+            Ct = C * sw[t]  # mira.md#weights: C_t = s_t C
+            tau = mira_tau_bisect(f, y, kt, Ct)
             if tau is None:
                 ev["mira_skip"] += 1
                 continue
-            ev["tau_y=C"] += bool(tau[y] == C)
+            ev["tau_y=C"] += bool(tau[y] == Ct)
             pts.append(t), A.append(tau)
             n_updates += 1
             continue
@@ -257,12 +265,13 @@ def run_reference(
             ev["tiny_loss"] += bool(abs(loss) <= MARGIN_TIE)
             if not loss > MARGIN_TIE:  # ℓ_t > 0, an exact-arithmetic tie ℓ_t = 0 decided as 0
                 continue
+            Ct = C * sw[t]  # pa1.md#weights: C_t = s_t C (plain PA reads no C)
             if name == "pa":
                 g = loss / (2.0 * kt)
             elif name == "pa1":
-                g = min(C, loss / (2.0 * kt))
+                g = min(Ct, loss / (2.0 * kt))
             else:
-                g = loss / (2.0 * kt + 1.0 / (2.0 * C))
+                g = loss / (2.0 * kt + 1.0 / (2.0 * Ct))
             a = np.zeros(K)
             a[r], a[s] = g, -g
             pts.append(t), A.append(a)

@@ -127,12 +127,15 @@ def first_order(
     p=2,
     romma_reset_case=False,
     alma_delta="x-hat",
+    sample_weight=None,
 ):
     # alma_delta: "x-hat" (Δ built from x̂, the olkit convention) or "unit" (Δ/‖Δ‖, an alternative reading)
     P = _Problem(y_raw)
     X = X[order]
     ys = np.asarray(order)
     T, d = X.shape
+    # the weight of each round (options.md#weights; None: every weight 1), in stream order
+    sw = np.ones(T) if sample_weight is None else np.asarray(sample_weight, float)[ys]
     W = np.zeros((P.n_out, d))
     scores, flags = [], []
     upd_none = upd_libol = 0
@@ -152,23 +155,28 @@ def first_order(
         kap = float(np.sum(D * D))  # ‖Δ‖² = ‖x‖² or 2‖x‖²
         W_old = W.copy()
         fired = False
-        if name == "perceptron":
-            # perceptron.md: update iff ŷ ≠ y: w += y x   (multiclass: w_y += x, w_s −= x)
+        s = sw[t]
+        if s == 0.0:  # options.md#weights: predicted and counted, not learned
+            pass
+        elif name == "perceptron":
+            # perceptron.md: update iff ŷ ≠ y: w += y x   (multiclass: w_y += x, w_s −= x); perceptron.md#weights:
+            # the step is s
             if mistake:
                 fired = True
-                W = W + D
+                W = W + s * D
         elif name in ("pa", "pa1", "pa2"):
             # pa.md, pa1.md, pa2.md: update iff ℓ = 1 − m > 0
             loss = max(0.0, 1.0 - m)
             if loss > 0:
                 fired = True
                 if kap > ZERO:  # guard κ_t = 0 → skip
+                    Ct = s * C if C is not None else None  # pa1.md#weights, pa2.md#weights: C_t = s C (PA: no C)
                     if name == "pa":
                         tau = loss / kap  # τ = ℓ/κ
                     elif name == "pa1":
-                        tau = min(C, loss / kap)  # τ = min(C, ℓ/κ)
+                        tau = min(Ct, loss / kap)  # τ = min(C_t, ℓ/κ)
                     else:
-                        tau = loss / (kap + 1.0 / (2.0 * C))  # τ = ℓ/(κ + 1/(2C))
+                        tau = loss / (kap + 1.0 / (2.0 * Ct))  # τ = ℓ/(κ + 1/(2C_t))
                     W = W + tau * D
         elif name in ("romma", "agg-romma"):
             # romma.md (ROMMA: update iff mistake) / agg-romma.md (iff m < 1), in the joint space
@@ -199,7 +207,7 @@ def first_order(
         elif name == "alma":
             # alma.md (p = 2): γ_k = B/√k, η_k = C/√k; update iff m ≤ (1 − α)γ_k
             gamma_k = B / math.sqrt(k)
-            eta_k = C_alma / math.sqrt(k)
+            eta_k = C_alma / math.sqrt(k) * s  # alma.md#weights: the step η_k s
             if m <= (1.0 - alpha) * gamma_k:
                 fired = True
                 if compat == "libol" or kap > ZERO:

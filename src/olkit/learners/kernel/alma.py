@@ -43,6 +43,7 @@ def alma_update(sv, st, s, t, kself, y, fv, mistake):
     eta_k = C / math.sqrt(k)
     if y * f > (1.0 - alpha) * gamma_k or kself <= EPS:
         return False
+    eta_k = eta_k * s.sw[t]  # the step η_k s_t (docs/algorithms/alma.md#weights)
     norm2 = st.fst[0] * st.fst[0] + 2.0 * eta_k * y * f + eta_k * eta_k
     j = sv_append(sv, s, t, kself, y)
     sv.coef[j, 0] = eta_k * y / math.sqrt(kself)
@@ -65,6 +66,8 @@ def alma_score(sv, st, s, t, kself, fv):
     "alma",
     "ALMA_2(alpha): approximate large-margin updates with projection (Gentile 2001)",
     position=70,
+    weight="the step η_k ← s·η_k (then the projection onto the unit ball; k counts updates, not weights)",
+    weight_repeats=False,
     sweep={"cases": [{"alpha": 0.5}], "grid": {"alpha": [0.9, 1.0, 0.5], "C": [math.sqrt(2), 1.0]}},
 )
 class ALMA(KernelLearner):

@@ -95,7 +95,8 @@ def mira_update(sv, st, s, t, kself, y, f, mistake):
     if kself <= EPS or (st.prm.mistakes_only and not mistake):
         return False
     yi = int(y)
-    if not mira_tau(f, yi, kself, st.prm.C, st.fst):  # st.fst: scratch for τ
+    # C_t = s_t C, the bound of the true class's step (docs/algorithms/mira.md#weights); st.fst: scratch for τ
+    if not mira_tau(f, yi, kself, st.prm.C * s.sw[t], st.fst):
         return False
     j = sv_append(sv, s, t, kself, y)
     for r in range(f.shape[0]):
@@ -113,6 +114,8 @@ def mira_update(sv, st, s, t, kself, y, f, mistake):
         "update": "DUOL JMLR Table 4 (#SV = #mistakes on every dataset)",
     },
     position=130,
+    weight="C ← s·C: the bound τ_y ≤ sC of the true class's step",
+    weight_repeats=False,
     sweep={"cases": [{"update": "margin"}], "grid": {"update": ["mistake", "margin"], "C": [1.0, 0.1]}},
 )
 class MIRA(KernelLearner):

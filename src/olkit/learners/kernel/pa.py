@@ -42,7 +42,9 @@ def pa_step(variant, C, loss, q):
 
 @njit_helper
 def pa_update(sv, st, s, t, kself, y, f, mistake):
-    variant, C = st.prm.variant, st.prm.C
+    # C_t = s_t C: the example's loss counts s_t times (docs/algorithms/pa1.md#weights); plain PA reads no C, its
+    # weight only switches the example on (docs/algorithms/pa.md#weights)
+    variant, C = st.prm.variant, st.prm.C * s.sw[t]
     if kself <= EPS:
         return False
     if f.shape[0] == 1:
@@ -170,6 +172,8 @@ _C_SOURCE = {
     data=_DATA,
     sources={"sigma": _C_SOURCE["sigma"]},
     position=20,
+    weight="on/off: the projection onto ℓ = 0 is the same for any s > 0; s = 0 skips the example",
+    weight_repeats=True,
 )
 class PA(_PABase):
     __doc__ = _PA_DOC.format(title="PA: τ = ℓ/κ(x_t, x_t) (multiclass: ℓ/(2κ_t)).", C="").replace(
@@ -222,6 +226,8 @@ class PA(_PABase):
     tuning=(("C", POWERS_OF_TWO),),
     sources=_C_SOURCE,
     position=30,
+    weight="C ← s·C: PA-I's step min(sC, ℓ/κ_t) (binary: k repetitions give min(kC, ℓ/κ_t) too)",
+    weight_repeats=True,
     sweep={"cases": [{"C": 0.5}], "grid": {"C": [None, 0.1, 10.0]}},
 )
 class PA1(_PABase):
@@ -236,6 +242,8 @@ class PA1(_PABase):
     tuning=(("C", POWERS_OF_TWO),),
     sources=_C_SOURCE,
     position=40,
+    weight="C ← s·C: PA-II's step ℓ/(κ_t + 1/(2sC))",
+    weight_repeats=False,
     sweep={"cases": [{"C": 0.5}], "grid": {"C": [None, 0.1, 10.0]}},
 )
 class PA2(_PABase):

@@ -42,11 +42,12 @@ class PerceptronParams(NamedTuple):
 
 @njit
 def perceptron_update(sv, st, s, t, kself, y, f, mistake):
-    if f.shape[0] == 1:  # binary: f ← f + y_t κ(x_t, ·) on a mistake
+    wt = s.sw[t]  # the step α = s_t: a weighted mistake (docs/algorithms/perceptron.md#weights)
+    if f.shape[0] == 1:  # binary: f ← f + s_t y_t κ(x_t, ·) on a mistake
         if not mistake:
             return False
         j = sv_append(sv, s, t, kself, y)
-        sv.coef[j, 0] = y
+        sv.coef[j, 0] = y * wt
         return True
     mode = st.prm.multiclass_update
     yi = int(y)
@@ -61,16 +62,16 @@ def perceptron_update(sv, st, s, t, kself, y, f, mistake):
     if size == 0:
         return False
     j = sv_append(sv, s, t, kself, y)
-    sv.coef[j, yi] = 1.0
+    sv.coef[j, yi] = 1.0 * wt
     if mode == MAX:
-        sv.coef[j, worst] = -1.0
+        sv.coef[j, worst] = -1.0 * wt
         return True
     for r in range(f.shape[0]):
         if r != yi and f[r] >= fy:
             if mode == PROP and total > 0.0:
-                sv.coef[j, r] = -(f[r] - fy) / total
+                sv.coef[j, r] = -(f[r] - fy) / total * wt
             else:
-                sv.coef[j, r] = -1.0 / size
+                sv.coef[j, r] = -1.0 / size * wt
     return True
 
 
@@ -81,6 +82,8 @@ def perceptron_update(sv, st, s, t, kself, y, f, mistake):
     data=("binary", "multiclass"),
     sources={"sigma": "DUOL JMLR §5.1 (σ = 8)", "multiclass_update": "Crammer & Singer 2003; DUOL JMLR Table 4"},
     position=10,
+    weight="the step α = s: a mistake adds s·y_t κ(x_t, ·) (multiclass: s times the Crammer-Singer τ)",
+    weight_repeats=False,
     sweep={
         "cases": [
             {"multiclass_update": "prop"},

@@ -37,6 +37,8 @@ from .sv_edit import sv_append, sv_clear, sv_scale
 
 @njit
 def romma_update(sv, st, s, t, kself, y, fv, mistake):
+    # a weight s_t > 0 changes nothing: the two constraints do not depend on it, so it only switches the example on
+    # (docs/algorithms/romma.md#weights; the loop skips s_t = 0)
     f = fv[0]
     aggressive, reset_case, libol_first = st.prm.aggressive, st.prm.reset_case, st.prm.libol_first
     triggered = (y * f < 1.0) if aggressive else mistake
@@ -81,7 +83,13 @@ class _ROMMABase(KernelLearner):
         return [0.0]
 
 
-@register("romma", "ROMMA: relaxed online maximum-margin update on mistakes (Li & Long 2002)", position=50)
+@register(
+    "romma",
+    "ROMMA: relaxed online maximum-margin update on mistakes (Li & Long 2002)",
+    position=50,
+    weight="on/off: the two constraints do not depend on s > 0; s = 0 skips the example",
+    weight_repeats=True,
+)
 class ROMMA(_ROMMABase):
     """ROMMA (Relaxed Online Maximum Margin Algorithm), kernelised; updates on mistakes.
 
@@ -140,6 +148,8 @@ class ROMMA(_ROMMABase):
     "agg-romma",
     "aggressive ROMMA: the ROMMA update on every margin error y f < 1 (Li & Long 2002)",
     position=60,
+    weight="on/off: the two constraints do not depend on s > 0; s = 0 skips the example",
+    weight_repeats=True,
     sweep={"cases": [{"romma_reset_case": True}], "grid": {"romma_reset_case": [False, True]}},
 )
 class AggROMMA(_ROMMABase):

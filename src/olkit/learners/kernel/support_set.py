@@ -10,7 +10,8 @@ A kernel model is f(·) = Σ_i a_i κ(x_i, ·) over stored support vectors (SVs)
 * per-SV labels ``y`` (binary ±1, or the class index), the multiclass direction
   ``(hr[i], hs[i]) = (r_i, s_i)`` (H_i = e_r − e_s, docs/algorithms/multiclass.md#setting-and-notation) with its
   weight ``hw[i]`` (coef[i] = hw[i] H_i; hr = hs = −1 for an SV whose coefficient vector is not a direction; separate
-  contiguous arrays, so the O(#SV) loops over them vectorise) and cached scores ``F`` (e.g. DUOL's
+  contiguous arrays, so the O(#SV) loops over them vectorise; Online-SVM, whose SVs have no direction, keeps the
+  example's weight in ``hw[i]``, docs/algorithms/online-svm.md#weights) and cached scores ``F`` (e.g. DUOL's
   margins F_i = y_i f(x_i)) where an algorithm needs them;
 * an optional SV Gram cache ``gram[i, j] = κ(x_i, x_j)`` (:mod:`~olkit.learners.kernel.gram`), used by
   algorithms that need SV–SV kernel values (DUOL, Online-SVM, Projectron, Ahpatron, kernel SCW); a learner may

@@ -41,7 +41,7 @@ def alma_step(prm, fst, m, v, dn2, mistake, wt):
         return TRIGGERED_NO_STEP
     if not strict:
         fst[AUX] = k + 1.0
-    eta = C / math.sqrt(k)
+    eta = C / math.sqrt(k) * wt  # the step η_k s_t (docs/algorithms/alma.md#weights)
     norm2 = fst[N2] + 2.0 * eta * m + eta * eta * dn2
     gamma = 1.0 / max(1.0, math.sqrt(max(norm2, 0.0)))
     return Step(True, eta * gamma, gamma, 0.0, 0.0, 1.0)

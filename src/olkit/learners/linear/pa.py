@@ -26,7 +26,9 @@ class PAParams(NamedTuple):
 def pa_step(prm, fst, m, v, dn2, mistake, wt):
     """prm: :class:`PAParams`. On ℓ = 1 − m > 0, w ← w + τΔ with τ = ℓ/‖Δ‖² (PA), min(C, ℓ/‖Δ‖²)
     (PA-I), ℓ/(‖Δ‖² + 1/(2C)) (PA-II)."""
-    variant, C = prm.variant, prm.C
+    # C_t = s_t C: the example's loss counts s_t times (docs/algorithms/pa1.md#weights, docs/algorithms/pa2.md#weights);
+    # plain PA reads no C, its weight only switches the example on (docs/algorithms/pa.md#weights)
+    variant, C = prm.variant, prm.C * wt
     loss = 1.0 - m
     if loss <= 0.0:
         return NO_STEP

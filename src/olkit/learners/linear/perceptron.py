@@ -13,10 +13,11 @@ from .engine import NO_STEP, PrimalRule, Step
 
 @njit
 def perceptron_step(prm, fst, m, v, dn2, mistake, wt):
-    """w ← w + Δ on every mistake."""
+    """w ← w + s_t Δ on every mistake: the step α = s_t, a weighted mistake
+    (docs/algorithms/perceptron.md#weights)."""
     if not mistake:
         return NO_STEP
-    return Step(True, 1.0, 1.0, 0.0, 0.0, 1.0)
+    return Step(True, wt, 1.0, 0.0, 0.0, 1.0)
 
 
 PERCEPTRON_PRIMAL = PrimalRule("perceptron", perceptron_step)

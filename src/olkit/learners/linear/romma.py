@@ -33,6 +33,7 @@ def romma_step(prm, fst, m, v, dn2, mistake, wt):
     The first update (N2 = 0) is the min-norm w = Δ/‖Δ‖² (LIBOL: w = Δ); D ≤ 1e-12·A skips the round;
     agg-ROMMA's reset case (m ≥ A, only the margin constraint active) restarts from Δ/‖Δ‖² (γ = 0).
     """
+    # wt > 0 changes nothing: the constraints do not depend on it (docs/algorithms/romma.md#weights)
     aggressive, reset_case, libol_first = prm.aggressive, prm.reset_case, prm.libol_first
     triggered = (m < 1.0) if aggressive else mistake
     if not triggered:
