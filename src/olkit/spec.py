@@ -66,8 +66,9 @@ class Spec:
     """What an example's weight s > 0 does to the algorithm's round, in one line (e.g. "C ← s·C"); its page's
     section *Weights* says it in full (docs/algorithms/options.md#weights)."""
     weight_repeats: bool = False
-    """True where an integer weight k gives the model of k repetitions of the example (up to rounding;
-    tests/test_weights.py checks it)."""
+    """True where an integer weight k gives, on binary data, the model of k repetitions of the example in a row (up
+    to rounding; the family's tests/test_weights_*.py check it). Multiclass rounds may update another pair of
+    classes on a repeat, so there the flag promises nothing (the page says)."""
 
     @property
     def family(self):

@@ -349,6 +349,7 @@ def feature_stream(X, y_internal, D, intercept=0.0, weights=None):
         "cases": [{"D": 4, "eta": 2.0}],
         "grid": {"D": [1, 4, 16], "eta": [0.5, 0.1, 2.0], "seed": [0, 3]},
     },
+    weight="the step η·s: the hinge loss weighted by s (w += η s y z(x) on a margin error)",
 )
 class FOGD(OnlineClassifier):
     """Fourier Online Gradient Descent (FOGD).
