@@ -190,7 +190,7 @@ def test_score_and_partial_fit_label_messages():
     [
         (
             lambda: olkit.make("pa1", c=1),
-            r"pa1: unknown parameter\(s\) c; valid parameters: C, average, coef0, .*; "
+            r"pa1: unknown parameter\(s\) c; valid parameters: C, average, class_weight, coef0, .*; "
             r"did you mean 'C' for 'c'\?",
         ),
         (lambda: olkit.make("duol", sigm=1), r"did you mean 'sigma' for 'sigm'\?"),

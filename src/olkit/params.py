@@ -192,9 +192,18 @@ def nearest_name(name, valid):
 
 
 def parse_value(text):
-    """A command-line / config value: int, float, bool, None or the string itself."""
+    """A command-line / config value: int, float, bool, None, a JSON object {label: number} (``class_weight``; its
+    keys parsed as values too, so ``{"1": 5}`` weighs the label 1 of a LIBSVM file) or the string itself."""
     if not isinstance(text, str):
         return text
+    if text.strip().startswith("{"):
+        import json
+
+        try:
+            mapping = json.loads(text)
+        except ValueError:
+            return text
+        return {parse_value(k): v for k, v in mapping.items()} if isinstance(mapping, dict) else text
     low = text.strip().lower()
     if low in ("true", "false"):
         return low == "true"
