@@ -205,7 +205,7 @@ def nogd_update(sv, st, s, t, kself, y, f, mistake):
     r, c, m, _ = margin_direction(s, t, y, f)
     if m >= 1.0:
         return False
-    eta = st.prm.eta
+    eta = st.prm.eta * s.sw[t]  # the hinge loss weighted by s_t: step η s_t in both stages (docs/algorithms/nogd.md#weights)
     if st.fst[STAGE] == 0.0:
         if sv.meta[N] < st.prm.B:  # stage 1: append x_t with ηD_t
             append_direction(sv, s, t, kself, y, r, c, eta)
@@ -238,6 +238,8 @@ _COMPAT_RULES = {
         "sigma": "AHP Experiments (σ = 1)",
     },
     position=230,
+    weight="η ← s·η on the hinge gradient, in both stages (row η s D_t; W += η s D_t φ(x_t)ᵀ)",
+    weight_repeats=False,
     sweep={
         "small": {"B": 4},
         "cases": [{"B": 4, "k": 2}],
