@@ -278,10 +278,10 @@ def run_reference(
             scores.append(F.copy())
         mistake = yhat != yt
         flags.append(int(mistake))
-        w = 1.0 if weights is None else float(weights[t])
-        lw = lam * w if name in ("avp", "ahpatron") else None
+        s_t = 1.0 if weights is None else float(weights[t])
+        lw = lam * s_t if name in ("avp", "ahpatron") else None
 
-        if w == 0.0:
+        if s_t == 0.0:
             pass  # weight 0: predicted and counted, not learned
         # ------------------------------------------------------------------ AVP
         elif name == "avp":
@@ -350,7 +350,7 @@ def run_reference(
             if m <= 0:
                 n_updates += 1
                 if S.n == 0:
-                    S.append(t, w * D, yt, st)
+                    S.append(t, s_t * D, yt, st)
                     Kinv = np.array([[1.0 / kt]])
                     ev["additions"] += 1
                 else:
@@ -358,11 +358,11 @@ def run_reference(
                     delta = math.sqrt(delta2)
                     if (delta2 <= eta) if squared else (delta <= eta):
                         for i in range(S.n):
-                            S.A[i] = S.A[i] + d[i] * w * D
+                            S.A[i] = S.A[i] + d[i] * s_t * D
                         ev["projections"] += 1
                     else:
                         n0 = S.n
-                        S.append(t, w * D, yt, st)
+                        S.append(t, s_t * D, yt, st)
                         v = np.append(d, -1.0)
                         Kn = np.zeros((n0 + 1, n0 + 1))
                         Kn[:n0, :n0] = Kinv
@@ -380,9 +380,9 @@ def run_reference(
                 if N > 1e-12:
                     if rule == "dogma":
                         if ell - delta2 / eta > 0:
-                            tau = min(ell / N, w, 2 * (ell - delta2 / eta) / N)
+                            tau = min(ell / N, s_t, 2 * (ell - delta2 / eta) / N)
                     else:  # "paper"
-                        tau_c = min(ell / N, w)
+                        tau_c = min(ell / N, s_t)
                         if tau_c * (2 * ell - tau_c * N - 2 * delta / eta) >= 0:
                             tau = tau_c
                 if tau is not None:
@@ -397,8 +397,8 @@ def run_reference(
         elif name == "forgetron":
             if m <= 0:
                 n_updates += 1
-                M += w
-                S.append(t, w * D, yt, st)
+                M += s_t
+                S.append(t, s_t * D, yt, st)
                 if S.n > B:
                     r = 0  # oldest SV
                     xr = S.pts[r]
@@ -432,7 +432,7 @@ def run_reference(
                 if S.n == B:
                     S.delete(index(rng, B))
                     ev["removals"] += 1
-                S.append(t, w * D, yt, st)
+                S.append(t, s_t * D, yt, st)
 
         # ------------------------------------------------------------------ BOGD
         elif name == "bogd":
@@ -440,12 +440,12 @@ def run_reference(
             if m < 1:
                 n_updates += 1
                 if S.n < B:
-                    S.append(t, eta * w * D, yt, st)
+                    S.append(t, eta * s_t * D, yt, st)
                 else:
                     S.delete(index(rng, B))
                     ev["removals"] += 1
                     S.scale(B / (B - 1))
-                    S.append(t, eta * w * D, yt, st)
+                    S.append(t, eta * s_t * D, yt, st)
                     ev["clips"] += _clip_rows(S.A, eta * gamma, range(S.n))
 
         # ------------------------------------------------------------------ BOGD++
@@ -475,16 +475,16 @@ def run_reference(
                 ev["removals"] += 1
                 n_updates += 1
                 if clip_new:
-                    S.append(t, eta * w * D, yt, st)
+                    S.append(t, eta * s_t * D, yt, st)
                     ev["clips"] += _clip_rows(S.A, eta * gamma, range(S.n))
                 else:
                     ev["clips"] += _clip_rows(S.A, eta * gamma, range(S.n))
-                    S.append(t, eta * w * D, yt, st)
+                    S.append(t, eta * s_t * D, yt, st)
             else:
                 S.scale(1 - eta * reg)
                 if m < 1:
                     n_updates += 1
-                    S.append(t, eta * w * D, yt, st)
+                    S.append(t, eta * s_t * D, yt, st)
 
         # ---- invariants, every round
         assert S.n <= B, (t, S.n, B)

@@ -205,7 +205,8 @@ def nogd_update(sv, st, s, t, kself, y, f, mistake):
     r, c, m, _ = margin_direction(s, t, y, f)
     if m >= 1.0:
         return False
-    eta = st.prm.eta * s.sw[t]  # the hinge loss weighted by s_t: step η s_t in both stages (docs/algorithms/nogd.md#weights)
+    # the hinge loss weighted by s_t: the step η s_t in both stages (docs/algorithms/nogd.md#weights)
+    eta = st.prm.eta * s.sw[t]
     if st.fst[STAGE] == 0.0:
         if sv.meta[N] < st.prm.B:  # stage 1: append x_t with ηD_t
             append_direction(sv, s, t, kself, y, r, c, eta)

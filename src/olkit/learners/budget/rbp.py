@@ -40,7 +40,8 @@ def rbp_update(sv, st, s, t, kself, y, f, mistake):
     if sv.meta[N] >= B:
         remove_by_age(sv, next_index(st.rng, sv.meta[N]))
         st.cnt[D0 + REMOVALS] += 1
-    append_direction(sv, s, t, kself, y, r, c, s.sw[t])  # the Perceptron's step times s_t (docs/algorithms/rbp.md#weights)
+    # the Perceptron's step times s_t (docs/algorithms/rbp.md#weights)
+    append_direction(sv, s, t, kself, y, r, c, s.sw[t])
     return True
 
 
