@@ -330,7 +330,9 @@ def pomdr_update(sv, st, s, t, kself, y, f, mistake):
     wt = s.sw[t]  # the loss gradient times s_t: the step λ_t s_t (docs/algorithms/pomdr.md#weights)
     lam = st.fst[LAM] * wt
     updated = False
-    if st.cnt[SEEN] == 1:  # round 1: store x_1 with (U/√(3c_D))·D_1
+    # round 1, the first example learned (phase 0 until then; rounds of weight 0 before it are not learned,
+    # docs/algorithms/pomdr.md#weights): store x_1 with (U/√(3c_D))·D_1
+    if st.fst[PHASE] == 0.0:
         v = U / math.sqrt(3.0 * cD) * wt
         append_direction(sv, s, t, kself, y, r, c, v)
         sv.mats[0, 0, 0] = 1.0 / kself if kself > EPS else 0.0
@@ -421,7 +423,7 @@ def pomdr_ahp_r_update(sv, st, s, t, kself, y, f, mistake):
     a_ald = st.prm.a
     raw, hint, lam = st.fst[HEAD], st.fst[HEAD + 1], st.fst[LAM]
     updated = False
-    if st.cnt[SEEN] == 1:  # the script's first instance
+    if st.fst[PHASE] == 0.0:  # the script's first instance (the first learned: weight-0 rounds are not)
         v = U / math.sqrt(3.0)
         append_direction(sv, s, t, kself, y, 0, -1, v)
         sv.mats[0, 0, 0] = 1.0
