@@ -66,6 +66,12 @@ decompressed or handed to compiled code (issue 21):
    what the parameters give.
 
 Every refusal is one ValueError of one line naming the file, the member and what is wrong.
+
+A file of this format version written by an earlier olkit may lack what was added since: the attributes of
+:data:`BACKFILLED_ATTRIBUTES` and the support-set arrays of :data:`BACKFILLED_SUPPORT_ARRAYS` (the examples'
+weights, all 1 before weights existed); the learner's record of parameters may lack those of
+``olkit.base.PARAMS_ADDED_SINCE`` (``class_weight``). They are filled in with what the file's model was learnt with,
+then checked like the rest.
 """
 
 import json
