@@ -347,3 +347,31 @@ def test_python_dash_m_is_the_same_program(tmp_path, capsys):
     np.testing.assert_array_equal(
         olkit.load(tmp_path / "m.npz").decision_function(X), olkit.load(model).decision_function(X)
     )
+
+
+FORMAT3 = Path(__file__).parent / "data" / "format3"
+
+
+@pytest.mark.parametrize("name", ["duol", "arow"])
+def test_format3_file_of_an_earlier_olkit_loads(name, tmp_path):
+    """A file written before the examples' weights (tests/data/format3/README.md says how): no ``support_.sw``
+    and no ``class_weight`` in its record of parameters. It loads with every SV's weight 1 and no class weights
+    (what its model was learnt with), predicts bit for bit what the earlier olkit printed, continues learning
+    as that olkit did, and is written back in today's layout."""
+    expected = json.loads((FORMAT3 / "expected.json").read_text())
+    X, y = np.array(expected["X"]), np.array(expected["y"])
+    e = expected[name]
+    clf = olkit.load(FORMAT3 / f"{name}.npz")
+    assert clf.class_weight is None and dict(clf._state_params)["class_weight"] is None
+    if name == "duol":
+        n = clf.support_.n
+        assert n > 0 and np.array_equal(clf.support_.sw[:n], np.ones(n))
+    assert clf.predict(X).tolist() == e["predict"]
+    assert clf.decision_function(X).tolist() == e["decision_function"]
+    clf.partial_fit(X[20:], y[20:])
+    assert clf.decision_function(X).tolist() == e["decision_function_after_partial_fit"]
+    olkit.save(clf, tmp_path / "again.npz")
+    back = olkit.load(tmp_path / "again.npz")
+    assert back.decision_function(X).tolist() == e["decision_function_after_partial_fit"]
+    if name == "duol":
+        assert "support_.sw" in json.loads(np.load(tmp_path / "again.npz")[HEADER_KEY].tobytes())["arrays"]

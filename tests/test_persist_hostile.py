@@ -164,6 +164,10 @@ def files(tmp_path_factory):
     scw1 = base("scw1", "scw1")
     out["NaN in model_.W"] = tamper(scw1, d / "nan_w.npz", {"model_.W": setitem((0, 0), np.nan)})
     out["inf in support_.X"] = tamper(duol, d / "inf_x.npz", {"support_.X": setitem((0, 0), np.inf)})
+    # the examples' weights of the SVs (docs/algorithms/duol.md#weights): one per SV, finite, >= 0
+    out["support_.sw one too long"] = tamper(duol, d / "sw_long.npz", {"support_.sw": lambda a: np.append(a, 1.0)})
+    out["NaN in support_.sw"] = tamper(duol, d / "sw_nan.npz", {"support_.sw": setitem(0, np.nan)})
+    out["negative support_.sw"] = tamper(duol, d / "sw_neg.npz", {"support_.sw": setitem(0, -1.0)})
     pa1 = base("pa1", "pa1")
 
     def classes(values):
@@ -267,6 +271,9 @@ CASES = [  # case: what the one-line message must say (the member and what is wr
     ("NaN in support_.coef", r"support_\.coef holds NaN or infinite values"),
     ("NaN in model_.W", r"model_\.W holds NaN or infinite values"),
     ("inf in support_.X", r"support_\.X holds NaN or infinite values"),
+    ("support_.sw one too long", r"support_\.sw has shape \((\d+),\), expected \((\d+),\)"),
+    ("NaN in support_.sw", r"support_\.sw holds NaN or infinite values"),
+    ("negative support_.sw", r"support_\.sw: an example's weight is negative"),
     ("classes [nan, 1]", r"classes \[nan, 1\.0\] include NaN"),
     ("classes [1, 1]", r"classes \[1\.0, 1\.0\] are not distinct"),
     ("pa1 relabelled duol", r"support_\.\w+ is \w+, this algorithm with these parameters has \w+"),

@@ -59,6 +59,10 @@ paper's learner, so every held result stands; they change the model, so they are
 ``Spec.defaults``) leave them out and ``resolved_params`` (the run JSON) shows only those set to another value."""
 
 MODEL_OPTIONS_DEFAULTS = {"fit_intercept": False, "intercept_scaling": 1.0, "average": False, "class_weight": None}
+PARAMS_ADDED_SINCE = {"class_weight": None}
+"""Parameters a model file written by an earlier olkit (format 3) may not record, with the value its model was
+built with (no class weights then, docs/algorithms/options.md#weights): :meth:`OnlineClassifier._after_load` fills
+them in (the file's parameters lack them too, so the loaded learner has these defaults)."""
 
 MODEL_OPTIONS_DOC = """\
 fit_intercept : bool, default False
@@ -463,13 +467,24 @@ class OnlineClassifier:
         record = getattr(self, "_state_params", None)
         if record is None:
             self._state_params = self._params_record()
-        elif not (
+            self._check_state_params()
+            return
+        names = self._algorithm_param_names()
+        if isinstance(record, tuple) and all(
+            isinstance(p, tuple) and len(p) == 2 and isinstance(p[0], str) for p in record
+        ):
+            have = [p[0] for p in record]
+            added = [k for k in names if k not in have and k in PARAMS_ADDED_SINCE]
+            if added and [k for k in names if k not in added] == have:  # a file written before they existed
+                values = dict(record) | {k: PARAMS_ADDED_SINCE[k] for k in added}
+                record = self._state_params = tuple((k, values[k]) for k in names)
+        if not (
             isinstance(record, tuple)
             and all(
                 isinstance(p, tuple) and len(p) == 2 and isinstance(p[1], (type(None), bool, int, float, str, dict))
                 for p in record
             )
-            and [p[0] for p in record] == self._algorithm_param_names()
+            and [p[0] for p in record] == names
         ):
             raise ValueError(
                 f"{self.algorithm_name}: the record of the parameters the model was built with "

@@ -66,6 +66,12 @@ decompressed or handed to compiled code (issue 21):
    what the parameters give.
 
 Every refusal is one ValueError of one line naming the file, the member and what is wrong.
+
+A file of this format version written by an earlier olkit may lack what was added since: the attributes of
+:data:`BACKFILLED_ATTRIBUTES` and the support-set arrays of :data:`BACKFILLED_SUPPORT_ARRAYS` (the examples'
+weights, all 1 before weights existed); the learner's record of parameters may lack those of
+``olkit.base.PARAMS_ADDED_SINCE`` (``class_weight``). They are filled in with what the file's model was learnt with,
+then checked like the rest.
 """
 
 import json
@@ -361,6 +367,10 @@ n_features_in_ entries."""
 BACKFILLED_ATTRIBUTES = {"_state_params"}
 """Attributes a file written by an earlier olkit may lack: the learner's ``_after_load`` fills them in and
 checks them (a tuple of (name, scalar) pairs: no array, nothing a compiled loop reads)."""
+BACKFILLED_SUPPORT_ARRAYS = {"sw"}
+"""Per-SV arrays of a support set that a file written by an earlier olkit (format 3) may lack: the support set's
+``__setstate__`` fills them in (``sw``, the examples' weights, docs/algorithms/options.md#weights: all 1, the only
+weight there was) and :meth:`SupportSet.check_loaded` checks them like the saved ones."""
 MAX_COUNT = 1 << 62
 """Counters stay below this: a learner can add to them for centuries without overflowing int64."""
 FEATURE_AXES = (("support_.X", 1), ("model_.W", 0), ("state_.U", 0))
@@ -731,6 +741,9 @@ class _Layout:
             )
             + self.migrated
         )
+        for k in BACKFILLED_SUPPORT_ARRAYS & set(fresh_entries) - set(entries):  # an earlier olkit's file
+            fresh_entries = {key: v for key, v in fresh_entries.items() if key != k}
+            del self.arrays[f"{name}.{k}"]
         self._match_settings(entries, fresh_entries, name, manifest, free)
         n, capacity, pool_capacity = entries["capacity"], node["capacity"], node["pool_capacity"]
         for what, v in (("number of SVs", n), ("capacity", capacity), ("pool capacity", pool_capacity)):

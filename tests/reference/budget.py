@@ -172,11 +172,16 @@ def _close(a, b, tol=1e-9):
     return abs(a - b) <= tol * max(1.0, abs(a), abs(b))
 
 
-def run_reference(name, X, y, *, sigma, K=None, seed=0, fit_intercept=False, intercept_scaling=1.0, **params):
+def run_reference(
+    name, X, y, *, sigma, K=None, seed=0, fit_intercept=False, intercept_scaling=1.0, weights=None, **params
+):
     """Run budgeted learner ``name`` (one of LEARNERS) over the stream X (dense), y.
 
     ``K=None``: binary, y ∈ {−1, +1}; otherwise multiclass with labels 0..K−1 (K ≥ 3).
     ``params``: the learner's parameters with olkit's names (unset → the defaults of the brief).
+    ``weights``: the example weights s_t (None: all 1); each page's section *Weights* (docs/algorithms/avp.md#weights
+    …): the step times s_t (AVP/Ahpatron λs_t, the Perceptrons' s_t, BOGD's ηs_t, the Projectron++ cap s_t, the
+    Forgetron's M += s_t); a weight-0 round is predicted and recorded, nothing else.
     """
     if name not in LEARNERS:
         raise ValueError(name)
@@ -273,12 +278,16 @@ def run_reference(name, X, y, *, sigma, K=None, seed=0, fit_intercept=False, int
             scores.append(F.copy())
         mistake = yhat != yt
         flags.append(int(mistake))
+        s_t = 1.0 if weights is None else float(weights[t])
+        lw = lam * s_t if name in ("avp", "ahpatron") else None
 
+        if s_t == 0.0:
+            pass  # weight 0: predicted and counted, not learned
         # ------------------------------------------------------------------ AVP
-        if name == "avp":
+        elif name == "avp":
             if m < 1 - eps:
-                S.append(t, lam * D, yt, st)
-                norm2 += 2 * lam * m + cD * lam**2 * kt
+                S.append(t, lw * D, yt, st)
+                norm2 += 2 * lw * m + cD * lw**2 * kt
                 if math.sqrt(max(norm2, 0.0)) > U:
                     S.scale(U / math.sqrt(norm2))
                     norm2 = U * U
@@ -292,8 +301,8 @@ def run_reference(name, X, y, *, sigma, K=None, seed=0, fit_intercept=False, int
                 if m > 0:
                     ev["n_T"] += 1
                 if S.n < B:
-                    S.append(t, lam * D, yt, st)
-                    norm2 += 2 * lam * m + cD * lam**2 * kt
+                    S.append(t, lw * D, yt, st)
+                    norm2 += 2 * lw * m + cD * lw**2 * kt
                 else:
                     # 1. split by ‖A_i‖₂: keep the B/2 largest, ties by arrival order; kept keep their order
                     w = [float(np.linalg.norm(a)) for a in S.A]
@@ -328,8 +337,8 @@ def run_reference(name, X, y, *, sigma, K=None, seed=0, fit_intercept=False, int
                         assert _close(math.sqrt(max(S.norm2(), 0.0)), f_norm), (t, S.norm2(), norm2)
                     # 5. append λD_t with m̄ = D_t·F̄(x_t) of the new coefficients; project to U below
                     mbar = float(D @ S.score_at(t))
-                    S.append(t, lam * D, yt, st)
-                    norm2 = base2 + 2 * lam * mbar + cD * lam**2 * kt
+                    S.append(t, lw * D, yt, st)
+                    norm2 = base2 + 2 * lw * mbar + cD * lw**2 * kt
                     assert S.n == B // 2 + 1
                 if math.sqrt(max(norm2, 0.0)) > U:
                     S.scale(U / math.sqrt(norm2))
@@ -341,7 +350,7 @@ def run_reference(name, X, y, *, sigma, K=None, seed=0, fit_intercept=False, int
             if m <= 0:
                 n_updates += 1
                 if S.n == 0:
-                    S.append(t, D, yt, st)
+                    S.append(t, s_t * D, yt, st)
                     Kinv = np.array([[1.0 / kt]])
                     ev["additions"] += 1
                 else:
@@ -349,11 +358,11 @@ def run_reference(name, X, y, *, sigma, K=None, seed=0, fit_intercept=False, int
                     delta = math.sqrt(delta2)
                     if (delta2 <= eta) if squared else (delta <= eta):
                         for i in range(S.n):
-                            S.A[i] = S.A[i] + d[i] * D
+                            S.A[i] = S.A[i] + d[i] * s_t * D
                         ev["projections"] += 1
                     else:
                         n0 = S.n
-                        S.append(t, D, yt, st)
+                        S.append(t, s_t * D, yt, st)
                         v = np.append(d, -1.0)
                         Kn = np.zeros((n0 + 1, n0 + 1))
                         Kn[:n0, :n0] = Kinv
@@ -371,9 +380,9 @@ def run_reference(name, X, y, *, sigma, K=None, seed=0, fit_intercept=False, int
                 if N > 1e-12:
                     if rule == "dogma":
                         if ell - delta2 / eta > 0:
-                            tau = min(ell / N, 1.0, 2 * (ell - delta2 / eta) / N)
+                            tau = min(ell / N, s_t, 2 * (ell - delta2 / eta) / N)
                     else:  # "paper"
-                        tau_c = min(ell / N, 1.0)
+                        tau_c = min(ell / N, s_t)
                         if tau_c * (2 * ell - tau_c * N - 2 * delta / eta) >= 0:
                             tau = tau_c
                 if tau is not None:
@@ -388,8 +397,8 @@ def run_reference(name, X, y, *, sigma, K=None, seed=0, fit_intercept=False, int
         elif name == "forgetron":
             if m <= 0:
                 n_updates += 1
-                M += 1
-                S.append(t, D, yt, st)
+                M += s_t
+                S.append(t, s_t * D, yt, st)
                 if S.n > B:
                     r = 0  # oldest SV
                     xr = S.pts[r]
@@ -423,7 +432,7 @@ def run_reference(name, X, y, *, sigma, K=None, seed=0, fit_intercept=False, int
                 if S.n == B:
                     S.delete(index(rng, B))
                     ev["removals"] += 1
-                S.append(t, D, yt, st)
+                S.append(t, s_t * D, yt, st)
 
         # ------------------------------------------------------------------ BOGD
         elif name == "bogd":
@@ -431,12 +440,12 @@ def run_reference(name, X, y, *, sigma, K=None, seed=0, fit_intercept=False, int
             if m < 1:
                 n_updates += 1
                 if S.n < B:
-                    S.append(t, eta * D, yt, st)
+                    S.append(t, eta * s_t * D, yt, st)
                 else:
                     S.delete(index(rng, B))
                     ev["removals"] += 1
                     S.scale(B / (B - 1))
-                    S.append(t, eta * D, yt, st)
+                    S.append(t, eta * s_t * D, yt, st)
                     ev["clips"] += _clip_rows(S.A, eta * gamma, range(S.n))
 
         # ------------------------------------------------------------------ BOGD++
@@ -466,16 +475,16 @@ def run_reference(name, X, y, *, sigma, K=None, seed=0, fit_intercept=False, int
                 ev["removals"] += 1
                 n_updates += 1
                 if clip_new:
-                    S.append(t, eta * D, yt, st)
+                    S.append(t, eta * s_t * D, yt, st)
                     ev["clips"] += _clip_rows(S.A, eta * gamma, range(S.n))
                 else:
                     ev["clips"] += _clip_rows(S.A, eta * gamma, range(S.n))
-                    S.append(t, eta * D, yt, st)
+                    S.append(t, eta * s_t * D, yt, st)
             else:
                 S.scale(1 - eta * reg)
                 if m < 1:
                     n_updates += 1
-                    S.append(t, eta * D, yt, st)
+                    S.append(t, eta * s_t * D, yt, st)
 
         # ---- invariants, every round
         assert S.n <= B, (t, S.n, B)

@@ -21,7 +21,11 @@ Before the removal every cached margin loses the removed term, F_i −= y_i γ_r
 
 Kernel values: the T×T table of ``reference.budget.gram`` (integer features: exact squared distances). Scores are
 exact sums (``math.fsum``), as in ``reference.budget``. Asserted every round: |S| ≤ B; every cached margin equals
-y_i f(x_i) recomputed from the stored model (to 1e-9); 0 ≤ γ_i ≤ C.
+y_i f(x_i) recomputed from the stored model (to 1e-9); 0 ≤ γ_i ≤ s_i C.
+
+Example weights (``weights``, None: all 1; docs/algorithms/duol.md#weights): the new example's box is [0, s_t C]
+and every SV keeps its own example's box [0, s_i C], the auxiliary SV's included; a weight-0 round is predicted
+and recorded, nothing else (no update, no removal).
 """
 
 import math
@@ -36,7 +40,18 @@ REMOVALS = ("oldest", "smallest", "margin", "dual")
 
 
 def run_reference(
-    X, y, *, sigma, B=600, C=5.0, rho=0.0, tol=1e-9, removal="oldest", fit_intercept=False, intercept_scaling=1.0
+    X,
+    y,
+    *,
+    sigma,
+    B=600,
+    C=5.0,
+    rho=0.0,
+    tol=1e-9,
+    removal="oldest",
+    fit_intercept=False,
+    intercept_scaling=1.0,
+    weights=None,
 ):
     """Budgeted DUOL on the stream X (dense), y ∈ {−1, +1}; returns a :class:`reference.budget.BudgetRef`."""
     assert removal in REMOVALS
@@ -46,6 +61,7 @@ def run_reference(
     G = gram(X, sigma) + (float(intercept_scaling) ** 2 if fit_intercept else 0.0)  # κ + c² (options.md)
     T = len(y)
     pts, gam, F = [], [], []  # arrival order: stream position, weight γ_i ≥ 0, cached margin F_i = y_i f(x_i)
+    box = []  # and each SV's bound s_i C
     flags, scores = [], []
     n_updates = n_double = n_strong = n_weak = n_removed = 0
     ev = dict.fromkeys(["removals", "aux_kept", "double", "ties"], 0)
@@ -56,8 +72,10 @@ def run_reference(
         scores.append(f)
         mistake = (1 if f >= 0 else -1) != yt
         flags.append(int(mistake))
+        s_t = 1.0 if weights is None else float(weights[t])
+        Ct = C * s_t
         loss = 1.0 - yt * f
-        if loss <= tol or kt <= 1e-12:
+        if s_t == 0.0 or loss <= tol or kt <= 1e-12:
             continue
         # auxiliary example: the last-arrived tied minimiser among the candidates F_i ≤ 1 + tol
         w = [y[p] * yt * G[p, t] for p in pts]
@@ -74,12 +92,13 @@ def run_reference(
         pts.append(t)
         gam.append(0.0)
         F.append(yt * f)
+        box.append(Ct)
         if double:
             pb = pts[b]
             yb, kb = int(y[pb]), G[pb, pb]
             w_ab = yt * yb * G[t, pb]
-            gb_hat, Fb = gam[b], F[b]
-            ga, d = box_qp_enumerate(loss, 1.0 - Fb, kt, kb, w_ab, 0.0, C, -gb_hat, C - gb_hat)
+            gb_hat, Fb, Cb = gam[b], F[b], box[b]
+            ga, d = box_qp_enumerate(loss, 1.0 - Fb, kt, kb, w_ab, 0.0, Ct, -gb_hat, Cb - gb_hat)
             gam[-1] = ga
             gam[b] = gb_hat + d
             for j, p in enumerate(pts):
@@ -87,12 +106,12 @@ def run_reference(
             n_double += 1
             ev["double"] += 1
             if mistake:
-                if w_ab <= -rho and Fb <= 0.0 and C >= gb_hat + 1.0 / (1.0 - rho):
+                if w_ab <= -rho and Fb <= 0.0 and Cb >= gb_hat + 1.0 / (1.0 - rho):
                     n_strong += 1
-                elif w_ab <= -rho and Fb <= 1.0 + tol and C >= gb_hat + rho:
+                elif w_ab <= -rho and Fb <= 1.0 + tol and Cb >= gb_hat + rho:
                     n_weak += 1
         else:
-            gt = min(C, loss / kt)
+            gt = min(Ct, loss / kt)
             gam[-1] = gt
             for j, p in enumerate(pts):
                 F[j] += y[p] * yt * gt * G[p, t]
@@ -119,7 +138,7 @@ def run_reference(
             pr, ar = pts[r], gam[r] * y[pts[r]]
             for j, p in enumerate(pts):
                 F[j] -= y[p] * ar * G[p, pr]
-            for lst in (pts, gam, F):
+            for lst in (pts, gam, F, box):
                 del lst[r]
             n_removed += 1
             ev["removals"] += 1
@@ -129,7 +148,7 @@ def run_reference(
         for j, p in enumerate(pts):
             exact = y[p] * math.fsum(g * y[q] * G[q, p] for g, q in zip(gam, pts))
             assert abs(F[j] - exact) <= 1e-9 * max(1.0, abs(exact)), (t, j, F[j], exact)
-            assert 0.0 <= gam[j] <= C * (1 + 1e-12), (t, j, gam[j])
+            assert 0.0 <= gam[j] <= box[j] * (1 + 1e-12), (t, j, gam[j])
     rows = [np.array([g * y[p]]) for g, p in zip(gam, pts)]
     diag = {
         "double_updates": n_double,
@@ -163,6 +182,7 @@ def run_reference_multi(
     multilabel=False,
     fit_intercept=False,
     intercept_scaling=1.0,
+    weights=None,
 ):
     """Budgeted M-DUOL (docs/algorithms/duol-budget.md#multiclass) on the stream X (dense) with labels Y: class
     indices 0..K−1 (single-label) or an n×K 0/1 indicator matrix (``multilabel=True``).
@@ -181,7 +201,7 @@ def run_reference_multi(
 
     ties (within tol·|min|) to the oldest; before it every cached margin loses the removed term,
     F_i −= γ_r (H_r·H_i) κ(x_i, x_r). Asserted every round: |S| ≤ B, every F_i equals f(x_i)·H_i recomputed, the
-    scores sum to 0, 0 ≤ γ_i ≤ C.
+    scores sum to 0, 0 ≤ γ_i ≤ s_i C. ``weights`` as in :func:`run_reference` (boxes [0, s_t C], each SV its own).
     """
     assert removal in REMOVALS
     X = np.asarray(X, float)
@@ -193,7 +213,7 @@ def run_reference_multi(
         Y = np.eye(K, dtype=int)[Y.astype(int)]
     G = gram(X, sigma) + (float(intercept_scaling) ** 2 if fit_intercept else 0.0)  # κ + c² (options.md)
     T = len(Y)
-    pts, H, gam, F = [], [], [], []  # arrival order
+    pts, H, gam, F, box = [], [], [], [], []  # arrival order (box: each SV's bound s_i C)
     flags, scores = [], []
     n_updates = n_double = n_strong = n_weak = n_removed = 0
     ev = dict.fromkeys(["removals", "aux_kept", "double", "ties", "unrelated_b"], 0)
@@ -222,8 +242,10 @@ def run_reference_multi(
         if r < 0:
             continue
         kt = G[t, t]
+        s_t = 1.0 if weights is None else float(weights[t])
+        Ct = C * s_t
         loss = 1.0 - (f[r] - f[s])
-        if loss <= tol or kt <= 1e-12:
+        if s_t == 0.0 or loss <= tol or kt <= 1e-12:
             continue
         Ht = (r, s)
         w = [hdot(Ht, H[j]) * G[p, t] for j, p in enumerate(pts)]
@@ -236,13 +258,13 @@ def run_reference_multi(
             ev["ties"] += len(tied) > 1
             b = tied[0]
         double = b is not None and w_min <= -2.0 * rho
-        pts.append(t), H.append(Ht), gam.append(0.0), F.append(f[r] - f[s])
+        pts.append(t), H.append(Ht), gam.append(0.0), F.append(f[r] - f[s]), box.append(Ct)
         if double:
             pb = pts[b]
             kb = G[pb, pb]
             w_ab = w[b]
-            gb_hat, Fb = gam[b], F[b]
-            ga, d = box_qp_enumerate(loss, 1.0 - Fb, 2.0 * kt, 2.0 * kb, w_ab, 0.0, C, -gb_hat, C - gb_hat)
+            gb_hat, Fb, Cb = gam[b], F[b], box[b]
+            ga, d = box_qp_enumerate(loss, 1.0 - Fb, 2.0 * kt, 2.0 * kb, w_ab, 0.0, Ct, -gb_hat, Cb - gb_hat)
             gam[-1] = ga
             gam[b] = gb_hat + d
             for j, p in enumerate(pts):
@@ -252,12 +274,12 @@ def run_reference_multi(
             ev["double"] += 1
             ev["unrelated_b"] += w_ab == 0.0
             if mistake:
-                if Fb <= 0.0 and C >= gb_hat + 1.0 / (2.0 * (1.0 - rho)):
+                if Fb <= 0.0 and Cb >= gb_hat + 1.0 / (2.0 * (1.0 - rho)):
                     n_strong += 1
-                elif Fb <= 1.0 + tol and C >= gb_hat + rho / 2.0:
+                elif Fb <= 1.0 + tol and Cb >= gb_hat + rho / 2.0:
                     n_weak += 1
         else:
-            gt = min(C, loss / (2.0 * kt))
+            gt = min(Ct, loss / (2.0 * kt))
             gam[-1] = gt
             for j, p in enumerate(pts):
                 F[j] += gt * hdot(Ht, H[j]) * G[t, p]
@@ -284,7 +306,7 @@ def run_reference_multi(
             pr = pts[rm]
             for j, p in enumerate(pts):
                 F[j] -= gam[rm] * hdot(H[rm], H[j]) * G[p, pr]
-            for lst in (pts, H, gam, F):
+            for lst in (pts, H, gam, F, box):
                 del lst[rm]
             n_removed += 1
             ev["removals"] += 1
@@ -295,7 +317,7 @@ def run_reference_multi(
             fp = scores_at(p)
             exact = fp[H[j][0]] - fp[H[j][1]]
             assert abs(F[j] - exact) <= 1e-9 * max(1.0, abs(exact)), (t, j, F[j], exact)
-            assert 0.0 <= gam[j] <= C * (1 + 1e-12), (t, j, gam[j])
+            assert 0.0 <= gam[j] <= box[j] * (1 + 1e-12), (t, j, gam[j])
         assert abs(math.fsum(f)) <= 1e-9 * max(1.0, float(np.abs(f).max())), (t, f)
     rows = []
     for g, h in zip(gam, H):

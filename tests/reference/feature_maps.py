@@ -105,7 +105,7 @@ def predict_and_pair(F, yt, multiclass):
     return argmax_first(F) != y, F[y] - F[s], s
 
 
-def nogd(X, y, eta, B, k, sigma, n_classes=2, multiclass=None, floor=1e-12, offset=0.0):
+def nogd(X, y, eta, B, k, sigma, n_classes=2, multiclass=None, floor=1e-12, offset=0.0, weights=None):
     """Run NOGD (docs/algorithms/nogd.md#update-rule) over the stream (X, y) in row order.
 
     Stage 1: on m_t < 1 while |S| < B append x_t with the row ηD_t (binary ηy_t; multiclass +η at y_t, −η at
@@ -115,6 +115,10 @@ def nogd(X, y, eta, B, k, sigma, n_classes=2, multiclass=None, floor=1e-12, offs
 
     Returns dict(scores, mistakes, n_updates, n_sv, transition (1-based round, 0 if none), rank, W, M, SV,
     gap: (λ_k − λ_{k+1})/λ_max at the cut (inf if nothing is cut), kept_ratio: λ_min kept / λ_max).
+
+    ``weights`` (None: all 1): the example weights s_t of docs/algorithms/nogd.md#weights, the step η s_t in both
+    stages (the row η s_t D_t, W += η s_t D_t φ(x_t)ᵀ); a weight-0 round is predicted and recorded, nothing else
+    (it does not trigger the transition either).
     """
     if multiclass is None:
         multiclass = n_classes >= 3
@@ -137,9 +141,11 @@ def nogd(X, y, eta, B, k, sigma, n_classes=2, multiclass=None, floor=1e-12, offs
             F = W @ phi
         scores[t] = F
         mistakes[t], m, s = predict_and_pair(F, float(y[t]) if not multiclass else int(y[t]), multiclass)
-        if m >= 1:
+        s_t = 1.0 if weights is None else float(weights[t])
+        if m >= 1 or s_t == 0.0:
             continue
         n_updates += 1
+        step = eta * s_t
         direction = np.zeros(K)
         if multiclass:
             direction[int(y[t])], direction[s] = 1.0, -1.0
@@ -147,7 +153,7 @@ def nogd(X, y, eta, B, k, sigma, n_classes=2, multiclass=None, floor=1e-12, offs
             direction[0] = float(y[t])
         if stage == 1 and len(SV) < B:
             SV.append(np.array(X[t], float))
-            A.append(eta * direction)
+            A.append(step * direction)
             continue
         if stage == 1:  # the transition
             G = np.array([[gaussian(a, b, sigma) + offset for b in SV] for a in SV])
@@ -162,7 +168,7 @@ def nogd(X, y, eta, B, k, sigma, n_classes=2, multiclass=None, floor=1e-12, offs
             W = np.array(A).T @ Vk @ np.diag(Lk**0.5)
             stage, transition = 2, t + 1
             phi = M @ kvec
-        W = W + eta * np.outer(direction, phi)
+        W = W + step * np.outer(direction, phi)
     return {
         "scores": scores,
         "mistakes": mistakes,

@@ -386,12 +386,15 @@ class SplitMix64:
 # ---------------------------------------------------------------------------------------------------------
 # duol.md and its variants. DUOL and its variants
 # ---------------------------------------------------------------------------------------------------------
-def duol(X, y, solver="exact", variant="jmlr", C=5.0, rho=None, tol=1e-9, seed=0, **kernel):
+def duol(X, y, solver="exact", variant="jmlr", C=5.0, rho=None, tol=1e-9, seed=0, weights=None, **kernel):
     """DUOL (duol.md), DUOL_appr (duol-appr.md), DUOL_iter (duol-iter.md), DUOL_rand (duol-rand.md), NIPS 2009 DUOL
     (duol.md end), counters (duol.md).
 
     ``solver``: "exact" | "appr" | "iter" | "rand"; ``variant``: "jmlr" | "nips2009" (with "exact").
+    ``weights``: the example weights s_t (None: all 1; docs/algorithms/duol.md#weights): the new example's box
+    [0, s_t C], the auxiliary SV's own [0, s_b C]; a weight-0 round is predicted and counted, nothing else.
     """
+    C0 = C
     st = _Stream(X, y, _kp(**kernel))
     nips = variant == "nips2009"
     if rho is None:
@@ -399,6 +402,7 @@ def duol(X, y, solver="exact", variant="jmlr", C=5.0, rho=None, tol=1e-9, seed=0
     rng = SplitMix64(seed) if solver == "rand" else None
     rows = []  # stream position of each SV
     gam = []  # γ_i ≥ 0 (a_i = γ_i y_i)
+    box = []  # each SV's own bound s_i C
     F = []  # cached margins F_i = y_i f(x_i)
     scores = []
     mistakes = updates = 0
@@ -412,6 +416,10 @@ def duol(X, y, solver="exact", variant="jmlr", C=5.0, rho=None, tol=1e-9, seed=0
         scores.append(f)
         mistake = predict_sign(f) != yt
         mistakes += mistake
+        s_t = 1.0 if weights is None else float(weights[t])
+        if s_t == 0.0:  # weight 0: predicted and counted, not learned
+            continue
+        C = C0 * s_t  # this round's box [0, s_t C]
         loss = max(0.0, 1.0 - yt * f)
         if not loss > tol:  # step 2 (with tol): no change
             continue
@@ -441,8 +449,10 @@ def duol(X, y, solver="exact", variant="jmlr", C=5.0, rho=None, tol=1e-9, seed=0
         # step 4: append t with F_t = y_t f (before the cache update)
         rows.append(t)
         gam.append(0.0)
+        box.append(C)
         F.append(yt * f)
         if double:
+            Cb = box[b]  # the auxiliary SV's own bound s_b C
             ib = rows[b]
             yb, kb = st.y[ib], st.kself[ib]
             w_ab = yt * yb * k_row[b]  # w_ab = y_t y_b κ(x_t, x_b)
@@ -450,30 +460,30 @@ def duol(X, y, solver="exact", variant="jmlr", C=5.0, rho=None, tol=1e-9, seed=0
             gb_hat, Fb_old = gam[b], F[b]
             if nips:  # NIPS Algorithm 1
                 ga = min(C, 1.0 / (1.0 - rho))
-                d = min(C, gb_hat + 1.0 / (1.0 - rho)) - gb_hat
+                d = min(Cb, gb_hat + 1.0 / (1.0 - rho)) - gb_hat
             elif solver in ("exact", "rand"):  # problem (1), exact (duol.md / duol-rand.md generic box QP)
-                ga, d = box_qp_enumerate(la, lb, ka, kb, w_ab, 0.0, C, -gb_hat, C - gb_hat)
+                ga, d = box_qp_enumerate(la, lb, ka, kb, w_ab, 0.0, C, -gb_hat, Cb - gb_hat)
             elif solver == "appr":  # duol-appr.md: γ_t = min(C, 1/(1−ρ)), γ_b = min(C, γ̂_b + 1/(1−ρ))
                 ga = min(C, 1.0 / (1.0 - rho))
-                d = min(C, gb_hat + 1.0 / (1.0 - rho)) - gb_hat
+                d = min(Cb, gb_hat + 1.0 / (1.0 - rho)) - gb_hat
             elif solver == "iter":  # duol-iter.md: one pass of coordinate ascent
                 ga = _clip(la / ka, 0.0, C)
-                d = _clip((lb - w_ab * ga) / kb, -gb_hat, C - gb_hat)
+                d = _clip((lb - w_ab * ga) / kb, -gb_hat, Cb - gb_hat)
             else:
                 raise ValueError(solver)
             gam[-1] = ga
             gam[b] = gb_hat + d
             events["ga=C" if ga == C else ("ga=0" if ga == 0 else "ga inside")] += 1
-            events["d=hi" if d == C - gb_hat else ("d=lo" if d == -gb_hat else "d inside")] += 1
+            events["d=hi" if d == Cb - gb_hat else ("d=lo" if d == -gb_hat else "d inside")] += 1
             events["degenerate"] += ka * kb == w_ab * w_ab
             # cache update for all i ∈ S (including t): F_i += y_i y_t γ_a κ(x_i,x_t) + y_i y_b d κ(x_i,x_b)
             for j, i in enumerate(rows):
                 F[j] += st.y[i] * yt * ga * st.K[i, t] + st.y[i] * yb * d * st.K[i, ib]
             n_double += 1
             if mistake:  # duol.md counters, mistake rounds with a double update only
-                if w_ab <= -rho and Fb_old <= 0.0 and C >= gb_hat + 1.0 / (1.0 - rho):
+                if w_ab <= -rho and Fb_old <= 0.0 and Cb >= gb_hat + 1.0 / (1.0 - rho):
                     n_strong += 1
-                elif w_ab <= -rho and Fb_old <= 1.0 + tol and C >= gb_hat + rho:
+                elif w_ab <= -rho and Fb_old <= 1.0 + tol and Cb >= gb_hat + rho:
                     n_weak += 1
         else:  # step 6: single PA-I update (NIPS: min(C, 1))
             gt = min(C, 1.0) if nips else min(C, loss / ka)

@@ -165,6 +165,8 @@ def run_reference(
 
     name: "perceptron" (mode max|uniform|prop, perceptron.md), "mira" (update mistake|margin, mira.md), "pa" | "pa1" |
     "pa2" (pa1.md), "duol" | "duol-appr" | "duol-iter" (duol.md). ``C=None`` → the defaults (MIRA 1, otherwise 10).
+    DUOL forms: the example weight s_t of docs/algorithms/duol.md#weights gives the new example's box [0, s_t C], and
+    each stored point keeps its own [0, s_i C] for when it is the auxiliary one.
     """
     X = np.asarray(X, float)
     Y = np.asarray(Y)
@@ -176,6 +178,7 @@ def run_reference(
     A = []  # coefficient vector A_i ∈ R^K (every learner but the DUOL forms)
     H, gam, F = [], [], []  # DUOL forms: direction (r_i, s_i), γ_i ≥ 0, cached margin F_i = f(x_i)·H_i
     duol = name.startswith("duol")
+    box = []  # DUOL forms: each stored point's bound s_i C
     flags, scores = [], []
     n_updates = 0
     sw = np.ones(T) if sample_weight is None else np.asarray(sample_weight, float)
@@ -280,6 +283,7 @@ def run_reference(
 
         # ---- duol.md: M-DUOL (exact / appr / iter), Algorithm 2 with the duol.md relative tie rule (first tied)
         assert duol, name
+        Ct = C * float(sw[t])  # the example's box [0, s_t C] (duol.md#weights)
         if not loss > tol:
             continue
         Ht = (r, s)
@@ -294,31 +298,31 @@ def run_reference(
         double = b >= 0 and w_min <= -2.0 * rho
         ev["rho_blocked"] += b >= 0 and not double
         # append t with F_t = W·H_t (before the cache update)
-        pts.append(t), H.append(Ht), gam.append(0.0), F.append(f[r] - f[s])
+        pts.append(t), H.append(Ht), gam.append(0.0), F.append(f[r] - f[s]), box.append(Ct)
         if double:
             pb = pts[b]
             kb = G[pb, pb]
             w_ab = w[b]
-            gb_hat = gam[b]
+            gb_hat, Cb = gam[b], box[b]  # the auxiliary point keeps its own box [0, s_b C]
             la, lb = loss, 1.0 - F[b]
             if name == "duol":  # problem (5): exact maximiser (independent enumeration oracle)
-                ga, d = box_qp_enumerate(la, lb, 2.0 * kt, 2.0 * kb, w_ab, 0.0, C, -gb_hat, C - gb_hat)
+                ga, d = box_qp_enumerate(la, lb, 2.0 * kt, 2.0 * kb, w_ab, 0.0, Ct, -gb_hat, Cb - gb_hat)
             elif name == "duol-appr":  # γ_t = min(C, 1/(2(1−ρ))), γ_b = min(C, γ̂_b + 1/(2(1−ρ)))
                 step = 1.0 / (2.0 * (1.0 - rho))
-                ga = min(C, step)
-                d = min(C, gb_hat + step) - gb_hat
+                ga = min(Ct, step)
+                d = min(Cb, gb_hat + step) - gb_hat
             elif name == "duol-iter":  # coordinate steps: γ_a first, then d with the updated margin
-                ga = clip(la / (2.0 * kt), 0.0, C)
-                d = clip((lb - w_ab * ga) / (2.0 * kb), -gb_hat, C - gb_hat)
+                ga = clip(la / (2.0 * kt), 0.0, Ct)
+                d = clip((lb - w_ab * ga) / (2.0 * kb), -gb_hat, Cb - gb_hat)
             else:
                 raise ValueError(name)
             ev["double"] += 1
             ev["degenerate"] += bool((2.0 * kt) * (2.0 * kb) == w_ab * w_ab)
-            ev["ga=C"] += ga == C
+            ev["ga=C"] += ga == Ct
             ev["d=0"] += d == 0
-            ev["gb=C"] += gb_hat + d == C
+            ev["gb=C"] += gb_hat + d == Cb
         else:
-            ga, d = min(C, loss / (2.0 * kt)), 0.0
+            ga, d = min(Ct, loss / (2.0 * kt)), 0.0
             ev["single"] += 1
             b = -1
         gam[-1] = ga

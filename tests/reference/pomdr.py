@@ -62,10 +62,15 @@ def resolve(T, B, B0=None, a=None):
     return B0, a
 
 
-def run_pomdr(X, y, *, sigma, K=None, U=25.0, B=600, B0=None, M=15, coe=0.1, a=None, T=None):
+def run_pomdr(X, y, *, sigma, K=None, U=25.0, B=600, B0=None, M=15, coe=0.1, a=None, T=None, weights=None):
     """POMDR over the stream X (dense), y. ``K=None``: binary, y ∈ {−1, +1}; otherwise multiclass with labels 0..K−1
     (K ≥ 2; K = 2 is the multiclass path on two classes, for the multiclass section's K = 2 claim). ``T``: the
-    stream length the defaults of B0 and a are computed from (default len(y))."""
+    stream length the defaults of B0 and a are computed from (default len(y)).
+
+    ``weights`` (None: all 1): the example weights s_t of docs/algorithms/pomdr.md#weights. The step of a learned
+    round is λ_t s_t D_t (the first learned example's (U/√(3c_D)) s_t D_t), ‖f‖² updated with it; λ_t, Σδ and the
+    hint stay built from unit directions. A weight-0 round is predicted and recorded, nothing else: no update, no
+    window entry; "round 1" is the first learned example."""
     X = np.asarray(X, float)
     y = np.asarray(y).astype(int)
     n_rounds = len(y)
@@ -88,6 +93,8 @@ def run_pomdr(X, y, *, sigma, K=None, U=25.0, B=600, B0=None, M=15, coe=0.1, a=N
     sumd = 0.0  # Σδ
     Kinv = None  # K_S⁻¹ (phase 1)
     phase, merged = 1, False
+    started = False  # the first example has been learned
+    in_ball = False  # an update after round 1 has projected f onto the ball (round 1 is not projected)
     n_updates, max_sv = 0, 0
     trace = []
     phase1_pts = set()  # stream positions of the SVs added in phase 1 (round 1 included)
@@ -143,9 +150,14 @@ def run_pomdr(X, y, *, sigma, K=None, U=25.0, B=600, B0=None, M=15, coe=0.1, a=N
         mt = float(D @ F)  # m_t (the model's own score)
         DH = float(D @ H)  # D_t·Ĥ(x_t)
 
+        s_t = 1.0 if weights is None else float(weights[t])
+        ls = lam * s_t  # the step λ_t s_t
         updated = False
-        if t == 0:
-            v = U / math.sqrt(3.0 * cD)
+        if s_t == 0.0:
+            pass  # predicted and recorded, not learned
+        elif not started:
+            started = True
+            v = U / math.sqrt(3.0 * cD) * s_t
             S.append(t, v * D)
             Kinv = np.array([[1.0 / kt]])
             norm2 = v * v * cD * kt
@@ -168,16 +180,16 @@ def run_pomdr(X, y, *, sigma, K=None, U=25.0, B=600, B0=None, M=15, coe=0.1, a=N
                     else:
                         ph = 0.0
                     sumd += max(cD * N - 2.0 * ph, 0.0)
-                    norm2 += 2.0 * lam * mt + lam * lam * cD * N
+                    norm2 += 2.0 * ls * mt + ls * ls * cD * N
                     for i in range(S.n):
-                        S.A[i] = S.A[i] + lam * beta[i] * D
+                        S.A[i] = S.A[i] + ls * beta[i] * D
                     ev["projections"] += 1
                     ev["dup_projections"] += int(delta2 == 0.0)
                 else:
                     sumd += max(cD * kt - 2.0 * DH, 0.0)
-                    norm2 += 2.0 * lam * mt + cD * lam * lam * kt
+                    norm2 += 2.0 * ls * mt + cD * ls * ls * kt
                     n0 = S.n
-                    S.append(t, lam * D)
+                    S.append(t, ls * D)
                     w = np.append(beta, -1.0)
                     Kn = np.zeros((n0 + 1, n0 + 1))
                     Kn[:n0, :n0] = Kinv
@@ -185,14 +197,15 @@ def run_pomdr(X, y, *, sigma, K=None, U=25.0, B=600, B0=None, M=15, coe=0.1, a=N
                     ev["additions"] += 1
             else:
                 sumd += max(cD * kt - 2.0 * DH, 0.0)
-                norm2 += 2.0 * lam * mt + cD * lam * lam * kt
-                S.append(t, lam * D)
+                norm2 += 2.0 * ls * mt + cD * ls * ls * kt
+                S.append(t, ls * D)
                 ev["additions"] += 1
             if math.sqrt(max(norm2, 0.0)) > U:
                 S.scale(U / math.sqrt(norm2))
                 norm2 = U * U
                 ev["scaled_to_U"] += 1
             updated = True
+            in_ball = True
         else:
             ev["no_update"] += 1
         n_updates += updated
@@ -227,9 +240,10 @@ def run_pomdr(X, y, *, sigma, K=None, U=25.0, B=600, B0=None, M=15, coe=0.1, a=N
             ev["merges"] += 1
             assert S.n == half
 
-        window.append((t, D.copy()))
-        if len(window) > M:
-            window.pop(0)
+        if s_t != 0.0:
+            window.append((t, D.copy()))
+            if len(window) > M:
+                window.pop(0)
 
         # ---- invariants, every round
         assert S.n <= B, (t, S.n, B)
@@ -240,8 +254,9 @@ def run_pomdr(X, y, *, sigma, K=None, U=25.0, B=600, B0=None, M=15, coe=0.1, a=N
                 assert abs(row.sum()) <= 1e-9 * max(1.0, np.abs(row).max()), (t, row)
         exact = S.norm2()
         assert _close(norm2, exact), (t, norm2, exact)
-        assert math.sqrt(max(norm2, 0.0)) <= U * (1 + 1e-12), (t, norm2, U)
-        if phase_at_start == 1:
+        # ‖f‖ ≤ U: round 1's ‖f‖ = U s_1 √(κ_1/3) (weight 1, κ = 1: U/√3) lies in the ball unless s_1 is large
+        assert math.sqrt(max(norm2, 0.0)) <= U * (1 + 1e-12) or not in_ball and (weights is not None), (t, norm2, U)
+        if phase_at_start == 1 and Kinv is not None:
             resid = np.abs(Kinv @ S.KS() - np.eye(S.n)).max()
             assert resid < 1e-6 * max(1.0, np.abs(Kinv).max()), (t, resid)
         trace.append(

@@ -163,6 +163,7 @@ def _coefs_of(sv, slots, K):
 @njit_helper
 def ahpatron_update(sv, st, s, t, kself, y, f, mistake):
     lam, eps, U, ridge, B = st.prm.lam, st.prm.epsilon, st.prm.U, st.prm.eta, st.prm.B
+    lam *= s.sw[t]  # the step λ s_t (docs/algorithms/ahpatron.md#weights)
     r, c, m, cD = margin_direction(s, t, y, f)
     if m >= 1.0 - eps or kself <= EPS:
         return False
@@ -290,6 +291,8 @@ _AHP_R = CompatRule(ahpatron_ahp_r_update, first_round_mistake=True, source="the
         "sigma": "AHP Experiments (σ = 1)",
     },
     position=170,
+    weight="λ ← s·λ: the new row λ s D_t (and ‖f‖² with it); halving and the ball are the model's, not the example's",
+    weight_repeats=False,
     sweep={
         "small": {"B": 4},
         "cases": [{"B": 2}, {"B": 6, "U": 0.5, "lam": 0.3}],

@@ -47,7 +47,7 @@ class AVPParams(NamedTuple):
 
 @njit_helper
 def avp_update(sv, st, s, t, kself, y, f, mistake):
-    lam, eps, U = st.prm.lam, st.prm.epsilon, st.prm.U
+    lam, eps, U = st.prm.lam * s.sw[t], st.prm.epsilon, st.prm.U  # the step λ s_t (docs/algorithms/avp.md#weights)
     r, c, m, cD = margin_direction(s, t, y, f)
     if m >= 1.0 - eps or kself <= EPS:
         return False
@@ -70,6 +70,8 @@ def avp_update(sv, st, s, t, kself, y, f, mistake):
         "sigma": "AHP Experiments (σ = 1)",
     },
     position=180,
+    weight="λ ← s·λ: the new row λ s D_t, then the projection onto ‖f‖ ≤ U",
+    weight_repeats=False,
     sweep={"cases": [{"U": 2.0}], "grid": {"U": [math.inf, 2.0], "lam": [None, 0.3], "epsilon": [0.75, 0.5]}},
 )
 class AVP(BudgetLearner):

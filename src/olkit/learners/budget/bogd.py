@@ -197,7 +197,9 @@ def bogd_update(sv, st, s, t, kself, y, f, mistake):
             remove_by_age(sv, next_index(st.rng, sv.meta[N]))
             sv_scale(sv, B / (B - 1.0))
         st.cnt[D0 + REMOVALS] += 1
-    append_direction(sv, s, t, kself, y, r, c, eta)
+    # the hinge loss weighted by s_t: the new row η s_t D_t; the decay and the bound ηγ are not the example's
+    # (docs/algorithms/bogd.md#weights)
+    append_direction(sv, s, t, kself, y, r, c, eta * s.sw[t])
     if full and not weighted:  # BOGD: append, then clip every row
         st.cnt[D0 + CLIPPED] += clip_entries(sv, eta * gamma)
     return True
@@ -391,6 +393,8 @@ class _BOGDBase(BudgetLearner):
     tuning=(("eta", _ETA_GRID), ("lam", POWERS_OF_TWO)),
     sources=_SOURCES,
     position=190,
+    weight="η ← s·η on the hinge gradient: the new row η s D_t; the decay 1 − ηλ and the bound ηγ unchanged",
+    weight_repeats=False,
     sweep={
         "small": {"B": 4},
         "cases": [{"B": 2, "gamma": 0.6, "lam": 0.01}],
@@ -414,6 +418,8 @@ class BOGD(_BOGDBase):
     tuning=(("eta", _ETA_GRID),),
     sources=_SOURCES,
     position=200,
+    weight="η ← s·η on the hinge gradient: the new row η s D_t; the decay 1 − ηλ and the bound ηγ unchanged",
+    weight_repeats=False,
     sweep={
         "small": {"B": 4},
         "cases": [{"B": 3, "lam": 0.3}],

@@ -301,6 +301,20 @@ class BudgetLearner(KernelLearner):
             return super()._update_rule()
         return rule.multiclass if self._multiclass_model() else rule.binary
 
+    def _make_stream(self, X, y_internal, weights=None):
+        rule = self._compat_rule()
+        if (
+            rule is not None
+            and weights is not None
+            and self._update_rule() is not super()._update_rule()
+            and np.any((weights != 0.0) & (weights != 1.0))
+        ):
+            raise ValueError(
+                f"{self.algorithm_name}: compat={self.compat!r} reproduces {rule.source}, which has no example "
+                "weights; weights other than 0 and 1 need compat='none' (docs/algorithms/options.md#weights)"
+            )
+        return super()._make_stream(X, y_internal, weights)
+
     def _mistake_tests(self):
         rule = self._compat_rule()
         return None if rule is None else rule.mistakes

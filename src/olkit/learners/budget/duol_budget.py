@@ -221,7 +221,8 @@ def mduol_budget_update(sv, st, s, t, kself, y, f, mistake):
     """Multiclass and multi-label: M-DUOL's round (docs/algorithms/duol.md#multiclass-and-multi-label) with full
     passes over the ≤ B SVs and its tie rule read in arrival order, then, if |S| > B, one removal
     (docs/algorithms/duol-budget.md#multiclass)."""
-    C, rho, tol = st.prm.C, st.prm.rho, st.prm.tol
+    C0, rho, tol = st.prm.C, st.prm.rho, st.prm.tol
+    C = C0 * s.sw[t]  # the example's box [0, s_t C] (docs/algorithms/duol.md#weights)
     r, w = relevant_pair(s.Y, t, f)
     if r < 0 or w < 0:
         return False
@@ -247,7 +248,10 @@ def mduol_budget_update(sv, st, s, t, kself, y, f, mistake):
         direction_margins(F, r, w, hr, hs, krow, gamma, j + 1)
     else:
         st.cnt[D_DOUBLE] += 1
-        ga, d = solve_double(EXACT, JMLR, loss, 1.0 - Fb, 2.0 * kself, 2.0 * sv.kself[b], w_ab, C, gb_hat, rho, 0.5, st)
+        Cb = C0 * sv.sw[b]  # the auxiliary SV's own box [0, s_b C]
+        ga, d = solve_double(
+            EXACT, JMLR, loss, 1.0 - Fb, 2.0 * kself, 2.0 * sv.kself[b], w_ab, C, gb_hat, rho, 0.5, st, Cb
+        )
         set_direction(sv, j, r, w, ga)
         set_direction(sv, b, rb, sb, gb_hat + d)
         load_gram_row(sv, b, s)
@@ -276,6 +280,8 @@ _DATA = ("binary", "multiclass", "multilabel")
         "tol": "docs/algorithms/duol.md#settled-questions (rounding decides the literal algorithm)",
     },
     position=275,
+    weight="C ← s·C as DUOL's (the example's box [0, sC], an SV's own s_i C); a removed SV takes its weight",
+    weight_repeats=False,
     sweep={
         "small": {"B": 5},
         "cases": [{"B": 2}, {"removal": "smallest"}, {"removal": "margin"}, {"removal": "dual", "C": 0.5, "rho": 0.2}],

@@ -58,8 +58,9 @@ def forgetron_update(sv, st, s, t, kself, y, f, mistake):
     r, c, m, cD = margin_direction(s, t, y, f)
     if m > 0.0 or kself <= EPS:
         return False
-    st.fst[M_SLOT] += 1.0
-    j = append_direction(sv, s, t, kself, y, r, c, 1.0)
+    # weight s_t: the row s_t D_t and M counts the weighted mistakes (docs/algorithms/forgetron.md#weights)
+    st.fst[M_SLOT] += s.sw[t]
+    j = append_direction(sv, s, t, kself, y, r, c, s.sw[t])
     _add_to_later_sums(sv, j, c)
     if sv.meta[N] <= B:
         return True
@@ -203,6 +204,8 @@ def forgetron_lsokl_update(sv, st, s, t, kself, y, f, mistake):
     data=("binary", "multiclass"),
     sources={"B": "AHP R scripts' budget (600)", "sigma": "AHP Experiments (σ = 1)"},
     position=220,
+    weight="the Perceptron step s: the new row s D_t and M ← M + s (weighted mistakes)",
+    weight_repeats=False,
     sweep={"small": {"B": 4}, "cases": [{"B": 2}], "grid": {"B": [2, 3, 4, 6, 8]}},
 )
 class Forgetron(BudgetLearner):

@@ -205,7 +205,8 @@ def nogd_update(sv, st, s, t, kself, y, f, mistake):
     r, c, m, _ = margin_direction(s, t, y, f)
     if m >= 1.0:
         return False
-    eta = st.prm.eta
+    # the hinge loss weighted by s_t: the step η s_t in both stages (docs/algorithms/nogd.md#weights)
+    eta = st.prm.eta * s.sw[t]
     if st.fst[STAGE] == 0.0:
         if sv.meta[N] < st.prm.B:  # stage 1: append x_t with ηD_t
             append_direction(sv, s, t, kself, y, r, c, eta)
@@ -238,6 +239,8 @@ _COMPAT_RULES = {
         "sigma": "AHP Experiments (σ = 1)",
     },
     position=230,
+    weight="η ← s·η on the hinge gradient, in both stages (row η s D_t; W += η s D_t φ(x_t)ᵀ)",
+    weight_repeats=False,
     sweep={
         "small": {"B": 4},
         "cases": [{"B": 4, "k": 2}],

@@ -327,10 +327,13 @@ def pomdr_update(sv, st, s, t, kself, y, f, mistake):
     hint = st.fst[HEAD + K : HEAD + 2 * K]
     m_raw = y * raw[0] if c < 0 else raw[r] - raw[c]
     d_hint = y * hint[0] if c < 0 else hint[r] - hint[c]
-    lam = st.fst[LAM]
+    wt = s.sw[t]  # the loss gradient times s_t: the step λ_t s_t (docs/algorithms/pomdr.md#weights)
+    lam = st.fst[LAM] * wt
     updated = False
-    if st.cnt[SEEN] == 1:  # round 1: store x_1 with (U/√(3c_D))·D_1
-        v = U / math.sqrt(3.0 * cD)
+    # round 1, the first example learned (phase 0 until then; rounds of weight 0 before it are not learned,
+    # docs/algorithms/pomdr.md#weights): store x_1 with (U/√(3c_D))·D_1
+    if st.fst[PHASE] == 0.0:
+        v = U / math.sqrt(3.0 * cD) * wt
         append_direction(sv, s, t, kself, y, r, c, v)
         sv.mats[0, 0, 0] = 1.0 / kself if kself > EPS else 0.0
         st.fst[NORM2] = v * v * cD * kself
@@ -420,7 +423,7 @@ def pomdr_ahp_r_update(sv, st, s, t, kself, y, f, mistake):
     a_ald = st.prm.a
     raw, hint, lam = st.fst[HEAD], st.fst[HEAD + 1], st.fst[LAM]
     updated = False
-    if st.cnt[SEEN] == 1:  # the script's first instance
+    if st.fst[PHASE] == 0.0:  # the script's first instance (the first learned: weight-0 rounds are not)
         v = U / math.sqrt(3.0)
         append_direction(sv, s, t, kself, y, 0, -1, v)
         sv.mats[0, 0, 0] = 1.0
@@ -476,6 +479,8 @@ _AHP_R = CompatRule(pomdr_ahp_r_update, first_round_mistake=True, source="the AH
         "sigma": "AHP Experiments (σ = 1)",
     },
     position=260,
+    weight="λ_t ← s·λ_t: the gradient s D_tκ(x_t,·) in the step; the hint and Σδ stay on unit directions",
+    weight_repeats=False,
     sweep={
         "small": {"B": 4, "B0": 2, "a": 0.3},
         "cases": [{"B": 4, "B0": 1, "M": 0}],

@@ -140,19 +140,20 @@ def projectron_update(sv, st, s, t, kself, y, f, mistake):
         return False
     r, c, m, cD = margin_direction(s, t, y, f)
     n = sv.meta[N]
+    wt = s.sw[t]  # the Perceptron step s_t; the margin step's cap 1 → s_t (docs/algorithms/projectron.md#weights)
     if m <= 0.0:
         if n == 0:
-            append_direction(sv, s, t, kself, y, r, c, 1.0)
+            append_direction(sv, s, t, kself, y, r, c, wt)
             sv.mats[0, 0, 0] = 1.0 / kself
             st.cnt[D0 + ADDITIONS] += 1
             return True
         delta2, kd = project(sv, kself)
         small = delta2 <= eta if squared else math.sqrt(delta2) <= eta
         if small or (B > 0 and n >= B) or delta2 <= EPS * kself:
-            add_along(sv, sv.grow, y, r, c, 1.0)
+            add_along(sv, sv.grow, y, r, c, wt)
             st.cnt[D0 + PROJECTIONS] += 1
         else:
-            add_with_inverse(sv, s, t, kself, y, r, c, delta2, 1.0)
+            add_with_inverse(sv, s, t, kself, y, r, c, delta2, wt)
             st.cnt[D0 + ADDITIONS] += 1
         return True
     loss = 1.0 - m
@@ -167,9 +168,9 @@ def projectron_update(sv, st, s, t, kself, y, f, mistake):
         gap = loss - delta2 / eta
         if gap <= 0.0:
             return False
-        tau = min(loss / norm2, 1.0, 2.0 * gap / norm2)
+        tau = min(loss / norm2, wt, 2.0 * gap / norm2)
     else:
-        tau = min(loss / norm2, 1.0)
+        tau = min(loss / norm2, wt)
         if tau * (2.0 * loss - tau * norm2 - 2.0 * math.sqrt(delta2) / eta) < 0.0:
             return False
     add_along(sv, sv.grow, y, r, c, tau)
@@ -632,6 +633,8 @@ class _ProjectronBase(BudgetLearner):
     tuning=(("eta", (0.1, 0.9)),),
     sources=_SOURCES,
     position=240,
+    weight="the Perceptron step s: the new row (or projected step) s D_t",
+    weight_repeats=False,
     sweep={
         "cases": [{"B": 3}, {"eta": 0.3, "threshold_on_squared": True}],
         "grid": {"B": [None, 2, 3, 5, 8], "eta": [0.9, 0.3, 0.0], "threshold_on_squared": [False, True]},
@@ -685,6 +688,8 @@ class Projectron(_ProjectronBase):
     tuning=(("eta", (0.1, 0.9)),),
     sources={**_SOURCES, "margin_rule": "DOGMA k_projectron2_train.m"},
     position=250,
+    weight="the Perceptron step s; the margin step's cap 1 → s: τ = min(ℓ/N, s, …)",
+    weight_repeats=False,
     sweep={
         "cases": [{"B": 3, "margin_rule": "paper"}],
         "grid": {

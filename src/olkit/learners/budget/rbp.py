@@ -40,7 +40,8 @@ def rbp_update(sv, st, s, t, kself, y, f, mistake):
     if sv.meta[N] >= B:
         remove_by_age(sv, next_index(st.rng, sv.meta[N]))
         st.cnt[D0 + REMOVALS] += 1
-    append_direction(sv, s, t, kself, y, r, c, 1.0)
+    # the Perceptron's step times s_t (docs/algorithms/rbp.md#weights)
+    append_direction(sv, s, t, kself, y, r, c, s.sw[t])
     return True
 
 
@@ -51,6 +52,8 @@ def rbp_update(sv, st, s, t, kself, y, f, mistake):
     data=("binary", "multiclass"),
     sources={"B": "AHP R scripts' budget (600)", "sigma": "AHP Experiments (σ = 1)"},
     position=270,
+    weight="the Perceptron step s: the new row s D_t",
+    weight_repeats=False,
     sweep={"small": {"B": 4}, "cases": [{"B": 2, "seed": 3}], "grid": {"B": [2, 3, 4, 6, 8], "seed": [0, 3]}},
 )
 class RBP(BudgetLearner):

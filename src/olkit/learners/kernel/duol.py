@@ -143,7 +143,14 @@ def duol_closed_form(la, lb, qa, qb, w, C, gb_hat):
     Valid for ℓ_a, ℓ_b ≥ 0, qa, qb > 0, w ≤ 0. Returns (γ_a, d, case) with case 1..4, or case 0 when no
     case applies (degenerate Δ = 0 or a floating-point gap) and the generic solver must be used.
     """
-    Ch = C - gb_hat
+    return duol_closed_form_box(la, lb, qa, qb, w, C, gb_hat, C)
+
+
+@njit_helper
+def duol_closed_form_box(la, lb, qa, qb, w, C, gb_hat, Cb):
+    """:func:`duol_closed_form` with γ_a ≤ ``C`` and the auxiliary weight γ̂_b + d ≤ ``Cb`` (each its example's
+    s·C, docs/algorithms/duol.md#weights): the same four cases with C − γ̂_b read as Cb − γ̂_b."""
+    Ch = Cb - gb_hat
     if qa * C + w * Ch - la < 0.0 and qb * Ch + w * C - lb < 0.0:  # Case 1: both at the upper bound
         return C, Ch, 1
     d2 = (lb - w * C) / qb
@@ -172,22 +179,23 @@ def tie_bound(w_min, tol):
 
 
 @njit_helper
-def solve_double(solver, variant, la, lb, qa, qb, w, C, gb_hat, rho, unit, st):
+def solve_double(solver, variant, la, lb, qa, qb, w, C, gb_hat, rho, unit, st, Cb):
     """(γ_a, d) of the double update: problem (1) (binary, unit = 1) or (5) (M-DUOL, unit = ½) written as
-    max la γ + lb d − ½ qa γ² − ½ qb d² − w γ d (qa = k_a/unit, qb = k_b/unit)."""
+    max la γ + lb d − ½ qa γ² − ½ qb d² − w γ d (qa = k_a/unit, qb = k_b/unit), on the box 0 ≤ γ ≤ C,
+    −γ̂_b ≤ d ≤ Cb − γ̂_b (C = s_t·C and Cb = s_b·C with the examples' weights, docs/algorithms/duol.md#weights)."""
     if variant == NIPS2009 or solver == APPR:
         step = unit / (1.0 - rho)  # Theorem 1 (binary) / Theorem 5 (M-DUOL) optimum, clipped to C
-        return min2(C, step), min2(C, gb_hat + step) - gb_hat
+        return min2(C, step), min2(Cb, gb_hat + step) - gb_hat
     if solver == ITER:
         ga = _clip(la / qa, 0.0, C)
-        d = _clip((lb - w * ga) / qb, -gb_hat, C - gb_hat) if qb > EPS else 0.0
+        d = _clip((lb - w * ga) / qb, -gb_hat, Cb - gb_hat) if qb > EPS else 0.0
         return ga, d
     if solver == EXACT:
-        ga, d, case = duol_closed_form(la, lb, qa, qb, w, C, gb_hat)
+        ga, d, case = duol_closed_form_box(la, lb, qa, qb, w, C, gb_hat, Cb)
         if case != 0:
             return ga, d
         st.cnt[D_FALLBACK] += 1
-    return solve_box_qp(la, lb, qa, qb, w, 0.0, C, -gb_hat, C - gb_hat)
+    return solve_box_qp(la, lb, qa, qb, w, 0.0, C, -gb_hat, Cb - gb_hat)
 
 
 @njit_inline
@@ -237,8 +245,10 @@ def duol_rand_update(sv, st, s, t, kself, y, f, mistake):
 @njit_inline
 def _binary_step(sv, st, s, t, kself, y, f, mistake, loss, b, w_min):
     """The update of binary DUOL once the auxiliary SV b (−1: none) and its weight w_min are chosen: the
-    double update if b ≥ 0 and w_min ≤ −ρ, else the single PA-I step."""
-    C, rho, tol = st.prm.C, st.prm.rho, st.prm.tol
+    double update if b ≥ 0 and w_min ≤ −ρ, else the single PA-I step. The example's weight s_t makes its box
+    [0, s_t C], and the auxiliary SV's box is its own example's [0, s_b C] (docs/algorithms/duol.md#weights)."""
+    C0, rho, tol = st.prm.C, st.prm.rho, st.prm.tol
+    C = C0 * s.sw[t]
     variant, solver = st.prm.variant, st.prm.solver
     krow = sv.krow
     double = b >= 0 and w_min <= -rho
@@ -247,10 +257,11 @@ def _binary_step(sv, st, s, t, kself, y, f, mistake, loss, b, w_min):
         w_ab = y * yb * krow[b]
         gb_hat = sv.coef[b, 0] * yb
         Fb = sv.F[b]
+        Cb = C0 * sv.sw[b]
         if mistake:  # Theorem 4's strong / weak double updates (diagnostics only)
-            if w_ab <= -rho and Fb <= 0.0 and C >= gb_hat + 1.0 / (1.0 - rho):
+            if w_ab <= -rho and Fb <= 0.0 and Cb >= gb_hat + 1.0 / (1.0 - rho):
                 st.cnt[D_STRONG] += 1
-            elif w_ab <= -rho and Fb <= 1.0 + tol and C >= gb_hat + rho:
+            elif w_ab <= -rho and Fb <= 1.0 + tol and Cb >= gb_hat + rho:
                 st.cnt[D_WEAK] += 1
     j = sv_append(sv, s, t, kself, y)
     sv.F[j] = y * f
@@ -261,7 +272,7 @@ def _binary_step(sv, st, s, t, kself, y, f, mistake, loss, b, w_min):
             sv.F[i] += sv.y[i] * y * gamma * krow[i]
         return True
     st.cnt[D_DOUBLE] += 1
-    ga, d = solve_double(solver, variant, loss, 1.0 - Fb, kself, sv.kself[b], w_ab, C, gb_hat, rho, 1.0, st)
+    ga, d = solve_double(solver, variant, loss, 1.0 - Fb, kself, sv.kself[b], w_ab, C, gb_hat, rho, 1.0, st, Cb)
     sv.coef[j, 0] = ga * y
     sv.coef[b, 0] = (gb_hat + d) * yb
     load_gram_row(sv, b, s)
@@ -274,8 +285,9 @@ def _binary_step(sv, st, s, t, kself, y, f, mistake, loss, b, w_min):
 def mduol_auxiliary(sv, st, b, r, w, mistake):
     """(r_b, s_b, w_ab, γ̂_b, F_b) of the auxiliary SV b of an M-DUOL double update for the direction H_t = (r, w),
     w_ab = (H_t·H_b) κ(x_t, x_b) (the kernel row in ``sv.krow``); on a mistake round it counts the strong and
-    weak double updates of JMLR Theorems 5-6 (diagnostics only)."""
-    C, rho, tol = st.prm.C, st.prm.rho, st.prm.tol
+    weak double updates of JMLR Theorems 5-6 (diagnostics only), with b's own bound s_b C
+    (docs/algorithms/duol.md#weights)."""
+    C, rho, tol = st.prm.C * sv.sw[b], st.prm.rho, st.prm.tol
     rb, sb = sv.hr[b], sv.hs[b]
     w_ab = h_dot(r, w, rb, sb) * sv.krow[b]
     gb_hat = sv.coef[b, rb]
@@ -302,7 +314,8 @@ def mduol_update(sv, st, s, t, kself, y, f, mistake):
     that is a candidate competes for the first-index tie rule): the choice, and every margin, are those
     of the pass over all SVs, bit for bit.
     """
-    C, rho, tol, solver = st.prm.C, st.prm.rho, st.prm.tol, st.prm.solver
+    C0, rho, tol, solver = st.prm.C, st.prm.rho, st.prm.tol, st.prm.solver
+    C = C0 * s.sw[t]  # the example's box [0, s_t C] (docs/algorithms/duol.md#weights)
     r, w = relevant_pair(s.Y, t, f)
     if r < 0 or w < 0:
         return False
@@ -344,7 +357,10 @@ def mduol_update(sv, st, s, t, kself, y, f, mistake):
         listed_margins(F, lw, cw, -1, r, krow, gamma, r, -1, -1)
         return True
     st.cnt[D_DOUBLE] += 1
-    ga, d = solve_double(solver, JMLR, loss, 1.0 - Fb, 2.0 * kself, 2.0 * sv.kself[b], w_ab, C, gb_hat, rho, 0.5, st)
+    Cb = C0 * sv.sw[b]  # the auxiliary SV's own box [0, s_b C]
+    ga, d = solve_double(
+        solver, JMLR, loss, 1.0 - Fb, 2.0 * kself, 2.0 * sv.kself[b], w_ab, C, gb_hat, rho, 0.5, st, Cb
+    )
     set_direction(sv, j, r, w, ga)
     set_direction(sv, b, rb, sb, gb_hat + d)
     list_members(sv)
@@ -474,6 +490,8 @@ _C_GRID = (("C", POWERS_OF_TWO),)
     tuning=_C_GRID,
     sources=_SOURCES,
     position=80,
+    weight="C ← s·C: the example's dual box [0, sC]; an auxiliary SV keeps its own box [0, s_b C]",
+    weight_repeats=False,
     sweep={
         "cases": [{"variant": "nips2009"}, {"rho": 0.2, "C": 0.5}],
         "grid": {"variant": ["jmlr", "nips2009"], "rho": [None, 0.2], "C": [None, 0.5]},
@@ -578,6 +596,8 @@ class _DUOLVariant(_DUOLBase):
     tuning=_C_GRID,
     sources=_SOURCES,
     position=90,
+    weight="C ← s·C: γ_t = min(sC, 1/(1−ρ)); an auxiliary SV keeps its own bound s_b C",
+    weight_repeats=False,
     sweep={"cases": [{"rho": 0.2}], "grid": {"rho": [None, 0.2], "C": [None, 1.0]}},
 )
 class DUOLAppr(_DUOLVariant):
@@ -595,6 +615,8 @@ class DUOLAppr(_DUOLVariant):
     tuning=_C_GRID,
     sources=_SOURCES,
     position=100,
+    weight="C ← s·C: the example's dual box [0, sC]; an auxiliary SV keeps its own box [0, s_b C]",
+    weight_repeats=False,
     sweep={"cases": [{"C": 0.5}], "grid": {"rho": [None, 0.2], "C": [None, 0.5]}},
 )
 class DUOLIter(_DUOLVariant):
@@ -613,6 +635,8 @@ class DUOLIter(_DUOLVariant):
     tuning=_C_GRID,
     sources=_SOURCES,
     position=110,
+    weight="C ← s·C: the example's dual box [0, sC]; an auxiliary SV keeps its own box [0, s_b C]",
+    weight_repeats=False,
     sweep={"cases": [{"seed": 5, "C": 1.0}], "grid": {"rho": [None, 0.2], "C": [None, 1.0], "seed": [0, 5]}},
 )
 class DUOLRand(_DUOLBase):

@@ -13,6 +13,9 @@ A kernel model is f(·) = Σ_i a_i κ(x_i, ·) over stored support vectors (SVs)
   contiguous arrays, so the O(#SV) loops over them vectorise; Online-SVM, whose SVs have no direction, keeps the
   example's weight in ``hw[i]``, docs/algorithms/online-svm.md#weights) and cached scores ``F`` (e.g. DUOL's
   margins F_i = y_i f(x_i)) where an algorithm needs them;
+* ``sw[i]``, the weight s of the example SV i was stored from (docs/algorithms/options.md#weights; 1 for a point
+  that is no stream row), for rules whose bound on an SV's coefficient is its own example's (DUOL's box
+  [0, s_i C], docs/algorithms/duol.md#weights); it moves and leaves with the SV;
 * an optional SV Gram cache ``gram[i, j] = κ(x_i, x_j)`` (:mod:`~olkit.learners.kernel.gram`), used by
   algorithms that need SV–SV kernel values (DUOL, Online-SVM, Projectron, Ahpatron, kernel SCW); a learner may
   cap its memory (``gram_limit_bytes``), SV rows are then computed on demand;
@@ -88,6 +91,7 @@ SVArrays = namedtuple(
         "hw",
         "coef",
         "F",
+        "sw",
         "gram",
         "krow",
         "grow",
@@ -192,6 +196,7 @@ class SupportSet:
         self.avg_sum = np.empty((cap if self.averaged else 0, self.n_outputs))
         self.avg_last = np.empty((cap if self.averaged else 0, self.n_outputs))
         self.F = np.empty(cap)
+        self.sw = np.empty(cap)
         self.added = np.empty(cap, np.int64)
         self.gcol = np.empty(cap, np.int64)
         self.arrival = np.empty(cap, np.int64)
@@ -327,6 +332,7 @@ class SupportSet:
         "hw",
         "coef",
         "F",
+        "sw",
         "added",
         "gcol",
         "arrival",
@@ -355,6 +361,7 @@ class SupportSet:
             self.hw,
             self.coef,
             self.F,
+            self.sw,
             gram,
             self.krow,
             self.grow,
@@ -448,6 +455,7 @@ class SupportSet:
                 self.coef[:n],
                 self.hw[:n],
                 self.F[:n],
+                self.sw[:n],
                 self.norm2[:n],
                 self.kself[:n],
                 self.mats[:, :n, :n],
@@ -482,6 +490,8 @@ class SupportSet:
             del self.h
             self.hr, self.hs = h[:, 0].copy(), h[:, 1].copy()
             self.hw = np.where(self.hr >= 0, self.coef[np.arange(len(self.hr)), np.maximum(self.hr, 0)], 0.0)
+        if "sw" not in state:  # saved before the examples' weights existed: every SV's example had weight 1
+            self.sw = np.ones(len(self.kself))
         if "arrival" not in state:  # saved before the arrival order was kept
             self.arrival = np.argsort(self.added, kind="stable").astype(np.int64)
         if "avg" not in state:  # saved before the averaged models existed: none kept
@@ -599,6 +609,7 @@ class SupportSet:
             "hw": self.hw[:n],
             "coef": self.coef[:n],
             "F": self.F[:n],
+            "sw": self.sw[:n],
             "gram": self.gram[:n, :n] if self.use_gram else self.gram,
             "mats": self.mats[:, :n, :n],
             "avg_sum": self.avg_sum[:n],
@@ -608,6 +619,8 @@ class SupportSet:
         for name, values in finite.items():
             if not np.isfinite(values).all():
                 raise ValueError(f"support_.{name} holds NaN or infinite values")
+        if np.any(self.sw[:n] < 0.0):
+            raise ValueError("support_.sw: an example's weight is negative")
         q, rounds = self.avg
         if q < 0 or rounds < 0 or rounds != np.floor(rounds) or (not self.averaged and (q or rounds)):
             raise ValueError(f"support_.avg: [q, N] = [{q}, {rounds}] is no count of averaged rounds")

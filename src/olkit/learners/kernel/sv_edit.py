@@ -49,6 +49,7 @@ def _new_slot(sv, norm2, kself, label):
         _fill(sv.avg_sum[n], 0.0)
         _fill(sv.avg_last[n], 0.0)
     sv.F[n] = 0.0
+    sv.sw[n] = 1.0
     sv.added[n] = sv.meta[CLOCK]
     if sv.meta[HAS_GRAM]:
         for j in range(n):
@@ -84,7 +85,9 @@ def sv_append(sv, s, t, kself, label):
         sv.meta[POOL] = pos + m
     else:
         _copy(s.X[t], sv.X[n])
-    return _new_slot(sv, s.norm2[t], kself, label)
+    j = _new_slot(sv, s.norm2[t], kself, label)
+    sv.sw[j] = s.sw[t]  # the example's weight goes with it (docs/algorithms/options.md#weights)
+    return j
 
 
 @njit_helper
@@ -163,6 +166,7 @@ def _copy_values(sv, src, dst):
         _copy(sv.avg_sum[src], sv.avg_sum[dst])
         _copy(sv.avg_last[src], sv.avg_last[dst])
     sv.F[dst] = sv.F[src]
+    sv.sw[dst] = sv.sw[src]
     sv.added[dst] = sv.added[src]
     sv.gcol[dst] = sv.gcol[src]
     sv.krow[dst] = sv.krow[src]
