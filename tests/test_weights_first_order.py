@@ -305,7 +305,7 @@ def test_specs_say_what_a_weight_does():
 
 # ---- Online-SVM keeps each SV's weight (its box) -----------------------------------------------------------
 def test_online_svm_weights_survive_save_and_load(tmp_path):
-    """The SVs' weights are part of the model (``support_.hw``): a saved and loaded model continues as the original."""
+    """The SVs' weights are part of the model (``support_.sw``): a saved and loaded model continues as the original."""
     X, y, Xt = random_stream(3, 80, 4)
     w = np.random.default_rng(0).uniform(0.0, 3.0, 80)
     a = olkit.make("online-svm", C=0.5, sigma=1.0, shuffle=False)
@@ -315,19 +315,3 @@ def test_online_svm_weights_survive_save_and_load(tmp_path):
     for clf in (a, b):
         clf.partial_fit(X[40:], y[40:], sample_weight=w[40:])
     np.testing.assert_array_equal(a.decision_function(Xt), b.decision_function(Xt))
-
-
-def test_online_svm_model_from_before_weights_continues_with_weight_one():
-    """A model file written before weights existed holds hw = 0 for its SVs: loading reads them as weight 1."""
-    X, y, Xt = random_stream(4, 80, 4)
-    a = olkit.make("online-svm", C=0.5, sigma=1.0, shuffle=False).partial_fit(X[:40], y[:40], classes=np.unique(y))
-    old = olkit.make("online-svm", C=0.5, sigma=1.0, shuffle=False).partial_fit(X[:40], y[:40], classes=np.unique(y))
-    old.support_.hw[: old.support_.n] = 0.0  # as written by an earlier olkit
-    old._after_load()
-    np.testing.assert_array_equal(old.support_.hw[: old.support_.n], 1.0)
-    for clf in (a, old):
-        clf.partial_fit(X[40:], y[40:])
-    np.testing.assert_array_equal(a.decision_function(Xt), old.decision_function(Xt))
-    old.support_.hw[0] = -1.0
-    with pytest.raises(ValueError, match="negative weight"):
-        old._after_load()

@@ -20,8 +20,6 @@ Slow reference: tests/reference/kernel_binary.py (``online_svm``).
 
 from typing import NamedTuple
 
-import numpy as np
-
 from ..._compile import njit
 from ...params import POSITIVE, Interval, Options
 from ...spec import register
@@ -52,15 +50,12 @@ def online_svm_update(sv, st, s, t, kself, y, fv, mistake):
         return False
     j = sv_append(sv, s, t, kself, y)
     sv.F[j] = y * f
-    # the SV's weight s_i: its box is 0 ≤ γ_i ≤ s_i C (docs/algorithms/online-svm.md#weights). An Online-SVM SV has no
-    # multiclass direction (hr = −1), so ``hw`` holds s_i; a weight-0 example never gets here, so hw = 0 marks an SV
-    # of a model file written before weights existed (weight 1, see OnlineSVM._after_load)
-    sv.hw[j] = s.sw[t]
     if loss <= 0.0:
         return False
     sync_gram(sv)  # the coordinate steps read whole Gram rows
     n = sv.meta[N]
-    F, coef, label, kdiag, gram, box = sv.F, sv.coef, sv.y, sv.kself, sv.gram, sv.hw
+    # each SV's box is 0 ≤ γ_i ≤ s_i C, s_i the weight of its example (``sv.sw``, docs/algorithms/online-svm.md#weights)
+    F, coef, label, kdiag, gram, box = sv.F, sv.coef, sv.y, sv.kself, sv.gram, sv.sw
     changed = False
     for _ in range(max_sweeps):
         sweep_changed = False
@@ -162,18 +157,6 @@ class OnlineSVM(KernelLearner):
         "max_sweeps": [Interval(1, None, integer=True)],
         "working_set": [Options(tuple(WORKING_SETS))],
     }
-
-    def _after_load(self):
-        """A model file written before weights existed holds hw = 0 for its SVs (see ``online_svm_update``): their
-        weight was 1. A negative weight is refused (its box would be empty)."""
-        super()._after_load()
-        sv = self.support_
-        if sv is None:
-            return
-        weights = sv.hw[: sv.n]
-        if np.any(weights < 0.0):
-            raise ValueError("online-svm: support_.hw (the SVs' weights) holds a negative weight")
-        weights[weights == 0.0] = 1.0
 
     def _rule_params(self):
         return rule_params(

@@ -10,12 +10,11 @@ A kernel model is f(·) = Σ_i a_i κ(x_i, ·) over stored support vectors (SVs)
 * per-SV labels ``y`` (binary ±1, or the class index), the multiclass direction
   ``(hr[i], hs[i]) = (r_i, s_i)`` (H_i = e_r − e_s, docs/algorithms/multiclass.md#setting-and-notation) with its
   weight ``hw[i]`` (coef[i] = hw[i] H_i; hr = hs = −1 for an SV whose coefficient vector is not a direction; separate
-  contiguous arrays, so the O(#SV) loops over them vectorise; Online-SVM, whose SVs have no direction, keeps the
-  example's weight in ``hw[i]``, docs/algorithms/online-svm.md#weights) and cached scores ``F`` (e.g. DUOL's
+  contiguous arrays, so the O(#SV) loops over them vectorise) and cached scores ``F`` (e.g. DUOL's
   margins F_i = y_i f(x_i)) where an algorithm needs them;
 * ``sw[i]``, the weight s of the example SV i was stored from (docs/algorithms/options.md#weights; 1 for a point
   that is no stream row), for rules whose bound on an SV's coefficient is its own example's (DUOL's box
-  [0, s_i C], docs/algorithms/duol.md#weights); it moves and leaves with the SV;
+  [0, s_i C], docs/algorithms/duol.md#weights; Online-SVM's box [0, s_i C]); it moves and leaves with the SV;
 * an optional SV Gram cache ``gram[i, j] = κ(x_i, x_j)`` (:mod:`~olkit.learners.kernel.gram`), used by
   algorithms that need SV–SV kernel values (DUOL, Online-SVM, Projectron, Ahpatron, kernel SCW); a learner may
   cap its memory (``gram_limit_bytes``), SV rows are then computed on demand;
