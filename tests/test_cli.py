@@ -235,8 +235,8 @@ def test_list_unknown_algorithm(capsys, args, needle):
         (["run", "duoll", "pa1", "--data", "german"], "unknown algorithm 'duoll'; did you mean 'duol'?"),
         (
             ["run", "pa1", "--data", "german", "--set", "bogus=1"],
-            "'bogus' belong to none of pa1; valid parameters: C, average, coef0, compat, degree, fit_intercept, "
-            "intercept_scaling, kernel, sigma",
+            "'bogus' belong to none of pa1; valid parameters: C, average, class_weight, coef0, compat, degree, "
+            "fit_intercept, intercept_scaling, kernel, sigma",
         ),
         (["run", "pa1", "--data", "german", "--set", "C=-1"], "C must be a number > 0"),
         (["run", "duol", "--data", "german", "--set", "sigma=-2"], "sigma=-2 is not valid; " + SIGMA_RULE),

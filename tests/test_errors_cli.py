@@ -172,7 +172,7 @@ def test_seed_and_jobs_errors_name_the_option(capsys, args, needle):
         (
             ["run", "pa1", "--data", "sonar", "--set", "sigm=1"],
             "'sigm' (did you mean 'sigma'?) belong to none of pa1; valid parameters: "
-            "C, average, coef0, compat, degree, fit_intercept, intercept_scaling, kernel, sigma",
+            "C, average, class_weight, coef0, compat, degree, fit_intercept, intercept_scaling, kernel, sigma",
         ),
         (["tune", "scw1", "--data", "sonar", "--set", "etaa=0.7"], "did you mean 'eta'?"),
         (["run", "duoll", "--data", "sonar"], "unknown algorithm 'duoll'; did you mean 'duol'?"),

@@ -20,6 +20,13 @@ EXPECTED_FAILED_CHECKS = {
     )
     for check in ("check_sample_weight_equivalence_on_dense_data", "check_sample_weight_equivalence_on_sparse_data")
 }
+EXPECTED_FAILED_CHECKS["check_class_weight_classifiers"] = (
+    "the papers' learners have no bias (fit_intercept=False by default): on this check's noisy blobs a linear model "
+    "through the origin predicts the up-weighted class on about half of the test points whatever the weights (measured "
+    "0.50-0.62; the Gaussian-kernel learners pass, 0.90-1.00); with fit_intercept=True the weighted learners reach "
+    "0.98-1.00 (perceptron, PA-I, DUOL, AROW, FOGD, Ahpatron, BOGD, SOP). An expected failure that passes is reported "
+    "as passed"
+)
 """scikit-learn's checks that fail by design for online learners, with the reason."""
 
 
