@@ -74,7 +74,7 @@ CASES = [
     for kind in ("binary", "multiclass")
     if kind == "binary" or learner(name, params)._multiclass
 ]
-WRITTEN = {"duol", "duol-appr", "duol-iter", "duol-rand", "duol-budget"}
+WRITTEN = {"duol", "duol-appr", "duol-iter", "duol-rand", "duol-budget", "rbp"}
 """The rules that record each coefficient write at once (sv_edit.set_coef): their averaged model must also be
 the one the row-by-row comparison ("all") gives."""
 
@@ -198,7 +198,7 @@ def test_every_dual_kernel_learner_averages():
 def test_recorded_writes_equal_the_row_comparison(name, kind):
     """The DUOL family records its writes at once (O(1) a round); the row-by-row comparison of every SV ("all",
     O(#SV·K) a round) must find the same averaged model, and the learning is the same bit for bit."""
-    params = {"B": BUDGET} if name == "duol-budget" else {}
+    params = {"B": BUDGET} if name in ("duol-budget", "rbp") else {}
     if kind == "multiclass" and not learner(name, params)._multiclass:
         pytest.skip("binary only")
     X, y, probes = stream(kind, seed=3)
