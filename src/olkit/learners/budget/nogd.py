@@ -69,7 +69,7 @@ NOGDState = namedtuple("NOGDState", ["prm", "fst", "cnt", "rng", "M", "W", "phi"
 map M = Λ_k^{−1/2}V_kᵀ (k × B, rows beyond the kept rank are 0), the stage-2 weights W (K' × k) and the
 current φ(x_t) (k)."""
 
-NOGDAveragedState = namedtuple("NOGDAveragedState", [*NOGDState._fields, "P2", "qs"])
+NOGDAveragedState = namedtuple("NOGDAveragedState", ["prm", "fst", "cnt", "rng", "M", "W", "phi", "P2", "qs"])
 """NOGD's state with ``average`` (docs/algorithms/nogd.md#averaging): NOGDState's fields, the stage-2 sums P2 (the shape
 of W: Σ over the averaged stage-2 rounds of W_t = P2 + q₂·W, q₂ = q − q_s) and qs = [q_s], the support set's q when
 the switch happened (the stage-1 sum is then P + q_s·A for good). Without ``average`` the state is a NOGDState
