@@ -28,7 +28,8 @@ from olkit.learners.kernel.base import KernelLearner
 N_ROUNDS = 48
 BUDGET = 6
 
-# (name, params): every dual kernel learner with an averaged model (NOGD keeps none: docs/algorithms/nogd.md)
+# (name, params): every dual kernel learner with an averaged model (NOGD: its average across the switch to the
+# Nyström features is a kernel expansion on its B SVs, docs/algorithms/nogd.md#averaging; FOGD: below)
 LEARNERS = [
     ("perceptron", {}),
     ("pa", {}),
@@ -55,6 +56,7 @@ LEARNERS = [
     ("pomdr", {"B": BUDGET}),
     ("rbp", {"B": BUDGET}),
     ("duol-budget", {"B": BUDGET}),
+    ("nogd", {"B": BUDGET, "k": 3}),
 ]
 
 
@@ -72,6 +74,9 @@ CASES = [
     for kind in ("binary", "multiclass")
     if kind == "binary" or learner(name, params)._multiclass
 ]
+WRITTEN = {"duol", "duol-appr", "duol-iter", "duol-rand", "duol-budget", "rbp"}
+"""The rules that record each coefficient write at once (sv_edit.set_coef): their averaged model must also be
+the one the row-by-row comparison ("all") gives."""
 
 
 def stream(kind, seed=0, n=N_ROUNDS):
@@ -90,12 +95,27 @@ def stream(kind, seed=0, n=N_ROUNDS):
 
 def decision_with(clf, coef, probes):
     """``clf``'s decision function on ``probes`` with the SV coefficients ``coef`` (n_SV × K) in place of its
-    own (the learner's own scoring: ALMA's normalisation, a 2-class model's f_+ − f_−)."""
+    own (the learner's own scoring: ALMA's normalisation, a 2-class model's f_+ − f_−; NOGD's stage 2 scores
+    through the same expansion)."""
     clf._model_coef = lambda: coef
+    nogd = clf.algorithm_name == "nogd"
+    if nogd:
+        clf._scores_from_kernel = lambda K, norms, kp: K @ coef
     try:
         return clf.decision_function(probes)
     finally:
         del clf._model_coef
+        if nogd:
+            del clf._scores_from_kernel
+
+
+def last_coef(clf):
+    """The last model's coefficients on the SVs: the stored rows A, or after NOGD's switch to W φ(x) = W M k_S(x)
+    the rows Mᵀ Wᵀ (docs/algorithms/nogd.md#averaging)."""
+    sv = clf.support_
+    if clf.algorithm_name == "nogd" and clf.stage_ == 2:
+        return clf.state_.M[:, : sv.n].T @ clf.state_.W.T
+    return sv.coef[: sv.n].copy()
 
 
 def sv_keys(clf):
@@ -121,7 +141,7 @@ def naive_average(name, params, X, y, probes, start):
         before = set(keys)
         if t + 1 < start:
             continue
-        coef = clf.support_.coef[: clf.support_.n].copy()
+        coef = last_coef(clf)
         mean = mean + decision_with(clf, coef, probes)
         rounds += 1
         for i, key in enumerate(keys):
@@ -154,6 +174,9 @@ def test_average_equals_the_naive_mean(name, params, kind, average):
     # averaging changes nothing of the learning: the last model and the mistakes are the same
     np.testing.assert_array_equal(clf.support_.coef[: clf.support_.n], last.support_.coef[: last.support_.n])
     assert clf.n_mistakes_ == last.n_mistakes_
+    if name == "nogd":
+        np.testing.assert_array_equal(clf.state_.W, last.state_.W)
+        assert clf.stage_ == 2, "the stream does not reach NOGD's switch"
     whole = learner(name, params, average=average).fit(X, y)  # one pass: the same up to that rounding
     assert_close(whole.decision_function(probes), got) if name not in CHAOTIC else None
 
@@ -164,8 +187,31 @@ def test_every_dual_kernel_learner_averages():
     for name in registry.names():
         clf = registry.make(name)
         if isinstance(clf, KernelLearner) and not clf._primal():
-            assert clf._averages() == (name != "nogd"), name
-            assert name in covered or name == "nogd", name
+            assert clf._averages(), name
+            assert name in covered, name
+    assert registry.make("fogd")._averages()
+    assert not registry.make("nogd", compat="ahp-r")._averages()  # its switching round scores x_t twice
+
+
+@pytest.mark.parametrize("name", sorted(WRITTEN))
+@pytest.mark.parametrize("kind", ["binary", "multiclass"])
+def test_recorded_writes_equal_the_row_comparison(name, kind):
+    """The DUOL family records its writes at once (O(1) a round); the row-by-row comparison of every SV ("all",
+    O(#SV·K) a round) must find the same averaged model, and the learning is the same bit for bit."""
+    params = {"B": BUDGET} if name in ("duol-budget", "rbp") else {}
+    if kind == "multiclass" and not learner(name, params)._multiclass:
+        pytest.skip("binary only")
+    X, y, probes = stream(kind, seed=3)
+    fast = learner(name, params, average=2)
+    assert fast._average_writes == "written"
+    slow = learner(name, params, average=2)
+    slow._average_writes = "all"
+    for clf in (fast, slow):
+        for lo in range(0, len(y), 5):
+            clf.partial_fit(X[lo : lo + 5], y[lo : lo + 5], classes=np.unique(y))
+    np.testing.assert_array_equal(fast.support_.coef[: fast.support_.n], slow.support_.coef[: slow.support_.n])
+    np.testing.assert_array_equal(fast.support_.avg, slow.support_.avg)
+    assert_close(fast.decision_function(probes), slow.decision_function(probes))
 
 
 @pytest.mark.parametrize("name, params", [("pa1", {}), ("duol", {}), ("forgetron", {"B": BUDGET})])
@@ -179,7 +225,10 @@ def test_no_average_is_the_learner_itself(name, params):
         assert other.support_.avg_sum.shape[0] == 0
 
 
-@pytest.mark.parametrize("name, params", [("pa1", {}), ("duol", {}), ("ahpatron", {"B": BUDGET})])
+@pytest.mark.parametrize(
+    "name, params",
+    [("pa1", {}), ("duol", {}), ("ahpatron", {"B": BUDGET}), ("duol-budget", {"B": BUDGET}), ("nogd", {"B": BUDGET})],
+)
 @pytest.mark.parametrize("kind", ["binary", "multiclass"])
 def test_chunks_equal_one_pass(name, params, kind):
     X, y, probes = stream(kind, seed=1)
@@ -191,7 +240,10 @@ def test_chunks_equal_one_pass(name, params, kind):
     np.testing.assert_array_equal(chunks.support_.avg, whole.support_.avg)
 
 
-@pytest.mark.parametrize("name, params", [("pa1", {}), ("duol", {}), ("bogd", {"B": BUDGET})])
+@pytest.mark.parametrize(
+    "name, params",
+    [("pa1", {}), ("duol", {}), ("bogd", {"B": BUDGET}), ("duol-budget", {"B": BUDGET}), ("nogd", {"B": BUDGET})],
+)
 def test_save_load_keeps_the_average(name, params, tmp_path):
     X, y, probes = stream("multiclass", seed=2)
     clf = learner(name, params, average=True).fit(X[:30], y[:30])
@@ -253,3 +305,79 @@ def test_cli_train_predict_uses_the_average(tmp_path):
     np.testing.assert_array_equal(predicted, reference.predict(probes))
     last = learner("pa1", {}).fit(X, y)
     assert np.any(predicted != last.predict(probes)), "the probes do not tell the average from the last model"
+
+
+# ---- FOGD (docs/algorithms/fogd.md#averaging): the weights W on the random features, Σ W_t = P + q·W -----------
+def fogd(**more):
+    return registry.make("fogd", D=8, sigma=1.0, shuffle=False, **more)
+
+
+@pytest.mark.parametrize("average", [True, 5])
+@pytest.mark.parametrize("kind", ["binary", "multiclass"])
+def test_fogd_average_equals_the_naive_mean(kind, average):
+    X, y, probes = stream(kind, seed=4)
+    start = 1 if average is True else average
+    plain, mean, rounds = fogd(), 0.0, 0
+    for t in range(len(y)):
+        plain.partial_fit(X[t : t + 1], y[t : t + 1], classes=np.unique(y))
+        if t + 1 >= start:
+            mean, rounds = mean + plain.decision_function(probes), rounds + 1
+    clf = fogd(average=average).fit(X, y)
+    assert_close(clf.decision_function(probes), mean / rounds)
+    np.testing.assert_array_equal(clf.state_.W, plain.state_.W)  # the learning is unchanged
+    assert clf.n_mistakes_ == plain.n_mistakes_
+    np.testing.assert_array_equal(clf.coef_, ((clf.state_.P + rounds * clf.state_.W) / rounds)[:, :16])
+    chunks = fogd(average=average)
+    for lo in range(0, len(y), 7):
+        chunks.partial_fit(X[lo : lo + 7], y[lo : lo + 7], classes=np.unique(y))
+    np.testing.assert_array_equal(chunks.decision_function(probes), clf.decision_function(probes))
+
+
+def test_fogd_average_with_weights_and_intercept():
+    """Weighted steps (η s_t; weight 0: no step, the round still averaged) and the constant feature."""
+    X, y, probes = stream("binary", seed=5)
+    w = np.random.default_rng(5).choice([0.0, 0.5, 1.0, 3.0], size=len(y))
+    plain, mean = fogd(fit_intercept=True), 0.0
+    for t in range(len(y)):
+        plain.partial_fit(X[t : t + 1], y[t : t + 1], classes=np.unique(y), sample_weight=w[t : t + 1])
+        mean = mean + plain.decision_function(probes)
+    clf = fogd(fit_intercept=True, average=True).fit(X, y, sample_weight=w)
+    assert_close(clf.decision_function(probes), mean / len(y))
+    assert_close(clf.intercept_, (clf.state_.P[:, -1] + len(y) * clf.state_.W[:, -1]) / len(y))
+
+
+def test_fogd_save_load_keeps_the_average(tmp_path):
+    from test_persist_hostile import setitem, tamper
+
+    X, y, probes = stream("multiclass", seed=6)
+    clf = fogd(average=3).fit(X[:30], y[:30])
+    olkit.save(clf, tmp_path / "m.npz")
+    back = olkit.load(tmp_path / "m.npz")
+    np.testing.assert_array_equal(back.decision_function(probes), clf.decision_function(probes))
+    clf.partial_fit(X[30:], y[30:])
+    back.partial_fit(X[30:], y[30:])
+    np.testing.assert_array_equal(back.decision_function(probes), clf.decision_function(probes))
+    bad = tamper(tmp_path / "m.npz", tmp_path / "bad.npz", {"state_.avg": setitem(1, 2.5)})
+    with pytest.raises(ValueError, match=r"state_\.avg"):
+        olkit.load(bad)
+    plain = fogd().fit(X, y)  # without average: the state of files written before FOGD averaged
+    assert type(plain.state_).__name__ == "FOGDState"
+    olkit.save(plain, tmp_path / "plain.npz")
+    np.testing.assert_array_equal(
+        olkit.load(tmp_path / "plain.npz").decision_function(probes), plain.decision_function(probes)
+    )
+
+
+def test_nogd_save_load_mid_stream_across_the_switch(tmp_path):
+    """Saved before NOGD's switch and continued past it: the same average as one run."""
+    X, y, probes = stream("binary", seed=7)
+    clf = learner("nogd", {"B": BUDGET, "k": 3}, average=2).fit(X[:4], y[:4])
+    assert clf.stage_ == 1
+    olkit.save(clf, tmp_path / "m.npz")
+    back = olkit.load(tmp_path / "m.npz")
+    clf.partial_fit(X[4:], y[4:])
+    back.partial_fit(X[4:], y[4:])
+    assert back.stage_ == 2
+    np.testing.assert_array_equal(back.decision_function(probes), clf.decision_function(probes))
+    whole = learner("nogd", {"B": BUDGET, "k": 3}, average=2).fit(X, y)
+    assert_close(whole.decision_function(probes), clf.decision_function(probes))

@@ -33,7 +33,7 @@ from ..kernel.engine import relevant_pair
 from ..kernel.multiclass import set_direction
 from ..kernel.stream import BINARY, MULTICLASS
 from ..kernel.support_set import N
-from ..kernel.sv_edit import sv_append, sv_remove, sv_scale
+from ..kernel.sv_edit import set_coef, sv_append, sv_remove, sv_scale
 
 BUDGET = Interval(2, None, integer=True)
 """A budget B ≥ 2 (removal rules need B − 1 ≥ 1 other SVs)."""
@@ -96,7 +96,7 @@ def append_direction(sv, s, t, kself, y, r, c, v):
     """Store x_t as a new SV with the row v·D_t and return its slot (``sv.krow`` holds its kernel row)."""
     if c < 0:
         j = sv_append(sv, s, t, kself, y)
-        sv.coef[j, 0] = v * y
+        set_coef(sv, j, 0, v * y)  # recorded at once in the averaged model (sv_edit.set_coef)
         return j
     j = sv_append(sv, s, t, kself, float(r))
     set_direction(sv, j, r, c, v)

@@ -329,6 +329,7 @@ class DUOLBudget(BudgetLearner):
     _update_gate = staticmethod(duol_gate)
     _update_gate_multi = staticmethod(mduol_gate)
     _gram = "cache"
+    _average_writes = "written"  # DUOL's writes (set_coef: the new SV's and b's); a removal takes P_r with it
     _kernel_data: ClassVar[tuple[str, ...]] = _DATA
     _parameter_constraints = {
         "B": [BUDGET],

@@ -252,6 +252,11 @@ class FOGDParams(NamedTuple):
 FOGDState = namedtuple("FOGDState", ["prm", "cnt", "U", "W"])
 """The model: parameters [η, feature scale, max|U|], running counters, directions U (d × D), weights W (K' × 2D)."""
 
+FOGDAveragedState = namedtuple("FOGDAveragedState", ["prm", "cnt", "U", "W", "P", "avg"])
+"""The model of FOGD with ``average`` (docs/algorithms/fogd.md#averaging): FOGDState's fields, the sums P (the shape
+of W) and avg = [q, N], with Σ over the averaged rounds of W_t = P + q·W. A learner without ``average`` keeps a
+FOGDState (and model files written before FOGD averaged still load)."""
+
 FeatureStream = namedtuple("FeatureStream", ["dense", "Xd", "indptr", "idx", "val", "y", "p", "z", "nzk", "nzx", "sw"])
 """A validated stream for the compiled loop: dense rows ``Xd`` or CSR (indptr, idx, val), labels in the
 learner's coding (binary ±1, multiclass index), and work vectors p (D), z (2D) and a dense row's non-zeros
@@ -275,6 +280,51 @@ def fogd_block(st, s, order, start, stop, scores, mistakes):
     st.cnt[SEEN] += stop - start
     st.cnt[MISTAKES] += n_mistakes
     st.cnt[UPDATES] += n_updates
+
+
+@njit
+def fogd_block_averaged(st, s, order, start, stop, scores, mistakes, average_start):
+    """:func:`fogd_block` keeping the averaged model (docs/algorithms/fogd.md#averaging): a step δ of W sets
+    P ← P − q·δ (O(2D), as the step), then a round from the ``average_start``-th example on counts: q += 1, N += 1."""
+    eta, scale, umax = st.prm.eta, st.prm.scale, st.prm.umax
+    n_mistakes = n_updates = 0
+    seen = st.cnt[SEEN]
+    for pos in range(start, stop):
+        t = order[pos]
+        norm1 = project_row(st.U, s.dense, s.Xd, s.indptr, s.idx, s.val, t, s.p, s.nzk, s.nzx)
+        fourier_map(s.p, scale, s.z, norm1 * umax)
+        a = eta * s.sw[t]  # the step of weight s_t, as fogd_block's
+        mistake, updated = hinge_ogd_round(st.W, s.z, s.y[t], a, scores[pos])
+        q = st.avg[0]
+        if updated and q != 0.0:  # the step's change, with the round's q (the round has not counted yet)
+            _record_step(st.P, s.z, s.y[t], a * q, scores[pos])
+        seen += 1
+        if seen >= average_start:
+            st.avg[0] = q + 1.0
+            st.avg[1] += 1.0
+        mistakes[pos] = mistake
+        n_mistakes += mistake
+        n_updates += updated
+    st.cnt[SEEN] += stop - start
+    st.cnt[MISTAKES] += n_mistakes
+    st.cnt[UPDATES] += n_updates
+
+
+@njit_helper
+def _record_step(P, z, yt, aq, F):
+    """P −= q·δ for the step δ :func:`hinge_ogd_round` just took (aq = η s_t q; F: the round's scores, from which
+    the multiclass rule's pair (y, s) is read again, the same way)."""
+    K = P.shape[0]
+    if K == 1:
+        add_scaled(P[0], -(aq * yt), z)
+        return
+    y = int(yt)
+    s = 1 if y == 0 else 0
+    for o in range(K):
+        if o != y and F[o] > F[s]:
+            s = o
+    add_scaled(P[y], -aq, z)
+    add_scaled(P[s], aq, z)
 
 
 @njit
@@ -472,12 +522,35 @@ class FOGD(OnlineClassifier):
             )
         U = (np.random.default_rng(int(self.seed)).standard_normal((d, D)) / float(self.sigma)).astype(np.float32)
         umax = float(np.max(np.abs(U))) if U.size else 0.0
-        self.state_ = FOGDState(
+        state = FOGDState(
             rule_params(FOGDParams, eta=self.eta, scale=self._feature_scale(), umax=umax),
             np.zeros(N_COUNTERS, np.int64),
             U,
             np.zeros((K, 2 * D + bool(self.fit_intercept))),
         )
+        if self._average_start() > 0:  # docs/algorithms/fogd.md#averaging
+            state = FOGDAveragedState(*state, np.zeros_like(state.W), np.zeros(2))
+        self.state_ = state
+
+    def _averages(self):
+        """FOGD keeps an averaged model of its weights W (docs/algorithms/fogd.md#averaging)."""
+        return True
+
+    def _check_state(self):
+        """The averaged model's counts: N a count of rounds no larger than the rounds seen, q = N (no lazy scale)."""
+        st = self.state_
+        if isinstance(st, FOGDAveragedState):
+            q, rounds = st.avg
+            if not (rounds == int(rounds) and 0 <= rounds <= st.cnt[SEEN] and q == rounds):
+                raise ValueError(f"state_.avg: q = {q}, N = {rounds} is not a count of the rounds seen")
+
+    def _weights(self):
+        """The weights ``predict``, ``decision_function`` and ``coef_`` use: with ``average``, the averaged model
+        (P + q·W)/N once a round is averaged (docs/algorithms/fogd.md#averaging); else W."""
+        st = self.state_
+        if isinstance(st, FOGDAveragedState) and st.avg[1] > 0:
+            return (st.P + st.avg[0] * st.W) / st.avg[1]
+        return st.W
 
     # ---- the protocol's hooks ----------------------------------------------------------------------
     def _engine_input(self, X):
@@ -489,13 +562,16 @@ class FOGD(OnlineClassifier):
         return feature_stream(X, y_internal, int(self.D), self._intercept_constant(), weights)
 
     def _learn_block(self, stream, X, order, start, stop, scores, mistakes):
-        fogd_block(self.state_, stream, order, start, stop, scores, mistakes)
+        if isinstance(self.state_, FOGDAveragedState):
+            fogd_block_averaged(self.state_, stream, order, start, stop, scores, mistakes, self._average_start())
+        else:
+            fogd_block(self.state_, stream, order, start, stop, scores, mistakes)
 
     def _warm_up(self, X, y_internal):
         """Load (or compile) the compiled loop before any timing starts (runs no example)."""
-        fogd_block(
-            self.state_,
+        self._learn_block(
             self._make_stream(X, y_internal),
+            X,
             np.zeros(1, np.int64),
             0,
             0,
@@ -504,10 +580,10 @@ class FOGD(OnlineClassifier):
         )
 
     def _decision(self, X):
-        scores = np.empty((X.shape[0], self.state_.W.shape[0]))
-        fogd_scores(
-            self.state_, feature_stream(X, np.zeros(X.shape[0]), int(self.D), self._intercept_constant()), scores
-        )
+        st = self.state_
+        model = FOGDState(st.prm, st.cnt, st.U, self._weights())  # the averaged weights with ``average``
+        scores = np.empty((X.shape[0], st.W.shape[0]))
+        fogd_scores(model, feature_stream(X, np.zeros(X.shape[0]), int(self.D), self._intercept_constant()), scores)
         if scores.shape[1] == 1:
             return scores[:, 0]
         if len(self.classes_) == 2:
@@ -535,13 +611,14 @@ class FOGD(OnlineClassifier):
 
     @property
     def coef_(self):
-        """The weights of the 2D random features, one row per output (without the constant feature's)."""
+        """The weights of the 2D random features, one row per output (without the constant feature's); with
+        ``average``, the averaged model's."""
         self._check_fitted()
-        return self.state_.W[:, : 2 * int(self.D)].copy()
+        return self._weights()[:, : 2 * int(self.D)].copy()
 
     @property
     def intercept_(self):
         """The bias b = c·w_c of ``fit_intercept`` (zeros without it), one per output."""
         self._check_fitted()
-        W = self.state_.W
+        W = self._weights()
         return self._intercept_constant() * W[:, -1] if self.fit_intercept else np.zeros(W.shape[0])

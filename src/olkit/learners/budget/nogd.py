@@ -69,6 +69,12 @@ NOGDState = namedtuple("NOGDState", ["prm", "fst", "cnt", "rng", "M", "W", "phi"
 map M = Λ_k^{−1/2}V_kᵀ (k × B, rows beyond the kept rank are 0), the stage-2 weights W (K' × k) and the
 current φ(x_t) (k)."""
 
+NOGDAveragedState = namedtuple("NOGDAveragedState", ["prm", "fst", "cnt", "rng", "M", "W", "phi", "P2", "qs"])
+"""NOGD's state with ``average`` (docs/algorithms/nogd.md#averaging): NOGDState's fields, the stage-2 sums P2 (the shape
+of W: Σ over the averaged stage-2 rounds of W_t = P2 + q₂·W, q₂ = q − q_s) and qs = [q_s], the support set's q when
+the switch happened (the stage-1 sum is then P + q_s·A for good). Without ``average`` the state is a NOGDState
+(model files written before NOGD averaged still load)."""
+
 
 class NOGDParams(NamedTuple):
     """Parameters of NOGD."""
@@ -220,6 +226,28 @@ def nogd_update(sv, st, s, t, kself, y, f, mistake):
         add_scaled(st.W[r], eta, st.phi)
         add_scaled(st.W[c], -eta, st.phi)
     return True
+
+
+@njit_helper
+def nogd_update_averaged(sv, st, s, t, kself, y, f, mistake):
+    """:func:`nogd_update` keeping the stage-2 part of the averaged model (docs/algorithms/nogd.md#averaging): the
+    switching round records q_s (the stage-1 sum P + q_s·A stops growing), and a stage-2 change δ of W sets
+    P2 ← P2 − q₂·δ (q₂ = q − q_s, the averaged stage-2 rounds before this one), O(K'·k) per update. Stage 1 is
+    recorded by the support set's own bookkeeping (the rule only appends)."""
+    if st.fst[STAGE] == 0.0 and sv.meta[N] < st.prm.B:
+        return nogd_update(sv, st, s, t, kself, y, f, mistake)
+    if st.fst[STAGE] == 0.0:  # this round switches if it updates; before it, q rounds of stage 1 were averaged
+        st.qs[0] = sv.avg[0]
+    q2 = sv.avg[0] - st.qs[0]
+    old = st.W.copy() if q2 != 0.0 else st.W[:0]
+    updated = nogd_update(sv, st, s, t, kself, y, f, mistake)
+    if updated and q2 != 0.0:
+        W, P2 = st.W, st.P2
+        for o in range(W.shape[0]):
+            for q in range(W.shape[1]):
+                if W[o, q] != old[o, q]:
+                    P2[o, q] -= q2 * (W[o, q] - old[o, q])
+    return updated
 
 
 _COMPAT_RULES = {
@@ -387,15 +415,40 @@ class NOGD(BudgetLearner):
     def _max_support(self):
         return int(self.B)
 
+    _average_writes = "appended"  # stage 1 sets only the SV it appends; stage 2 is recorded by the rule
+
     def _averages(self):
-        """No averaged model yet: after the transition the model is the weight matrix W on the Nyström features,
-        whose average the support set's bookkeeping does not cover."""
-        return False
+        """The mean of the per-round models across the switch, as a kernel expansion on the B SVs
+        (docs/algorithms/nogd.md#averaging); not under compat="ahp-r" (its switching round scores x_t twice)."""
+        return self.compat != "ahp-r" and super()._averages()
 
     def _new_state(self, X):
         super()._new_state(X)
         k, B = self._rank(), int(self.B)
-        self.state_ = NOGDState(*self.state_, np.zeros((k, B)), np.zeros((self._n_outputs(), k)), np.zeros(k))
+        state = NOGDState(*self.state_, np.zeros((k, B)), np.zeros((self._n_outputs(), k)), np.zeros(k))
+        if self.support_.averaged:
+            state = NOGDAveragedState(*state, np.zeros_like(state.W), np.zeros(1))
+        self.state_ = state
+
+    def _update_rule(self):
+        rule = super()._update_rule()
+        if isinstance(self.state_, NOGDAveragedState):
+            assert rule is nogd_update, "NOGD averages the default rule only"
+            return nogd_update_averaged
+        return rule
+
+    def _model_coef(self):
+        """With ``average`` after the switch: the mean of the per-round models as coefficients on the B SVs,
+        ā = (P + q_s·A + Mᵀ(P2 + q₂·W)ᵀ)/N (docs/algorithms/nogd.md#averaging); else the kernel learners' own."""
+        st, sv = self.state_, self.support_
+        if not (isinstance(st, NOGDAveragedState) and st.fst[STAGE] and sv.avg[1] > 0):
+            return super()._model_coef()
+        n = sv.n
+        q, rounds = sv.avg
+        qs = st.qs[0]
+        stage1 = sv.avg_sum[:n] + qs * sv.coef[:n]
+        stage2 = st.M[:, :n].T @ (st.P2 + (q - qs) * st.W).T
+        return (stage1 + stage2) / rounds
 
     def _check_state(self):
         """The stage flag, the kept rank (a loop bound over the rows of M) and the transition-round flag
@@ -404,6 +457,10 @@ class NOGD(BudgetLearner):
         stage, rank, late = fst[STAGE], fst[RANK], fst[LATE_MISTAKE]
         if stage not in (0.0, 1.0) or rank != int(rank) or not 0 <= rank <= k or late != 0.0:
             raise ValueError(f"state_.fst: stage {stage}, rank {rank} (0..{k}) or transition flag {late} out of range")
+        if isinstance(self.state_, NOGDAveragedState):
+            qs, q = self.state_.qs[0], self.support_.avg[0]
+            if not (qs == int(qs) and 0 <= qs <= q and (stage or qs == 0)):
+                raise ValueError(f"state_.qs: {qs} is not the count of averaged rounds (0..{q}) before the switch")
 
     @property
     def stage_(self):
@@ -417,7 +474,7 @@ class NOGD(BudgetLearner):
         return self.state_.M[: int(self.state_.fst[RANK])].copy()
 
     def _scores_from_kernel(self, K, norms, kp):
-        if not self.state_.fst[STAGE]:
+        if not self.state_.fst[STAGE] or (isinstance(self.state_, NOGDAveragedState) and self.support_.avg[1] > 0):
             return super()._scores_from_kernel(K, norms, kp)
         return (K @ self.state_.M.T) @ self.state_.W.T
 

@@ -87,6 +87,7 @@ class RBP(BudgetLearner):
     """
 
     _update = staticmethod(rbp_update)
+    _average_writes = "written"  # only the SV it appends, after any removal (append_direction writes via set_coef)
     _update_gate = staticmethod(mistake_gate)
     _kernel_compat = ("none", "dogma")
     _compat_rules = {

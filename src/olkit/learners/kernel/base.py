@@ -89,7 +89,9 @@ class KernelLearner(PrimalHooks, OnlineClassifier):
     _average_writes: ClassVar[str] = "all"
     """Which coefficients the rules write in a round, for the averaged model's bookkeeping
     (docs/algorithms/options.md#kernel-learners): "appended" (only those of the SVs appended in the
-    round: O(1) a round) or "all" (any SV's: every row is compared with the last one seen, O(#SV·K) a round)."""
+    round: O(1) a round), "written" (the rule writes every coefficient it changes through
+    :func:`~olkit.learners.kernel.sv_edit.set_coef`, which records the change at once: O(1) a round, O(K) a
+    write) or "all" (any SV's: every row is compared with the last one seen, O(#SV·K) a round)."""
 
     _parameter_constraints = {
         "kernel": [Options(("gaussian", "linear", "poly"))],
@@ -320,7 +322,7 @@ class KernelLearner(PrimalHooks, OnlineClassifier):
 
     def _loop(self):
         from .engine import block_loop, every_round, no_score_hook
-        from .sv_edit import average_all, average_appended, no_average
+        from .sv_edit import average_all, average_appended, average_written, no_average
 
         rule = self._update_rule()
         if rule is self._update:
@@ -331,7 +333,7 @@ class KernelLearner(PrimalHooks, OnlineClassifier):
             gate = None
         average = no_average
         if self.support_.averaged:
-            average = average_appended if self._average_writes == "appended" else average_all
+            average = {"appended": average_appended, "written": average_written}.get(self._average_writes, average_all)
         return block_loop(rule, self._score_hook or no_score_hook, self._mistake_tests(), gate or every_round, average)
 
     def _update_rule(self):

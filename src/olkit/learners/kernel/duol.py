@@ -67,7 +67,7 @@ from .members import list_members
 from .multiclass import h_dot, set_direction
 from .pa import paper_C
 from .support_set import N
-from .sv_edit import sv_append
+from .sv_edit import set_coef, sv_append
 
 EXACT, APPR, ITER, RAND = 0, 1, 2, 3
 JMLR, NIPS2009 = 0, 1
@@ -267,14 +267,14 @@ def _binary_step(sv, st, s, t, kself, y, f, mistake, loss, b, w_min):
     sv.F[j] = y * f
     if not double:
         gamma = min2(C, 1.0) if variant == NIPS2009 else min2(C, loss / kself)  # PA-I step
-        sv.coef[j, 0] = gamma * y
+        set_coef(sv, j, 0, gamma * y)
         for i in range(j + 1):
             sv.F[i] += sv.y[i] * y * gamma * krow[i]
         return True
     st.cnt[D_DOUBLE] += 1
     ga, d = solve_double(solver, variant, loss, 1.0 - Fb, kself, sv.kself[b], w_ab, C, gb_hat, rho, 1.0, st, Cb)
-    sv.coef[j, 0] = ga * y
-    sv.coef[b, 0] = (gb_hat + d) * yb
+    set_coef(sv, j, 0, ga * y)
+    set_coef(sv, b, 0, (gb_hat + d) * yb)
     load_gram_row(sv, b, s)
     for i in range(j + 1):
         sv.F[i] += sv.y[i] * (y * ga * krow[i] + yb * d * sv.grow[i])
@@ -387,6 +387,7 @@ class _DUOLBase(KernelLearner):
     _update_gate_multi = staticmethod(mduol_gate)
     _gram = "bounded"
     _member_lists = True
+    _average_writes = "written"  # every coefficient write goes through set_coef: the new SV's and b's
     _solver = EXACT
     _kernel_data: ClassVar[tuple[str, ...]] = ("binary", "multiclass", "multilabel")
     _parameter_constraints = {

@@ -6,6 +6,7 @@ A multiclass round has a worst relevant class r_t and a best irrelevant class s_
 """
 
 from ..._compile import njit_inline
+from .sv_edit import set_coef
 
 
 @njit_inline
@@ -30,5 +31,5 @@ def set_direction(sv, j, r, s, gamma):
     sv.hr[j] = r
     sv.hs[j] = s
     sv.hw[j] = gamma
-    sv.coef[j, r] = gamma
-    sv.coef[j, s] = -gamma
+    set_coef(sv, j, r, gamma)  # the averaged model sees the change at once (sv_edit.set_coef)
+    set_coef(sv, j, s, -gamma)

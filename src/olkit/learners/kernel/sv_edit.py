@@ -1,8 +1,9 @@
 """Edits of a support set by compiled code: adding an SV (a stream row, :func:`sv_append`, or a point that
 is not one, e.g. a merged or projected SV, :func:`sv_append_point`), scaling every coefficient
 (:func:`sv_scale`), and removing one SV (:func:`sv_remove`), a set of them (:func:`sv_remove_set`) or all
-(:func:`sv_clear`); and the bookkeeping of the averaged model after a round (:func:`average_all`,
-:func:`average_appended`).
+(:func:`sv_clear`); and the bookkeeping of the averaged model: a coefficient written with its change recorded at
+once (:func:`set_coef`), and the step after a round (:func:`average_all`, :func:`average_appended`,
+:func:`average_written`).
 
 Removal is O(1) in the number of SVs moved (:func:`sv_remove`): the last SV moves into the freed slot
 (two moves when the freed slot is covered by the block product: the last covered SV fills it, and the
@@ -315,6 +316,23 @@ def _compact_matrix(M, newpos, n):
 # keeps a lazy global scale of its coefficients: every scaling is written into A, and seen as a change). A new
 # SV enters with P_i = 0 and last 0, so its first coefficient A_i gives P_i = −q·A_i; a removed SV takes its P_i
 # with it. The averaged model is f̄ = Σ_i (P_i + q·A_i)/N κ(x_i, ·).
+#
+# A rule may instead record a change when it makes it (:func:`set_coef`, O(1) a coefficient): P_i −= q·δ with the
+# same q (the round has not counted yet) and ``last`` follows the write, so a row comparison later finds nothing
+# more; with every write of a rule recorded so, its step only counts the round (:func:`average_written`, O(1)).
+
+
+@njit_inline
+def set_coef(sv, i, c, value):
+    """A_i[c] ← value, the change recorded in the averaged model's sums at once: P_i[c] −= q·(value − A_i[c])
+    (docs/algorithms/options.md#kernel-learners). Without ``average`` it is the plain store (the arrays are empty,
+    as in :func:`_new_slot`). Before the first averaged round q = 0 and P stays (no 0·∞ = NaN)."""
+    if sv.avg_sum.shape[0]:
+        q = sv.avg[0]
+        if q != 0.0:
+            sv.avg_sum[i, c] -= q * (value - sv.coef[i, c])
+        sv.avg_last[i, c] = value
+    sv.coef[i, c] = value
 
 
 @njit_inline
@@ -353,3 +371,14 @@ def average_appended(sv, n0, seen, start):
     n0.. , n0 = #SV before the round): O(1) a round, O(K) per new SV. An SV appended before the averaging starts
     keeps its coefficients, P_i = 0 gives its sum q·A_i."""
     _average_rows(sv, n0, seen, start)
+
+
+@njit_inline
+def average_written(sv, n0, seen, start):
+    """The averaging step of a rule that writes every coefficient it changes through :func:`set_coef` (the DUOL
+    family: the new SV and the auxiliary SV b, O(K) each): the changes are already in the sums, the step only
+    counts the round, O(1)."""
+    if seen < start:
+        return
+    sv.avg[0] += 1.0
+    sv.avg[1] += 1.0
