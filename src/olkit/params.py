@@ -124,7 +124,7 @@ class InstanceOf:
 @dataclass(frozen=True)
 class ClassWeights:
     """``class_weight`` (scikit-learn's): None, "balanced", or a dict {label: weight} of finite weights >= 0
-    (which labels are classes is checked with the data, :func:`olkit.weights.class_weights`)."""
+    (which labels are classes is checked with the data, ``olkit.weights.class_weights``)."""
 
     def accepts(self, value):
         if value is None or (isinstance(value, str) and value == "balanced"):

@@ -101,7 +101,7 @@ def run_online(learner, X, y_internal, order, weights=None):
 
     Returns (scores, mistakes): the score f_t(x_t) before each update and a 0/1 mistake flag, in stream
     order. ``y_internal`` holds labels in the learner's internal coding; ``weights`` the weight of each row of
-    X (:func:`olkit.weights.example_weights`; None: all 1).
+    X (``olkit.weights.example_weights``; None: all 1).
     """
     if weights is None:
         weights = np.ones(X.shape[0])
