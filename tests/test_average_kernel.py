@@ -240,6 +240,18 @@ def test_chunks_equal_one_pass(name, params, kind):
     np.testing.assert_array_equal(chunks.support_.avg, whole.support_.avg)
 
 
+def assert_reload_continues(clf, X_rest, y_rest, probes, tmp_path):
+    """Saved and loaded, the model predicts as ``clf`` does, and both continued on the rest of the stream still
+    agree bit for bit (the average included). Returns the loaded model."""
+    olkit.save(clf, tmp_path / "m.npz")
+    back = olkit.load(tmp_path / "m.npz")
+    np.testing.assert_array_equal(back.decision_function(probes), clf.decision_function(probes))
+    clf.partial_fit(X_rest, y_rest)
+    back.partial_fit(X_rest, y_rest)
+    np.testing.assert_array_equal(back.decision_function(probes), clf.decision_function(probes))
+    return back
+
+
 @pytest.mark.parametrize(
     "name, params",
     [("pa1", {}), ("duol", {}), ("bogd", {"B": BUDGET}), ("duol-budget", {"B": BUDGET}), ("nogd", {"B": BUDGET})],
@@ -247,12 +259,7 @@ def test_chunks_equal_one_pass(name, params, kind):
 def test_save_load_keeps_the_average(name, params, tmp_path):
     X, y, probes = stream("multiclass", seed=2)
     clf = learner(name, params, average=True).fit(X[:30], y[:30])
-    olkit.save(clf, tmp_path / "m.npz")
-    back = olkit.load(tmp_path / "m.npz")
-    np.testing.assert_array_equal(back.decision_function(probes), clf.decision_function(probes))
-    clf.partial_fit(X[30:], y[30:])
-    back.partial_fit(X[30:], y[30:])
-    np.testing.assert_array_equal(back.decision_function(probes), clf.decision_function(probes))
+    assert_reload_continues(clf, X[30:], y[30:], probes, tmp_path)
 
 
 def test_damaged_average_is_refused(tmp_path):
@@ -351,12 +358,7 @@ def test_fogd_save_load_keeps_the_average(tmp_path):
 
     X, y, probes = stream("multiclass", seed=6)
     clf = fogd(average=3).fit(X[:30], y[:30])
-    olkit.save(clf, tmp_path / "m.npz")
-    back = olkit.load(tmp_path / "m.npz")
-    np.testing.assert_array_equal(back.decision_function(probes), clf.decision_function(probes))
-    clf.partial_fit(X[30:], y[30:])
-    back.partial_fit(X[30:], y[30:])
-    np.testing.assert_array_equal(back.decision_function(probes), clf.decision_function(probes))
+    assert_reload_continues(clf, X[30:], y[30:], probes, tmp_path)
     bad = tamper(tmp_path / "m.npz", tmp_path / "bad.npz", {"state_.avg": setitem(1, 2.5)})
     with pytest.raises(ValueError, match=r"state_\.avg"):
         olkit.load(bad)
@@ -373,11 +375,7 @@ def test_nogd_save_load_mid_stream_across_the_switch(tmp_path):
     X, y, probes = stream("binary", seed=7)
     clf = learner("nogd", {"B": BUDGET, "k": 3}, average=2).fit(X[:4], y[:4])
     assert clf.stage_ == 1
-    olkit.save(clf, tmp_path / "m.npz")
-    back = olkit.load(tmp_path / "m.npz")
-    clf.partial_fit(X[4:], y[4:])
-    back.partial_fit(X[4:], y[4:])
+    back = assert_reload_continues(clf, X[4:], y[4:], probes, tmp_path)
     assert back.stage_ == 2
-    np.testing.assert_array_equal(back.decision_function(probes), clf.decision_function(probes))
     whole = learner("nogd", {"B": BUDGET, "k": 3}, average=2).fit(X, y)
     assert_close(whole.decision_function(probes), clf.decision_function(probes))

@@ -24,6 +24,7 @@ import pytest
 import olkit
 from fuzzing import checks as fuzz
 from helpers import CW_1E6, CW_1E6_Y, SCW2_1E13, SCW2_1E13_Y
+from olkit.base import EPS as GUARD
 from olkit.learners.linear.base import phi_of
 from olkit.learners.linear.cw import (
     CANCELLED,
@@ -32,9 +33,10 @@ from olkit.learners.linear.cw import (
     cw_alpha_stable,
     cw_covariance_step,
     cw_inverse_constant_stable,
+    cw_step,
 )
 from olkit.learners.linear.cw_var import cw_var_alpha_stable, cw_var_step
-from olkit.learners.linear.engine import _full_cov_step
+from olkit.learners.linear.engine import TRIGGERED_NO_STEP, _full_cov_step
 from olkit.learners.linear.nherd import NHERDParams, nherd_step
 from olkit.learners.linear.scw import scw2_alpha, scw2_alpha_stable
 
@@ -323,7 +325,7 @@ def test_cw_var_alpha_is_the_formula_unless_it_overflows():
     for r in _margins(rng, 300):
         v = 10.0 ** rng.uniform(-6, 12)
         phi = phi_of(rng.choice(ETAS))
-        prm = CWParams(phi)
+        prm = CWParams(phi, GUARD)
         m = r * phi * v
         step = cw_var_step(prm, fst, m, v, 0.0, True, 1.0)
         triggered, alpha, beta, c = step.triggered, step.alpha, step.beta, step.c
@@ -332,7 +334,7 @@ def test_cw_var_alpha_is_the_formula_unless_it_overflows():
             assert triggered and alpha == formula and c == 2.0 * alpha * phi and beta == c / (1.0 + c * v)
     # b = 1 + 2φm beyond 1e154: b² overflows and the formula is inf or NaN; the rule gives the exact value
     phi = phi_of(0.7)
-    prm = CWParams(phi)
+    prm = CWParams(phi, GUARD)
     for m, v in ((-1e160, 1.0), (-1e200, 1e-6), (-1e250, 1e100)):
         assert not math.isfinite(cw_var_alpha_formula(phi, m, v))
         alpha = cw_var_step(prm, fst, m, v, 0.0, True, 1.0).alpha
@@ -708,3 +710,24 @@ def test_romma_tracked_norm_is_the_exact_sum_of_squares(name, params, seed):
     tracked = Fraction(float(fst[NORM_HI])) + Fraction(float(fst[NORM_LO]))
     assert exact > 0
     assert abs(tracked - exact) <= Fraction(1, 10**20) * exact
+
+
+def test_cw_steps_on_a_tiny_diagonal_variance_and_refuses_an_unrepresentable_step():
+    """cw.md#degenerate-rounds: with a diagonal Σ (v_floor = 0) CW and CW-var step on every v > 0, and the step
+    αv keeps the size of the margin however small v is; with a full Σ (v_floor = GUARD = 1e-12) v ≤ 1e-12 takes no step;
+    near underflow, where α or c overflow float64, the round triggers without a step (no inf or NaN)."""
+    fst = np.zeros(6)
+    phi = phi_of(0.7)
+    for step_rule in (cw_step, cw_var_step):
+        for v in (1e-13, 1e-40, 1e-100):
+            m = -0.5  # a mistake by half a unit on a direction with almost no variance left
+            diagonal = step_rule(CWParams(phi, 0.0), fst, m, v, 0.0, True, 1.0)
+            assert diagonal.triggered and diagonal.alpha > 0.0
+            assert 0.1 < diagonal.alpha * v < 10.0  # the move of the margin, αv, stays O(|m|)
+            assert all(math.isfinite(z) for z in diagonal)
+            full = step_rule(CWParams(phi, GUARD), fst, m, v, 0.0, True, 1.0)
+            assert full == TRIGGERED_NO_STEP
+        for v in (1e-310, 5e-324):  # α ≈ |m|/v or c ≈ α² beyond float64
+            step = step_rule(CWParams(phi, 0.0), fst, -0.5, v, 0.0, True, 1.0)
+            assert step == TRIGGERED_NO_STEP or all(math.isfinite(z) for z in step)
+        assert step_rule(CWParams(phi, 0.0), fst, -0.5, 0.0, 0.0, True, 1.0) == TRIGGERED_NO_STEP

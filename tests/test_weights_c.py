@@ -55,7 +55,7 @@ def test_duol_weighted_matches_reference(name, solver, params, seed):
     p = dict(params)
     variant = p.pop("variant", "jmlr")
     kw = {"variant": variant} if name == "duol" else {}
-    ref = duol(X, y, solver=solver, sigma=SIGMA, weights=w, variant=variant, **p)
+    ref = duol(X, y, solver=solver, sigma=SIGMA, sample_weight=w, variant=variant, **p)
     clf = olkit.make(name, sigma=SIGMA, **kw, **p)
     res = olkit.evaluate_online(clf, X, y, sample_weight=w)
     flags = (np.where(ref.scores >= 0, 1, -1) != y).astype(int)
@@ -88,7 +88,7 @@ def test_budget_weighted_matches_reference(name, params, kind, seed):
         K = 3 + seed % 3
         X, y = stream(seed, K=K)
     w = random_weights(seed, len(y))
-    ref = run_reference(name, X, y, sigma=SIGMA, K=K, weights=w, **params)
+    ref = run_reference(name, X, y, sigma=SIGMA, K=K, sample_weight=w, **params)
     clf = olkit.make(name, sigma=SIGMA, **params)
     res = olkit.evaluate_online(clf, X, y, sample_weight=w)
     _check(res, ref.flags, ref.scores)
@@ -177,7 +177,7 @@ def test_duol_budget_weighted_matches_reference(params, seed):
     removals unchanged (a removed SV takes its bound with it)."""
     X, y = stream(300 + seed, K=2)
     w = random_weights(seed, len(y))
-    ref = duol_budget_reference(X, y, sigma=SIGMA, weights=w, **params)
+    ref = duol_budget_reference(X, y, sigma=SIGMA, sample_weight=w, **params)
     clf = olkit.make("duol-budget", sigma=SIGMA, **params)
     res = olkit.evaluate_online(clf, X, y, sample_weight=w)
     _check_budget_run(clf, res, ref, f"{params} seed {seed}: ")
@@ -193,7 +193,7 @@ def test_duol_budget_multiclass_weighted_matches_reference(params, seed):
     else:
         X, y = stream(500 + seed, K=3 + seed % 3)
     w = random_weights(seed + 10, len(y))
-    ref = duol_budget_reference_multi(X, y, sigma=SIGMA, multilabel=seed < 0, weights=w, **params)
+    ref = duol_budget_reference_multi(X, y, sigma=SIGMA, multilabel=seed < 0, sample_weight=w, **params)
     clf = olkit.make("duol-budget", sigma=SIGMA, **params)
     res = olkit.evaluate_online(clf, X, y, sample_weight=w)
     _check_budget_run(clf, res, ref, f"{params} seed {seed}: ")
@@ -243,7 +243,7 @@ def test_nogd_weighted_matches_reference(case):
     if K == 2:
         y = np.where(y == 1, 1, -1)
     w = random_weights(seed + 30, len(y))
-    ref = nogd_reference(X, y, eta, B, max(1, round(0.2 * B)) if k is None else k, SIGMA, n_classes=K, weights=w)
+    ref = nogd_reference(X, y, eta, B, max(1, round(0.2 * B)) if k is None else k, SIGMA, n_classes=K, sample_weight=w)
     assert ref["transition"] > 0
     clf = olkit.make("nogd", B=B, k=k, eta=eta, sigma=SIGMA)
     res = olkit.evaluate_online(clf, X, y, sample_weight=w)
@@ -273,7 +273,7 @@ def test_pomdr_weighted_matches_reference(params, kind, seed):
     w = random_weights(seed + 40, len(y))
     if seed % 2 == 0:
         w[:3] = 0.0
-    ref = run_pomdr(X, y, sigma=SIGMA, K=K, weights=w, **params)
+    ref = run_pomdr(X, y, sigma=SIGMA, K=K, sample_weight=w, **params)
     clf = olkit.make("pomdr", sigma=SIGMA, **params)
     res = olkit.evaluate_online(clf, X, y, sample_weight=w)
     _check_budget_run(clf, res, ref, f"{params} {kind} seed {seed}: ")

@@ -2,7 +2,7 @@
 section Weights (docs/algorithms/options.md#weights).
 
 * Every learner with random weights (0, fractional, integer, large) against its weighted slow reference
-  (tests/reference/linear.py, ``weights=``): binary and multiclass, full and diagonal covariance, on streams with
+  (tests/reference/linear.py, ``sample_weight=``): binary and multiclass, full and diagonal covariance, on streams with
   duplicate rows. Asserted as tests/test_linear_reference.py: identical mistake flags, scores, coef_, covariance_
   and decision_function to 1e-9; #updates equal up to the triggers the reference finds decided by rounding (a
   duplicate row after an update whose constraint is active sits exactly on the trigger's boundary).
@@ -86,7 +86,7 @@ def test_weighted_matches_reference(name, params, kind, seed):
     order = np.random.default_rng(seed).permutation(len(y)) if seed % 2 else None
     clf = olkit.make(name, **params)
     res = olkit.evaluate_online(clf, X, y, order, sample_weight=s)
-    ref = run_linear_reference(name, X, y, order, weights=s, **params)
+    ref = run_linear_reference(name, X, y, order, sample_weight=s, **params)
     label = f"{name} {params} {kind} seed {seed}"
     assert_same_run(res, ref, clf, Xt, label, n_updates_slack=ref.events.get("near_ties", 0))
 

@@ -173,15 +173,15 @@ def _close(a, b, tol=1e-9):
 
 
 def run_reference(
-    name, X, y, *, sigma, K=None, seed=0, fit_intercept=False, intercept_scaling=1.0, weights=None, **params
+    name, X, y, *, sigma, K=None, seed=0, fit_intercept=False, intercept_scaling=1.0, sample_weight=None, **params
 ):
     """Run budgeted learner ``name`` (one of LEARNERS) over the stream X (dense), y.
 
     ``K=None``: binary, y ∈ {−1, +1}; otherwise multiclass with labels 0..K−1 (K ≥ 3).
     ``params``: the learner's parameters with olkit's names (unset → the defaults of the brief).
-    ``weights``: the example weights s_t (None: all 1); each page's section *Weights* (docs/algorithms/avp.md#weights
-    …): the step times s_t (AVP/Ahpatron λs_t, the Perceptrons' s_t, BOGD's ηs_t, the Projectron++ cap s_t, the
-    Forgetron's M += s_t); a weight-0 round is predicted and recorded, nothing else.
+    ``sample_weight``: the example weights s_t (None: all 1); each page's section *Weights*
+    (docs/algorithms/avp.md#weights …): the step times s_t (AVP/Ahpatron λs_t, the Perceptrons' s_t, BOGD's ηs_t,
+    the Projectron++ cap s_t, the Forgetron's M += s_t); a weight-0 round is predicted and recorded, nothing else.
     """
     if name not in LEARNERS:
         raise ValueError(name)
@@ -278,7 +278,7 @@ def run_reference(
             scores.append(F.copy())
         mistake = yhat != yt
         flags.append(int(mistake))
-        s_t = 1.0 if weights is None else float(weights[t])
+        s_t = 1.0 if sample_weight is None else float(sample_weight[t])
         lw = lam * s_t if name in ("avp", "ahpatron") else None
 
         if s_t == 0.0:

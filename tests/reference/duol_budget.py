@@ -23,7 +23,7 @@ Kernel values: the T×T table of ``reference.budget.gram`` (integer features: ex
 exact sums (``math.fsum``), as in ``reference.budget``. Asserted every round: |S| ≤ B; every cached margin equals
 y_i f(x_i) recomputed from the stored model (to 1e-9); 0 ≤ γ_i ≤ s_i C.
 
-Example weights (``weights``, None: all 1; docs/algorithms/duol.md#weights): the new example's box is [0, s_t C]
+Example weights (``sample_weight``, None: all 1; docs/algorithms/duol.md#weights): the new example's box is [0, s_t C]
 and every SV keeps its own example's box [0, s_i C], the auxiliary SV's included; a weight-0 round is predicted
 and recorded, nothing else (no update, no removal).
 """
@@ -51,7 +51,7 @@ def run_reference(
     removal="oldest",
     fit_intercept=False,
     intercept_scaling=1.0,
-    weights=None,
+    sample_weight=None,
 ):
     """Budgeted DUOL on the stream X (dense), y ∈ {−1, +1}; returns a :class:`reference.budget.BudgetRef`."""
     assert removal in REMOVALS
@@ -72,7 +72,7 @@ def run_reference(
         scores.append(f)
         mistake = (1 if f >= 0 else -1) != yt
         flags.append(int(mistake))
-        s_t = 1.0 if weights is None else float(weights[t])
+        s_t = 1.0 if sample_weight is None else float(sample_weight[t])
         Ct = C * s_t
         loss = 1.0 - yt * f
         if s_t == 0.0 or loss <= tol or kt <= 1e-12:
@@ -182,7 +182,7 @@ def run_reference_multi(
     multilabel=False,
     fit_intercept=False,
     intercept_scaling=1.0,
-    weights=None,
+    sample_weight=None,
 ):
     """Budgeted M-DUOL (docs/algorithms/duol-budget.md#multiclass) on the stream X (dense) with labels Y: class
     indices 0..K−1 (single-label) or an n×K 0/1 indicator matrix (``multilabel=True``).
@@ -201,7 +201,7 @@ def run_reference_multi(
 
     ties (within tol·|min|) to the oldest; before it every cached margin loses the removed term,
     F_i −= γ_r (H_r·H_i) κ(x_i, x_r). Asserted every round: |S| ≤ B, every F_i equals f(x_i)·H_i recomputed, the
-    scores sum to 0, 0 ≤ γ_i ≤ s_i C. ``weights`` as in :func:`run_reference` (boxes [0, s_t C], each SV its own).
+    scores sum to 0, 0 ≤ γ_i ≤ s_i C. ``sample_weight`` as in :func:`run_reference` (boxes [0, s_t C], each SV its own).
     """
     assert removal in REMOVALS
     X = np.asarray(X, float)
@@ -242,7 +242,7 @@ def run_reference_multi(
         if r < 0:
             continue
         kt = G[t, t]
-        s_t = 1.0 if weights is None else float(weights[t])
+        s_t = 1.0 if sample_weight is None else float(sample_weight[t])
         Ct = C * s_t
         loss = 1.0 - (f[r] - f[s])
         if s_t == 0.0 or loss <= tol or kt <= 1e-12:

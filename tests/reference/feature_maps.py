@@ -105,7 +105,7 @@ def predict_and_pair(F, yt, multiclass):
     return argmax_first(F) != y, F[y] - F[s], s
 
 
-def nogd(X, y, eta, B, k, sigma, n_classes=2, multiclass=None, floor=1e-12, offset=0.0, weights=None):
+def nogd(X, y, eta, B, k, sigma, n_classes=2, multiclass=None, floor=1e-12, offset=0.0, sample_weight=None):
     """Run NOGD (docs/algorithms/nogd.md#update-rule) over the stream (X, y) in row order.
 
     Stage 1: on m_t < 1 while |S| < B append x_t with the row ηD_t (binary ηy_t; multiclass +η at y_t, −η at
@@ -116,7 +116,7 @@ def nogd(X, y, eta, B, k, sigma, n_classes=2, multiclass=None, floor=1e-12, offs
     Returns dict(scores, mistakes, n_updates, n_sv, transition (1-based round, 0 if none), rank, W, M, SV,
     gap: (λ_k − λ_{k+1})/λ_max at the cut (inf if nothing is cut), kept_ratio: λ_min kept / λ_max).
 
-    ``weights`` (None: all 1): the example weights s_t of docs/algorithms/nogd.md#weights, the step η s_t in both
+    ``sample_weight`` (None: all 1): the example weights s_t of docs/algorithms/nogd.md#weights, the step η s_t in both
     stages (the row η s_t D_t, W += η s_t D_t φ(x_t)ᵀ); a weight-0 round is predicted and recorded, nothing else
     (it does not trigger the transition either).
     """
@@ -141,7 +141,7 @@ def nogd(X, y, eta, B, k, sigma, n_classes=2, multiclass=None, floor=1e-12, offs
             F = W @ phi
         scores[t] = F
         mistakes[t], m, s = predict_and_pair(F, float(y[t]) if not multiclass else int(y[t]), multiclass)
-        s_t = 1.0 if weights is None else float(weights[t])
+        s_t = 1.0 if sample_weight is None else float(sample_weight[t])
         if m >= 1 or s_t == 0.0:
             continue
         n_updates += 1

@@ -386,12 +386,12 @@ class SplitMix64:
 # ---------------------------------------------------------------------------------------------------------
 # duol.md and its variants. DUOL and its variants
 # ---------------------------------------------------------------------------------------------------------
-def duol(X, y, solver="exact", variant="jmlr", C=5.0, rho=None, tol=1e-9, seed=0, weights=None, **kernel):
+def duol(X, y, solver="exact", variant="jmlr", C=5.0, rho=None, tol=1e-9, seed=0, sample_weight=None, **kernel):
     """DUOL (duol.md), DUOL_appr (duol-appr.md), DUOL_iter (duol-iter.md), DUOL_rand (duol-rand.md), NIPS 2009 DUOL
     (duol.md end), counters (duol.md).
 
     ``solver``: "exact" | "appr" | "iter" | "rand"; ``variant``: "jmlr" | "nips2009" (with "exact").
-    ``weights``: the example weights s_t (None: all 1; docs/algorithms/duol.md#weights): the new example's box
+    ``sample_weight``: the example weights s_t (None: all 1; docs/algorithms/duol.md#weights): the new example's box
     [0, s_t C], the auxiliary SV's own [0, s_b C]; a weight-0 round is predicted and counted, nothing else.
     """
     C0 = C
@@ -416,7 +416,7 @@ def duol(X, y, solver="exact", variant="jmlr", C=5.0, rho=None, tol=1e-9, seed=0
         scores.append(f)
         mistake = predict_sign(f) != yt
         mistakes += mistake
-        s_t = 1.0 if weights is None else float(weights[t])
+        s_t = 1.0 if sample_weight is None else float(sample_weight[t])
         if s_t == 0.0:  # weight 0: predicted and counted, not learned
             continue
         C = C0 * s_t  # this round's box [0, s_t C]

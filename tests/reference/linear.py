@@ -232,8 +232,8 @@ def first_order(
 # ---------------------------------------------------------------------------------------------------------
 # SOP, docs/algorithms/sop.md (binary only)
 # ---------------------------------------------------------------------------------------------------------
-def sop(X, y_raw, order, a=1.0, covariance="full", compat="none", weights=None):
-    """``weights``: the weight s of each example (indexed like y_raw; None: all 1), sop.md#weights: the example
+def sop(X, y_raw, order, a=1.0, covariance="full", compat="none", sample_weight=None):
+    """``sample_weight``: the weight s of each example (indexed like y_raw; None: all 1), sop.md#weights: the example
     counts s times in v and A (v += s y x, A += s x xᵀ); weight 0 is predicted, not learned."""
     P = _Problem(y_raw)
     if not P.binary:
@@ -258,7 +258,7 @@ def sop(X, y_raw, order, a=1.0, covariance="full", compat="none", weights=None):
         mistake = y_hat != yt
         scores.append(f)
         flags.append(int(mistake))
-        s = 1.0 if weights is None else float(weights[ys[t]])
+        s = 1.0 if sample_weight is None else float(sample_weight[ys[t]])
         if s == 0.0:
             continue  # options.md#weights: predicted and counted, not learned
         v_old, A_old = v.copy(), A.copy()
@@ -305,9 +305,9 @@ def second_order(
     b=None,
     c=0.1,
     diagonal="project",
-    weights=None,
+    sample_weight=None,
 ):
-    """``weights``: the weight s of each example (indexed like y_raw; None: all 1), each page's section Weights:
+    """``sample_weight``: the weight s of each example (indexed like y_raw; None: all 1), each page's section Weights:
     CW, CW-var on/off; SCW-I/II and NHERD C → sC; AROW r → r/s, NAROW r_t → r_t/s; IELLIP's precision
     (1 − c)Σ⁻¹ + s c ggᵀ. Weight 0: predicted and counted, not learned (IELLIP's c still decays)."""
     P = _Problem(y_raw)
@@ -322,6 +322,9 @@ def second_order(
         psi = 1.0 + phi * phi / 2.0  # ψ = 1 + φ²/2
         zeta = 1.0 + phi * phi  # ζ = 1 + φ²
     c_t = c  # IELLIP: c_t = c·b^(t−1) at round t
+    # cw.md#degenerate-rounds: CW and CW-var step on every v > 0 with a diagonal Σ (v a sum of non-negative
+    # terms); a full Σ's v carries the rounding of its downdates, so there (and for the others) v ≤ 1e-12 is none
+    v_floor = 0.0 if name in ("cw", "cw-var") and not full else ZERO
     scores, flags = [], []
     upd_none = upd_libol = 0
     events = {"alpha_capped": 0, "near_ties": 0}
@@ -330,7 +333,7 @@ def second_order(
         score, mistake, yt, D, touched = P.round(mu, x, ys[t])
         scores.append(score)
         flags.append(int(mistake))
-        s = 1.0 if weights is None else float(weights[ys[t]])
+        s = 1.0 if sample_weight is None else float(sample_weight[ys[t]])
         if s == 0.0:  # options.md#weights: predicted and counted, not learned; a schedule by round moves on
             if name == "iellip":
                 c_t = c_t * b
@@ -350,16 +353,16 @@ def second_order(
             # cw-var.md: update iff m < φ v
             if m < phi * v:
                 fired = True
-                if v > ZERO:
+                if v > v_floor:
                     disc = (1.0 + 2.0 * phi * m) ** 2 - 8.0 * phi * (m - phi * v)
                     alpha = (-(1.0 + 2.0 * phi * m) + math.sqrt(max(disc, 0.0))) / (4.0 * phi * v)
-                    beta = 2.0 * alpha * phi / (1.0 + 2.0 * alpha * phi * v)
                     cdiag = 2.0 * alpha * phi
+                    beta = cdiag / (1.0 + cdiag * v)
         elif name in ("cw", "scw1", "scw2"):
             # cw.md / scw1.md / scw2.md: update iff ℓ^φ = φ√v − m > 0
             if phi * math.sqrt(max(v, 0.0)) - m > 0:
                 fired = True
-                if v > ZERO:
+                if v > v_floor:
                     if name == "scw2":
                         n = v + 1.0 / (2.0 * Cs)  # n = v + 1/(2C)
                         if compat == "libol":
@@ -382,12 +385,16 @@ def second_order(
                         if name == "scw1" and alpha > Cs:
                             alpha = Cs  # scw1.md: α = min{C, …}
                             events["alpha_capped"] += 1
-                    u = (
-                        0.25
-                        * (-alpha * v * phi + math.sqrt(max(alpha * alpha * v * v * phi * phi + 4.0 * v, 0.0))) ** 2
-                    )
-                    beta = alpha * phi / (math.sqrt(u) + v * alpha * phi)
-                    cdiag = alpha * phi / math.sqrt(u) if u > 0 else 0.0
+                    t_ = alpha * v * phi
+                    w_ = -t_ + math.sqrt(max(t_ * t_ + 4.0 * v, 0.0))  # √u = w/2, u = ¼(−αvφ + sqrt(…))²
+                    if math.isfinite(w_) and w_ >= 2.0**-20 * t_:
+                        u = 0.25 * w_**2
+                        beta = alpha * phi / (math.sqrt(u) + v * alpha * phi)
+                        cdiag = alpha * phi / math.sqrt(u) if u > 0 else 0.0
+                    else:  # w cancelled (cw.md, numerics): c = 2p(p + sqrt(p² + 1/v)), p = αφ/2; β = c/(1 + cv)
+                        p_ = 0.5 * alpha * phi
+                        cdiag = 2.0 * p_ * (p_ + math.hypot(p_, 1.0 / math.sqrt(v)))
+                        beta = cdiag / (1.0 + cdiag * v)
         elif name == "arow":
             # arow.md: update iff ℓ = 1 − m > 0; β = 1/(v + r), α = ℓβ; diagonal c = 1/r
             loss = max(0.0, 1.0 - m)
@@ -445,7 +452,9 @@ def second_order(
             c_t = c_t * b  # c decays after every round
         else:
             raise ValueError(name)
-        if name != "iellip" and fired and v > ZERO and (alpha != 0.0 or beta != 0.0):
+        if not all(math.isfinite(z) for z in (alpha, beta, cdiag)):  # cw.md#degenerate-rounds: not representable
+            alpha = beta = 0.0
+        if name != "iellip" and fired and v > v_floor and (alpha != 0.0 or beta != 0.0):
             mu = mu + alpha * SD  # μ_r += α Σ_r Δ_r (old Σ)
             for q in touched:
                 if full:

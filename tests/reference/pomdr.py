@@ -62,12 +62,12 @@ def resolve(T, B, B0=None, a=None):
     return B0, a
 
 
-def run_pomdr(X, y, *, sigma, K=None, U=25.0, B=600, B0=None, M=15, coe=0.1, a=None, T=None, weights=None):
+def run_pomdr(X, y, *, sigma, K=None, U=25.0, B=600, B0=None, M=15, coe=0.1, a=None, T=None, sample_weight=None):
     """POMDR over the stream X (dense), y. ``K=None``: binary, y ∈ {−1, +1}; otherwise multiclass with labels 0..K−1
     (K ≥ 2; K = 2 is the multiclass path on two classes, for the multiclass section's K = 2 claim). ``T``: the
     stream length the defaults of B0 and a are computed from (default len(y)).
 
-    ``weights`` (None: all 1): the example weights s_t of docs/algorithms/pomdr.md#weights. The step of a learned
+    ``sample_weight`` (None: all 1): the example weights s_t of docs/algorithms/pomdr.md#weights. The step of a learned
     round is λ_t s_t D_t (the first learned example's (U/√(3c_D)) s_t D_t), ‖f‖² updated with it; λ_t, Σδ and the
     hint stay built from unit directions. A weight-0 round is predicted and recorded, nothing else: no update, no
     window entry; "round 1" is the first learned example."""
@@ -150,7 +150,7 @@ def run_pomdr(X, y, *, sigma, K=None, U=25.0, B=600, B0=None, M=15, coe=0.1, a=N
         mt = float(D @ F)  # m_t (the model's own score)
         DH = float(D @ H)  # D_t·Ĥ(x_t)
 
-        s_t = 1.0 if weights is None else float(weights[t])
+        s_t = 1.0 if sample_weight is None else float(sample_weight[t])
         ls = lam * s_t  # the step λ_t s_t
         updated = False
         if s_t == 0.0:
@@ -255,7 +255,8 @@ def run_pomdr(X, y, *, sigma, K=None, U=25.0, B=600, B0=None, M=15, coe=0.1, a=N
         exact = S.norm2()
         assert _close(norm2, exact), (t, norm2, exact)
         # ‖f‖ ≤ U: round 1's ‖f‖ = U s_1 √(κ_1/3) (weight 1, κ = 1: U/√3) lies in the ball unless s_1 is large
-        assert math.sqrt(max(norm2, 0.0)) <= U * (1 + 1e-12) or not in_ball and (weights is not None), (t, norm2, U)
+        weighted = sample_weight is not None
+        assert math.sqrt(max(norm2, 0.0)) <= U * (1 + 1e-12) or not in_ball and weighted, (t, norm2, U)
         if phase_at_start == 1 and Kinv is not None:
             resid = np.abs(Kinv @ S.KS() - np.eye(S.n)).max()
             assert resid < 1e-6 * max(1.0, np.abs(Kinv).max()), (t, resid)

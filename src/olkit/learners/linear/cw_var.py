@@ -5,7 +5,6 @@ Slow reference: tests/reference/linear.py (``second_order``)."""
 import math
 
 from ..._compile import njit
-from ...base import EPS
 from ...params import CONFIDENCES
 from ...spec import register
 from .base import COVARIANCE_DOC
@@ -26,11 +25,14 @@ def cw_var_step(prm, fst, m, v, dn2, mistake, wt):
     #updates.
 
     The weight ``wt`` > 0 does not enter (docs/algorithms/cw-var.md#weights): the constraint m ≥ φv has no constant
-    on a loss, it is the same for every weight, so a weight only switches the example on (s > 0) or off (s = 0)."""
+    on a loss, it is the same for every weight, so a weight only switches the example on (s > 0) or off (s = 0).
+
+    Degenerate rounds: v ≤ ``prm.v_floor`` takes no step — 0 with a diagonal Σ, EPS with a full one — and so does
+    a step that float64 cannot hold (α, c or β infinite), as CW's (:func:`.cw.cw_step`, cw.md#degenerate-rounds)."""
     phi = prm.phi
     if m >= phi * v:
         return NO_STEP
-    if v <= EPS:
+    if v <= prm.v_floor:
         return TRIGGERED_NO_STEP
     b = 1.0 + 2.0 * phi * m
     num = -b + math.sqrt(max(b * b - 8.0 * phi * (m - phi * v), 0.0))
@@ -38,10 +40,13 @@ def cw_var_step(prm, fst, m, v, dn2, mistake, wt):
         alpha = num / (4.0 * phi * v)
     else:
         alpha = cw_var_alpha_stable(phi, m, v)
-    if alpha <= 0.0:
+    if not 0.0 < alpha < math.inf:
         return TRIGGERED_NO_STEP
     c = 2.0 * alpha * phi
-    return Step(True, alpha, 1.0, c / (1.0 + c * v), c, 1.0)
+    beta = c / (1.0 + c * v)
+    if not (math.isfinite(c) and math.isfinite(beta)):
+        return TRIGGERED_NO_STEP
+    return Step(True, alpha, 1.0, beta, c, 1.0)
 
 
 @njit
