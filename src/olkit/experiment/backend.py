@@ -13,6 +13,8 @@ does not import dask.
 
 import contextlib
 import os
+import signal
+import threading
 import warnings
 
 BACKENDS = ("loky", "dask")
@@ -99,12 +101,19 @@ def jobs(n_jobs, work):
 
 class _KeepWarnings:
     """``function`` as a task whose warnings travel back with its result: a worker process would print
-    them itself, in Python's two-line format and out of the command's control."""
+    them itself, in Python's two-line format and out of the command's control.
+
+    A task that runs in a worker process (not the caller's, not a thread) also makes that process ignore
+    SIGINT. Ctrl-C reaches the whole foreground process group; the caller stops the run and ends its workers,
+    and a worker interrupted while sending a result back printed a traceback of its own."""
 
     def __init__(self, function):
         self.function = function
+        self.caller = os.getpid()
 
     def __call__(self, *args):
+        if os.getpid() != self.caller and threading.current_thread() is threading.main_thread():
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             result = self.function(*args)

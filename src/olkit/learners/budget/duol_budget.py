@@ -54,11 +54,11 @@ from ..kernel.duol import (
     label_weights,
     mduol_auxiliary,
     mduol_gate,
+    mduol_round_start,
     solve_double,
     tie_bound,
 )
 from ..kernel.duol_scans import direction_margins, direction_weights, double_direction_margins
-from ..kernel.engine import relevant_pair
 from ..kernel.gram import load_gram_row
 from ..kernel.multiclass import h_dot, set_direction
 from ..kernel.pa import paper_C
@@ -222,14 +222,10 @@ def mduol_budget_update(sv, st, s, t, kself, y, f, mistake):
     passes over the ≤ B SVs and its tie rule read in arrival order, then, if |S| > B, one removal
     (docs/algorithms/duol-budget.md#multiclass)."""
     C0, rho, tol = st.prm.C, st.prm.rho, st.prm.tol
-    C = C0 * s.sw[t]  # the example's box [0, s_t C] (docs/algorithms/duol.md#weights)
-    r, w = relevant_pair(s.Y, t, f)
-    if r < 0 or w < 0:
+    go, C, r, w, margin = mduol_round_start(st, s, t, kself, f)
+    if not go:
         return False
-    margin = f[r] - f[w]
     loss = 1.0 - margin
-    if loss <= tol or kself <= EPS:
-        return False
     n = sv.meta[N]
     krow, hr, hs, F = sv.krow, sv.hr, sv.hs, sv.F
     F_max = 1.0 + tol

@@ -60,6 +60,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..._compile import (
+    compile_loop,
     float_bits,
     fma,
     max2,
@@ -263,29 +264,11 @@ learner's coding (binary ±1, multiclass index), and work vectors p (D), z (2D) 
 (indices ``nzk``, values ``nzx``: length d), and the weight of each row (``sw``, docs/algorithms/options.md#weights)."""
 
 
-@njit
-def fogd_block(st, s, order, start, stop, scores, mistakes):
-    """Predict-then-update for stream positions start..stop−1 (the inner part of olkit.protocol)."""
-    eta, scale, umax = st.prm.eta, st.prm.scale, st.prm.umax
-    n_mistakes = n_updates = 0
-    for pos in range(start, stop):
-        t = order[pos]
-        norm1 = project_row(st.U, s.dense, s.Xd, s.indptr, s.idx, s.val, t, s.p, s.nzk, s.nzx)
-        fourier_map(s.p, scale, s.z, norm1 * umax)
-        # weight s_t: the step η s_t (the hinge loss weighted by s_t); weight 0 is no step
-        mistake, updated = hinge_ogd_round(st.W, s.z, s.y[t], eta * s.sw[t], scores[pos])
-        mistakes[pos] = mistake
-        n_mistakes += mistake
-        n_updates += updated
-    st.cnt[SEEN] += stop - start
-    st.cnt[MISTAKES] += n_mistakes
-    st.cnt[UPDATES] += n_updates
+def fogd_block(st, s, order, start, stop, scores, mistakes, average_start):
+    """Predict-then-update for stream positions start..stop−1 (the inner part of olkit.protocol).
 
-
-@njit
-def fogd_block_averaged(st, s, order, start, stop, scores, mistakes, average_start):
-    """:func:`fogd_block` keeping the averaged model (docs/algorithms/fogd.md#averaging): a step δ of W sets
-    P ← P − q·δ (O(2D), as the step), then a round from the ``average_start``-th example on counts: q += 1, N += 1."""
+    A template (:func:`olkit._compile.compile_loop`): ``average_round`` is bound at compile time to
+    :func:`average_nothing` (a learner without ``average``: compiled away) or :func:`average_round_step`."""
     eta, scale, umax = st.prm.eta, st.prm.scale, st.prm.umax
     n_mistakes = n_updates = 0
     seen = st.cnt[SEEN]
@@ -293,21 +276,35 @@ def fogd_block_averaged(st, s, order, start, stop, scores, mistakes, average_sta
         t = order[pos]
         norm1 = project_row(st.U, s.dense, s.Xd, s.indptr, s.idx, s.val, t, s.p, s.nzk, s.nzx)
         fourier_map(s.p, scale, s.z, norm1 * umax)
-        a = eta * s.sw[t]  # the step of weight s_t, as fogd_block's
+        # weight s_t: the step η s_t (the hinge loss weighted by s_t); weight 0 is no step
+        a = eta * s.sw[t]
         mistake, updated = hinge_ogd_round(st.W, s.z, s.y[t], a, scores[pos])
-        q = st.avg[0]
-        if updated and q != 0.0:  # the step's change, with the round's q (the round has not counted yet)
-            _record_step(st.P, s.z, s.y[t], a * q, scores[pos])
         seen += 1
-        if seen >= average_start:
-            st.avg[0] = q + 1.0
-            st.avg[1] += 1.0
+        average_round(st, s.z, s.y[t], a, scores[pos], updated, seen, average_start)  # noqa: F821  (bound)
         mistakes[pos] = mistake
         n_mistakes += mistake
         n_updates += updated
     st.cnt[SEEN] += stop - start
     st.cnt[MISTAKES] += n_mistakes
     st.cnt[UPDATES] += n_updates
+
+
+@njit_helper
+def average_nothing(st, z, yt, a, F, updated, seen, average_start):
+    """A learner without ``average``: nothing to record."""
+
+
+@njit_helper
+def average_round_step(st, z, yt, a, F, updated, seen, average_start):
+    """The averaged model after a round (docs/algorithms/fogd.md#averaging): a step δ = a·(the direction) of W sets
+    P ← P − q·δ (O(2D), as the step), with the round's q (the round has not counted yet); then the ``seen``-th
+    example, from the ``average_start``-th on, counts: q += 1, N += 1."""
+    q = st.avg[0]
+    if updated and q != 0.0:
+        _record_step(st.P, z, yt, a * q, F)
+    if seen >= average_start:
+        st.avg[0] = q + 1.0
+        st.avg[1] += 1.0
 
 
 @njit_helper
@@ -562,10 +559,9 @@ class FOGD(OnlineClassifier):
         return feature_stream(X, y_internal, int(self.D), self._intercept_constant(), weights)
 
     def _learn_block(self, stream, X, order, start, stop, scores, mistakes):
-        if isinstance(self.state_, FOGDAveragedState):
-            fogd_block_averaged(self.state_, stream, order, start, stop, scores, mistakes, self._average_start())
-        else:
-            fogd_block(self.state_, stream, order, start, stop, scores, mistakes)
+        averaged = isinstance(self.state_, FOGDAveragedState)
+        loop = compile_loop(fogd_block, average_round=average_round_step if averaged else average_nothing)
+        loop(self.state_, stream, order, start, stop, scores, mistakes, self._average_start())
 
     def _warm_up(self, X, y_internal):
         """Load (or compile) the compiled loop before any timing starts (runs no example)."""

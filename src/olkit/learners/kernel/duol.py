@@ -301,6 +301,20 @@ def mduol_auxiliary(sv, st, b, r, w, mistake):
 
 
 @njit_helper
+def mduol_round_start(st, s, t, kself, f):
+    """The start of an M-DUOL round (duol, duol-budget): the example's box C = s_t C (docs/algorithms/duol.md#weights)
+    and its relevant pair (r, w) with the margin f_r − f_w. ``go`` is False where the round changes nothing: no
+    pair (a multi-label example with every or no label), a loss 1 − margin ≤ tol, or κ(x_t, x_t) ≤ EPS.
+    Returns (go, C, r, w, margin)."""
+    C = st.prm.C * s.sw[t]
+    r, w = relevant_pair(s.Y, t, f)
+    if r < 0 or w < 0:
+        return False, C, r, w, 0.0
+    margin = f[r] - f[w]
+    return not (1.0 - margin <= st.prm.tol or kself <= EPS), C, r, w, margin
+
+
+@njit_helper
 def mduol_update(sv, st, s, t, kself, y, f, mistake):
     """M-DUOL (JMLR §4.2, Algorithm 2, Prop. 5; docs/algorithms/duol.md#multiclass-and-multi-label), multiclass and
     multi-label.
@@ -315,14 +329,10 @@ def mduol_update(sv, st, s, t, kself, y, f, mistake):
     of the pass over all SVs, bit for bit.
     """
     C0, rho, tol, solver = st.prm.C, st.prm.rho, st.prm.tol, st.prm.solver
-    C = C0 * s.sw[t]  # the example's box [0, s_t C] (docs/algorithms/duol.md#weights)
-    r, w = relevant_pair(s.Y, t, f)
-    if r < 0 or w < 0:
+    go, C, r, w, margin = mduol_round_start(st, s, t, kself, f)
+    if not go:
         return False
-    margin = f[r] - f[w]
     loss = 1.0 - margin
-    if loss <= tol or kself <= EPS:
-        return False
     list_members(sv)
     n = sv.meta[N]
     krow, hr, hs, F = sv.krow, sv.hr, sv.hs, sv.F
