@@ -1,7 +1,7 @@
 #!/usr/bin/env python
 """olkit benchmark suite (``make bench``).
 
-    .venv/bin/python benchmarks/run.py                    # everything (about 8-10 minutes)
+    .venv/bin/python benchmarks/run.py                    # everything (about 13-15 minutes)
     .venv/bin/python benchmarks/run.py --quick            # mushrooms, a9a linear, start-up (about 2 minutes)
     .venv/bin/python benchmarks/run.py --only startup     # one benchmark (repeatable, or comma list)
 

@@ -300,7 +300,8 @@ def _peers(data):
     out = [
         "One progressive pass (predict each example, then learn it) over the same stream (same ordering, labels",
         "±1, no intercept) in one process per dataset, olkit and the peer interleaved, best of the rounds of each",
-        "(`benchmarks/peers.py`). *ratio* = olkit's examples/s over the peer's (above 1: olkit is faster).",
+        "(`benchmarks/peers.py`). *ratio* = olkit's examples/s over the peer's (above 1: olkit is faster); olkit's",
+        "time is its learning time, *ratio, whole call* uses the whole `evaluate_online` call (input validation in).",
         "Vowpal Wabbit runs its own algorithm (hinge-loss adaptive SGD), so every olkit learner is compared",
         "with it. Rows with fewer examples ran on a prefix of the stream (their per-example rate is set against",
         "olkit's on the whole stream; the mistake rates are both on that prefix). scikit-learn's one-epoch `fit`",
@@ -328,6 +329,7 @@ def _peers(data):
             r.get("olkit_examples_per_second"),
             _pct(r.get("olkit_mistake_rate")),
             r.get("ratio"),
+            r.get("ratio_whole_call"),
             r.get("prefix") or "all",
         ]
         for r in data.get("rows", [])
@@ -343,6 +345,7 @@ def _peers(data):
             "olkit examples/s",
             "olkit mistakes (%)",
             "ratio",
+            "ratio, whole call",
             "examples",
         ],
         rows,
@@ -350,9 +353,12 @@ def _peers(data):
     unavailable = data.get("unavailable") or []
     if unavailable:
         out += ["Not run:", ""]
-        out += [f"* {u.get('peer')} / {u.get('learner')}: {_num(u.get('status'))}" for u in unavailable]
+        out += [
+            f"* {u.get('dataset', '')} {u.get('peer')} / {u.get('learner')}: {_num(u.get('status'))}"
+            for u in unavailable
+        ]
         out += [""]
-    for key in ("intercept", "kernel", "kernel_peers_searched"):
+    for key in ("intercept", "ties", "kernel", "kernel_peers_searched"):
         if settings.get(key):
             out += [f"*{key.replace('_', ' ').capitalize()}*: {_num(settings[key])}.", ""]
     return out
