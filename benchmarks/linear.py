@@ -18,7 +18,6 @@ rounds interleaved: floor, learner, floor, learner, ...) and reports
 ``ratio_to_floor = examples_per_second / floor_examples_per_second``, each the best of 3.
 """
 
-import gc
 import os
 import sys
 import tempfile
@@ -27,6 +26,13 @@ import time
 import numpy as np
 
 from harness import peak_rss_mb
+from vw import VW_ARGS
+from vw import available as vw_available  # noqa: F401  (bench() calls linear.vw_available)
+from vw import call_overhead as _vw_call_overhead
+from vw import driver as _vw_driver
+from vw import learn_only as _vw_learn_only
+from vw import text_lines as _vw_lines
+from vw import write_text as _vw_write_text
 
 SEED = 1  # np.random.default_rng(1).permutation(n): one ordering per dataset
 C = 1.0  # PA-I / PA-II aggressiveness (and the floor's)
@@ -72,9 +78,6 @@ FULL_DATASET = "usps-1vsall"
 MEMORY_DATASET = "dorothea"
 VW_DATASETS = ("a9a", "w8a", "ijcnn1", "dorothea")
 QUICK_VW_DATASETS = ("a9a",)
-
-VW_ARGS = "--loss_function hinge --binary --noconstant -b 18 --quiet"
-VW_CHUNK = 16384  # examples parsed (untimed) before each timed learn loop
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -397,107 +400,6 @@ def worker_linear(spec):
 # ---------------------------------------------------------------------------------------------------
 
 
-def _vw_lines(X, y_pm, order):
-    """The stream X[order] in VW's text format, one line per example: ``±1 |f j:value ...``."""
-    indptr, idx, val = X.indptr, X.indices, X.data
-    lines = []
-    for t in order:
-        lo, hi = indptr[t], indptr[t + 1]
-        feats = " ".join(f"{j}:{v:.17g}" for j, v in zip(idx[lo:hi].tolist(), val[lo:hi].tolist()))
-        lines.append(f"{int(y_pm[t])} |f {feats}")
-    return lines
-
-
-def _vw_learn_only(vowpalwabbit, lines, raw):
-    """One pass, the examples pre-parsed (untimed) in chunks of VW_CHUNK, then ``learn`` timed per chunk.
-
-    raw=False times the public ``Workspace.learn(ex)``; raw=True the C++ binding it ends in
-    (``pylibvw.vw.learn(ws, ex)``), without pyvw's Python-side type checks. The prediction VW stores in
-    the example during ``learn`` is the one made before the update (progressive validation).
-    """
-    from vowpalwabbit import pyvw
-
-    ws = vowpalwabbit.Workspace(VW_ARGS)
-    learn = pyvw.pylibvw.vw.learn if raw else ws.learn
-    seconds = 0.0
-    parse_seconds = 0.0
-    mistakes = 0
-    for start in range(0, len(lines), VW_CHUNK):
-        chunk = lines[start : start + VW_CHUNK]
-        t0 = time.perf_counter()
-        gc.disable()
-        try:
-            exs = [ws.parse(line) for line in chunk]
-        finally:
-            gc.enable()
-        parse_seconds += time.perf_counter() - t0
-        if raw:
-            t0 = time.perf_counter()
-            for ex in exs:
-                learn(ws, ex)
-            seconds += time.perf_counter() - t0
-        else:
-            t0 = time.perf_counter()
-            for ex in exs:
-                learn(ex)
-            seconds += time.perf_counter() - t0
-        for ex, line in zip(exs, chunk):
-            label = 1.0 if line[0] != "-" else -1.0
-            mistakes += (1.0 if ex.get_simplelabel_prediction() > 0 else -1.0) != label
-            ws.finish_example(ex)
-    ws.finish()
-    return {"seconds": seconds, "python_parse_seconds": parse_seconds, "mistakes": int(mistakes)}
-
-
-def _vw_call_overhead(vowpalwabbit, lines):
-    """Time of a loop making one trivial pybind call per example (what a per-example Python loop costs
-    before VW does any work)."""
-    from vowpalwabbit import pyvw
-
-    ws = vowpalwabbit.Workspace(VW_ARGS)
-    exs = [ws.parse(line) for line in lines[:VW_CHUNK]]
-    f = pyvw.pylibvw.example.get_simplelabel_label
-    t0 = time.perf_counter()
-    for ex in exs:
-        f(ex)
-    per_example = (time.perf_counter() - t0) / len(exs)
-    for ex in exs:
-        ws.finish_example(ex)
-    ws.finish()
-    return per_example
-
-
-def _vw_driver(vowpalwabbit, path):
-    """VW's own C++ driver on the text file, as the ``vw`` command line runs it: pyvw runs the parser
-    (VW's parser thread reading and parsing the text + learning) inside ``Workspace(args + ' -d file')``,
-    so that call is timed, and the construction of the same Workspace without ``-d`` (set-up only) is
-    timed next to it and subtracted (``seconds``). ``sum_loss`` with --binary is the progressive 0/1
-    loss, i.e. the mistakes."""
-    t0 = time.perf_counter()
-    empty = vowpalwabbit.Workspace(VW_ARGS)
-    init = time.perf_counter() - t0
-    empty.finish()
-    c0 = time.process_time()
-    t0 = time.perf_counter()
-    ws = vowpalwabbit.Workspace(f"{VW_ARGS} -d {path}")
-    total = time.perf_counter() - t0
-    cpu = time.process_time() - c0
-    if not ws.parser_ran:
-        t0 = time.perf_counter()
-        ws.run_parser()
-        total += time.perf_counter() - t0
-    out = {
-        "seconds": max(total - init, 1e-9),
-        "with_init_seconds": total,
-        "init_seconds": init,
-        "cpu_seconds_with_init": cpu,
-        "mistakes": int(round(ws.get_sum_loss())),
-        "examples": int(round(ws.get_weighted_examples())),
-    }
-    ws.finish()
-    return out
-
-
 def worker_vw(spec):
     t_start = time.perf_counter()
     out = {
@@ -525,16 +427,14 @@ def worker_vw(spec):
     out["write_text_seconds"] = time.perf_counter() - t0
     with tempfile.TemporaryDirectory(prefix="olkit-vw-") as tmp:
         path = os.path.join(tmp, f"{spec['dataset']}.vw")
-        with open(path, "w") as fh:
-            fh.write("\n".join(lines))
-            fh.write("\n")
+        _vw_write_text(path, lines)
         out["file_mb"] = os.path.getsize(path) / 2**20
         learn_runs, raw_runs, driver_runs = [], [], []
         for _ in range(REPEATS):
             floor.run()
             learn_runs.append(_vw_learn_only(vowpalwabbit, lines, raw=False))
             raw_runs.append(_vw_learn_only(vowpalwabbit, lines, raw=True))
-            driver_runs.append(_vw_driver(vowpalwabbit, path))
+            driver_runs.append(_vw_driver(vowpalwabbit, f"-d {path}"))
         overhead = _vw_call_overhead(vowpalwabbit, lines)
     fl = floor.summary()
     out["floor"] = fl
@@ -618,15 +518,6 @@ def jobs(quick):
     for ds in QUICK_VW_DATASETS if quick else VW_DATASETS:
         out.append(("vw", {"name": f"{ds}/vowpalwabbit", "dataset": ds, "algorithm": "vowpalwabbit"}))
     return out
-
-
-def vw_available():
-    try:
-        import vowpalwabbit  # noqa: F401
-
-        return None
-    except Exception as exc:  # noqa: BLE001
-        return f"not installed: {type(exc).__name__}: {exc}"
 
 
 def summary(results):

@@ -1,7 +1,7 @@
 #!/usr/bin/env python
 """olkit benchmark suite (``make bench``).
 
-    .venv/bin/python benchmarks/run.py                    # everything (about 8-10 minutes)
+    .venv/bin/python benchmarks/run.py                    # everything (about 13-15 minutes)
     .venv/bin/python benchmarks/run.py --quick            # mushrooms, a9a linear, start-up (about 2 minutes)
     .venv/bin/python benchmarks/run.py --only startup     # one benchmark (repeatable, or comma list)
 
@@ -21,6 +21,9 @@ Benchmarks (see benchmarks/README.md for what each number means):
 * ``budget_learners`` (benchmarks/budget.py): every budgeted learner on ijcnn1 (B = 600, σ = 1): learning
   seconds, per-segment time (10 segments), RSS growth, ratio to the budget's kernel-row bound; ijcnn1 x10
   (1.4 M examples) for ahpatron, bogd, fogd, nogd (memory flat in T).
+* ``peers`` (benchmarks/peers.py): olkit's linear pa1, perceptron and AROW against River, scikit-learn and Vowpal
+  Wabbit on a9a, w8a, ijcnn1 (one progressive pass, same ordering, interleaved in one process): examples/s,
+  mistake rate, ratio to olkit; the kernel learners against VW's --ksvm on a prefix of a9a. --quick: a9a only.
 * ``startup``: wall time of the process ``olkit run pa1 --data german`` (first run, then 7 warm
   runs) and of ``python -c "import olkit"``; and of ``olkit run duol --data german --repeats 1`` cold
   (an empty compile cache each run) and warm (``cli_duol``).
@@ -48,6 +51,7 @@ BENCHMARKS = {
     "linear_learners": "linear",
     "budget_learners": "budget",
     "startup": "startup",
+    "peers": "peers",
 }
 """Benchmark name (``--only NAME``, the results file's name) → the module of this directory whose
 ``bench(quick)`` runs it, in the order a full run takes them."""
@@ -57,6 +61,7 @@ WORKERS = {
     "linear": ("linear", "main_worker"),
     "vw": ("linear", "main_worker"),
     "budget": ("budget", "main_worker"),
+    "peers": ("peers", "main_worker"),
     "machine": ("harness", "machine_info"),
 }
 """Worker kind (``harness.run_worker(spec, kind)``) → (module, function) run in the child process."""

@@ -17,6 +17,7 @@ ORDER = [
     "multiclass_kernel",
     "budget_learners",
     "linear_learners",
+    "peers",
     "startup",
     "sparse_check",
     "fuzz",
@@ -29,6 +30,7 @@ TITLES = {
     "multiclass_kernel": "Multiclass kernel learners",
     "budget_learners": "Budgeted learners",
     "linear_learners": "Linear learners against a plain compiled loop",
+    "peers": "olkit against River, scikit-learn and Vowpal Wabbit",
     "startup": "Start-up time of the command line",
     "sparse_check": "Cost of the sparse-input check",
     "fuzz": "Fuzzing of the learners",
@@ -292,6 +294,76 @@ def _linear(data):
     return out
 
 
+def _peers(data):
+    settings = data.get("settings") or {}
+    summary = data.get("summary") or {}
+    out = [
+        "One progressive pass (predict each example, then learn it) over the same stream (same ordering, labels",
+        "±1, no intercept) in one process per dataset, olkit and the peer interleaved, best of the rounds of each",
+        "(`benchmarks/peers.py`). *ratio* = olkit's examples/s over the peer's (above 1: olkit is faster); olkit's",
+        "time is its learning time, *ratio, whole call* uses the whole `evaluate_online` call (input validation in).",
+        "Vowpal Wabbit runs its own algorithm (hinge-loss adaptive SGD), so every olkit learner is compared",
+        "with it. Rows with fewer examples ran on a prefix of the stream (their per-example rate is set against",
+        "olkit's on the whole stream; the mistake rates are both on that prefix). scikit-learn's one-epoch `fit`",
+        "is a batch call (no predictions): only its speed is comparable.",
+        "",
+    ]
+    if summary:
+        out += [
+            f"Goals: ≥ {_num(summary.get('river_goal'))}× River — lowest ratio "
+            f"{_num(summary.get('river_min_ratio'))}, rows meeting it {summary.get('river_rows_meeting_goal')}; "
+            f"≥ {_num(summary.get('vw_driver_goal'))}× Vowpal Wabbit's driver at an equal or better mistake "
+            "rate — rows where olkit's mistake rate is not worse: "
+            f"{', '.join(summary.get('vw_driver_rows_olkit_mistake_rate_not_worse') or []) or 'none'}; "
+            f"meeting the goal: {', '.join(summary.get('vw_driver_rows_meeting_goal') or []) or 'none'}.",
+            "",
+        ]
+    rows = [
+        [
+            r["peer"],
+            r["mode"],
+            r["dataset"],
+            r["learner"],
+            r.get("examples_per_second"),
+            _pct(r.get("mistake_rate")),
+            r.get("olkit_examples_per_second"),
+            _pct(r.get("olkit_mistake_rate")),
+            r.get("ratio"),
+            r.get("ratio_whole_call"),
+            r.get("prefix") or "all",
+        ]
+        for r in data.get("rows", [])
+    ]
+    out += _table(
+        [
+            "peer",
+            "mode",
+            "dataset",
+            "learner",
+            "peer examples/s",
+            "peer mistakes (%)",
+            "olkit examples/s",
+            "olkit mistakes (%)",
+            "ratio",
+            "ratio, whole call",
+            "examples",
+        ],
+        rows,
+    )
+    unavailable = data.get("unavailable") or []
+    if unavailable:
+        out += ["Not run:", ""]
+        out += [
+            f"* {u.get('dataset', '')} {u.get('peer')} / {u.get('learner')}: {_num(u.get('status'))}"
+            for u in unavailable
+        ]
+        out += [""]
+    for key in ("intercept", "ties", "kernel", "kernel_peers_searched"):
+        if settings.get(key):
+            out += [f"*{key.replace('_', ' ').capitalize()}*: {_num(settings[key])}.", ""]
+    return out
+
+
 def _startup(data):
     rows = []
     for key in ("cli", "cli_duol", "import_olkit", "python_baseline"):
@@ -345,6 +417,7 @@ RENDER = {
     "multiclass_kernel": _kernel,
     "budget_learners": _budget,
     "linear_learners": _linear,
+    "peers": _peers,
     "startup": _startup,
     "sparse_check": _sparse_check,
     "fuzz": _fuzz,
