@@ -10,6 +10,13 @@ The user can override the location with ``OLKIT_NUMBA_CACHE`` (a directory) or n
 ``NUMBA_CACHE_DIR``. Code compiled with numba's bounds checking (``NUMBA_BOUNDSCHECK=1``, e.g. by
 ``make fuzz``) goes to a directory of its own (``<hash>-boundscheck``): numba's cache index does not record
 the setting, so a shared directory would hand unchecked code to a checked run and the reverse.
+
+``OLKIT_NUMBA_CACHE=off`` (the spelling of the parsed-data cache's ``OLKIT_CACHE_DIR=off``) turns the disk
+cache off: the switch is read once, when this module is first imported, and the decorators below are then
+built with ``cache=False``, so every compiled function is compiled in memory and nothing is read from or
+written to disk (``NUMBA_CACHE_DIR`` is neither set nor used; the generated loop modules of
+:func:`compile_loop` are executed from their text, never written). Every process then compiles what it
+uses: results are the same, only the start is slower (docs/guide/reproducibility.md#the-compile-cache).
 """
 
 import contextlib
@@ -34,6 +41,19 @@ def _source_hash():
     return digest.hexdigest()[:16]
 
 
+OFF = "off"
+"""The value of ``OLKIT_NUMBA_CACHE`` that turns the disk cache off."""
+
+
+def cache_enabled():
+    """Whether compiled code is cached on disk: False when ``OLKIT_NUMBA_CACHE=off``."""
+    return os.environ.get("OLKIT_NUMBA_CACHE", "").strip() != OFF
+
+
+CACHE = cache_enabled()
+"""The switch as read when olkit was imported (the decorators below are built with ``cache=CACHE``)."""
+
+
 def _cache_dir():
     base = os.environ.get("OLKIT_NUMBA_CACHE")
     if not base:
@@ -43,7 +63,7 @@ def _cache_dir():
     return os.path.join(base, _source_hash() + ("-boundscheck" if checked else ""))
 
 
-if "NUMBA_CACHE_DIR" not in os.environ:
+if CACHE and "NUMBA_CACHE_DIR" not in os.environ:
     os.environ["NUMBA_CACHE_DIR"] = _cache_dir()
 
 import types  # noqa: E402
@@ -54,18 +74,18 @@ import numba.core.compiler  # noqa: E402
 import numba.core.registry  # noqa: E402
 import numba.extending  # noqa: E402
 
-if numba.config.CACHE_DIR != os.environ["NUMBA_CACHE_DIR"]:  # type: ignore[attr-defined]  # set at run time
+if CACHE and numba.config.CACHE_DIR != os.environ["NUMBA_CACHE_DIR"]:  # type: ignore[attr-defined]  # set at run time
     # numba was imported by the user before olkit: point its cache at our directory anyway.
     numba.config.CACHE_DIR = os.environ["NUMBA_CACHE_DIR"]  # type: ignore[attr-defined]  # (numba.config's options)
 
-njit = numba.njit(cache=True, nogil=True)
-"""Decorator used for every compiled olkit routine (cached on disk, releases the GIL)."""
+njit = numba.njit(cache=CACHE, nogil=True)
+"""Decorator used for every compiled olkit routine (cached on disk unless the cache is off, releases the GIL)."""
 
-njit_nonan = numba.njit(cache=True, nogil=True, fastmath={"nnan", "nsz"})
+njit_nonan = numba.njit(cache=CACHE, nogil=True, fastmath={"nnan", "nsz"})
 """For loops with a min/max reduction over finite values: lets LLVM vectorise the comparison (it may
 assume no NaN and ignore the sign of zero; every value computed is the same)."""
 
-njit_reassoc = numba.njit(cache=True, nogil=True, fastmath={"reassoc", "contract"})
+njit_reassoc = numba.njit(cache=CACHE, nogil=True, fastmath={"reassoc", "contract"})
 """For reductions (dot products) only: lets LLVM vectorise the sum by reassociating it. Results differ
 from the sequential sum in the last bits only (no assumptions about NaN/inf are made)."""
 
@@ -266,10 +286,13 @@ def loop_compile_options():
 # closure or a function-typed argument is recompiled in every process). So the loop for a given set of
 # pieces is written, once, to a small generated module next to numba's cache: the template's own source
 # (copied, not rewritten), preceded by imports binding each free name to the algorithm's function. The
-# file's name is a hash of its text, and it is written atomically, so concurrent processes agree.
+# file's name is a hash of its text, and it is written atomically, so concurrent processes agree. With
+# the cache off (``OLKIT_NUMBA_CACHE=off``) no file is needed: the same text is executed as an in-memory
+# module (its lines registered in ``linecache``, so tracebacks and numba's messages still show them).
 
 import importlib.util  # noqa: E402
 import inspect  # noqa: E402
+import linecache  # noqa: E402
 import sys  # noqa: E402
 import textwrap  # noqa: E402
 import threading  # noqa: E402
@@ -319,27 +342,47 @@ def _build_loop(key, template, bindings):
     lines.append(f"{tname} = njit({tname})")
     text = "\n".join(lines) + "\n"
     digest = hashlib.sha1(text.encode()).hexdigest()[:16]
-    folder = os.path.join(os.environ["NUMBA_CACHE_DIR"], "loops")
-    os.makedirs(folder, exist_ok=True)
     modname = f"olkit_loop_{tname}_{digest}"
-    path = os.path.join(folder, modname + ".py")
-    if not os.path.exists(path):
-        from ._files import write_text
-
-        write_text(path, text)
     module = sys.modules.get(modname)
     if module is None:
-        spec = importlib.util.spec_from_file_location(modname, path)
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[modname] = module
-        try:
-            spec.loader.exec_module(module)
-        except BaseException:
-            sys.modules.pop(modname, None)  # never leave a half-built module for the next call to find
-            raise
+        module = _loop_module(modname, text)
     _LOOPS[key] = loop = getattr(module, tname)
     _notice_if_uncached(loop, bindings)
     return loop
+
+
+def _loop_module(modname, text):
+    """The generated module ``modname`` of source ``text``, executed and registered in ``sys.modules``: from a
+    file in ``$NUMBA_CACHE_DIR/loops`` (written once, atomically) so that numba caches its loop, or, with the
+    cache off, from the text in memory."""
+    if CACHE:
+        folder = os.path.join(os.environ["NUMBA_CACHE_DIR"], "loops")
+        os.makedirs(folder, exist_ok=True)
+        path = os.path.join(folder, modname + ".py")
+        if not os.path.exists(path):
+            from ._files import write_text
+
+            write_text(path, text)
+        spec = importlib.util.spec_from_file_location(modname, path)
+        module = importlib.util.module_from_spec(spec)
+        run = spec.loader.exec_module
+    else:
+        filename = f"<olkit generated loop {modname}>"
+        linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
+        module = types.ModuleType(modname)
+        module.__file__ = filename
+        code = compile(text, filename, "exec")
+
+        def run(module):
+            exec(code, module.__dict__)
+
+    sys.modules[modname] = module
+    try:
+        run(module)
+    except BaseException:
+        sys.modules.pop(modname, None)  # never leave a half-built module for the next call to find
+        raise
+    return module
 
 
 def _notice_if_uncached(loop, bindings):
@@ -353,7 +396,7 @@ def _notice_if_uncached(loop, bindings):
     if not progress.active():
         return
     try:
-        cached = os.path.exists(loop._cache._cache_file._index_path)
+        cached = CACHE and os.path.exists(loop._cache._cache_file._index_path)
     except AttributeError:  # another numba's internals: no notice
         return
     if not cached:

@@ -11,6 +11,7 @@
     olkit train [ALGO] --model FILE --continue --data MORE
     olkit predict --model FILE --data TEST [--out PREDICTIONS]
     olkit cache info|clear
+    olkit warmup [ALGO ...] [--kernel K] [--quiet]
 
 A LIBSVM file given as --data is read 1-based (LIBSVM's convention); ``--zero-based`` reads it 0-based,
 ``--zero-based auto`` decides from the file (0-based if some index is 0), as scikit-learn's
@@ -450,7 +451,62 @@ def build_parser():
         help="info: location, total and cap, the 20 most recently used entries; clear: remove every entry",
     )
     cache.add_argument("--all", action="store_true", help="info: list every entry; clear: name every file removed")
+    # issue 25: compiling ahead of time (olkit.warmup)
+    warmup = sub.add_parser(
+        "warmup",
+        help="compile the algorithms' loops ahead of time into the compile cache (e.g. for CI images, Dask workers)",
+        description="Compile (or load from the compile cache) everything a run of each algorithm uses: binary, "
+        "multiclass and multi-label data where the algorithm learns from them, dense and sparse input, its default "
+        "kernel (and --kernel K), on tiny synthetic data (no dataset is read). Prints one line per algorithm with "
+        "the seconds it took, then the total. The cache is OLKIT_NUMBA_CACHE (a directory; 'off' keeps nothing, "
+        "which makes a warm-up useless), see docs/guide/reproducibility.md#the-compile-cache.",
+    )
+    warmup.add_argument(
+        "algorithms", nargs="*", metavar="ALGO", help="algorithms to compile (default: every algorithm of `olkit list`)"
+    )
+    warmup.add_argument(
+        "--kernel",
+        help="also compile this kernel (gaussian, linear, poly) for every learner that has it; without ALGO, "
+        "learners that do not offer the kernel are compiled with their default only",
+    )
+    warmup.add_argument(
+        "--quiet",
+        "-q",
+        action="store_true",
+        help="print the total line only (no line per algorithm, no compile notice on stderr)",
+    )
     return parser
+
+
+def cmd_warmup(args):
+    """``olkit warmup [ALGO ...]``: compile ahead of time (olkit.warmup)."""
+    from . import _compile
+    from .registry import spec
+    from .warmup import variants, warm_up
+
+    for name in args.algorithms:
+        try:
+            spec(name)
+        except ValueError as exc:
+            raise UsageError(f"{exc}; `olkit list` describes them") from None
+    if not _compile.CACHE:
+        warn(
+            "OLKIT_NUMBA_CACHE=off: the compiled code is kept in this process only, later processes compile "
+            "again (unset it, or give a directory, to fill the cache)"
+        )
+    todo = variants(args.algorithms or None, args.kernel)
+    order = list(dict.fromkeys(name for name, _ in todo))  # each algorithm once, its variants together
+    width = max(len(name) for name in order)
+    total = 0.0
+    for name in order:
+        kernels = [params.get("kernel") for n, params in todo if n == name and params]
+        took = sum(warm_up(n, params) for n, params in todo if n == name)
+        total += took
+        if not args.quiet:
+            extra = f"  (default and kernel={kernels[0]})" if kernels else ""
+            print(f"{name:{width}s}  {took:7.2f} s{extra}", flush=True)
+    where = os.environ.get("NUMBA_CACHE_DIR") if _compile.CACHE else "off"
+    print(f"{'total':{width}s}  {total:7.2f} s  ({len(order)} algorithm(s); compile cache: {where})")
 
 
 def cmd_run(args):
@@ -1128,10 +1184,16 @@ def _main(args):
         "train": cmd_train,
         "predict": cmd_predict,
         "cache": cmd_cache,
+        "warmup": cmd_warmup,
     }[args.command]
     try:
         check_paths(args)  # issue 21: empty paths, missing files, FIFOs and devices
-        if args.command in ("run", "tune", "train"):  # issue 10: progress on stderr (a terminal, or OLKIT_PROGRESS=1)
+        if args.command in (
+            "run",
+            "tune",
+            "train",
+            "warmup",
+        ):  # issue 10: progress on stderr (a terminal, or OLKIT_PROGRESS=1)
             from .progress import activate
 
             activate(quiet=args.quiet)

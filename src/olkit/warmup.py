@@ -1,0 +1,102 @@
+"""Compiling ahead of time: ``olkit warmup [ALGO ...]`` (issue 25).
+
+A process that runs an algorithm for the first time on a machine compiles its block loop (seconds per
+loop) and stores the machine code in the compile cache (docs/guide/reproducibility.md#the-compile-cache);
+later processes load it. :func:`warm_up` does that first compile up front, e.g. while a CI image or the image
+of Dask workers is built, so that no run, test or worker pays it later, and no two processes compile the
+same loop at once.
+
+For each algorithm it runs a short online run (:func:`olkit.evaluate_online`, the protocol a run of
+``olkit run`` follows: the learner's warm-up, then a pass) on tiny synthetic data, once for each kind of data
+the learner learns from (binary; multiclass and multi-label where it has them) and each storage of the input
+(dense rows, and sparse rows too sparse to be densified), under its default parameters and, for a
+learner with a ``kernel`` parameter, under each kernel asked for. No dataset is read. Everything a run
+with those settings compiles is then in the cache: the block loop and the compiled helpers a pass calls
+from Python. Other parameter values that select another compiled rule (e.g. a ``--set`` option) compile
+on their first run as before.
+"""
+
+import time
+
+import numpy as np
+import scipy.sparse as sp
+
+N_ROWS = 12
+"""Examples of the synthetic streams (every class appears; a few updates happen)."""
+N_FEATURES = 60
+"""Width of the synthetic streams: the sparse one, one or two non-zeros per row (density < 0.04), stays
+sparse in every learner (the kernel learners densify only streams of density >= 0.1)."""
+
+
+def streams():
+    """{(kind, storage): (X, y)}: the tiny synthetic streams, for kind in binary, multiclass, multilabel and
+    storage in dense, sparse (fixed, not random: the same on every machine)."""
+    rows = np.arange(N_ROWS)
+    dense = np.zeros((N_ROWS, N_FEATURES))
+    dense[rows, rows % N_FEATURES] = 1.0
+    dense[rows, (3 * rows + 1) % N_FEATURES] = -0.5
+    sparse = sp.csr_matrix(dense)
+    labels = {
+        "binary": np.where(rows % 2 == 0, 1, -1),
+        "multiclass": rows % 3,
+        "multilabel": np.stack([rows % 2 == 0, rows % 3 == 0, rows % 2 == 1], axis=1).astype(np.int8),
+    }
+    out = {}
+    for kind, y in labels.items():
+        out[kind, "dense"] = (dense, y)
+        out[kind, "sparse"] = (sparse, y)
+    return out
+
+
+def kinds(learner):
+    """The kinds of data ``learner`` (under its parameters) learns from, of :data:`olkit.spec.DATA_KINDS`."""
+    found = ["binary"]
+    if learner._multiclass:
+        found.append("multiclass")
+    if learner._multilabel:
+        found.append("multilabel")
+    return found
+
+
+def variants(names=None, kernel=None):
+    """[(name, params)]: each algorithm under its defaults, and under ``kernel`` where it has a ``kernel``
+    parameter (and ``kernel`` is not already its default). ``names`` None: every registered algorithm, the
+    kernel only where it is one of the algorithm's kernels (FOGD, e.g., has the Gaussian kernel only). Given
+    names: an unknown name, a kernel that none of them has, or one that a named algorithm does not accept, is
+    a ValueError naming what is valid (as ``olkit run``)."""
+    from .experiment.runner import split_params
+    from .registry import defaults, get, make
+    from .registry import names as all_names
+
+    if names:
+        given = split_params(names, {} if kernel is None else {"kernel": kernel})  # validates names and kernel
+    else:
+        given = []
+        for name in all_names():
+            params = {"kernel": kernel} if kernel is not None and "kernel" in get(name)._get_param_names() else {}
+            try:
+                make(name, **params)
+            except ValueError:
+                params = {}  # not one of this algorithm's kernels
+            given.append((name, params))
+    out = []
+    for name, params in given:
+        out.append((name, {}))
+        if params and params.get("kernel") != defaults(name).get("kernel"):
+            out.append((name, params))
+    return out
+
+
+def warm_up(name, params=None):
+    """Compile (or load from the cache) everything a run of algorithm ``name`` with ``params`` uses, on every
+    kind of data it learns from, dense and sparse input. Returns the seconds it took."""
+    from .protocol import evaluate_online
+    from .registry import make
+
+    start = time.perf_counter()
+    data = streams()
+    for kind in kinds(make(name, **(params or {}))):
+        for storage in ("dense", "sparse"):
+            X, y = data[kind, storage]
+            evaluate_online(make(name, **(params or {})), X, y, n_checkpoints=1)
+    return time.perf_counter() - start
