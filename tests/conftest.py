@@ -44,6 +44,7 @@ SLOW_MODULES = {
     "test_resume.py": "reproductions SIGKILLed and rerun in subprocesses",
     "test_river.py": "River's check_estimator, binary and multiclass",
     "test_threads.py": "threaded runs in a subprocess",
+    "test_warmup.py": "the command compiling in subprocesses, each with a fresh compile cache",
 }
 """Modules whose every test is ``slow``, and why."""
 
