@@ -69,7 +69,7 @@ def test_warmup_prints_a_line_per_algorithm_and_the_total(warm_cache):
     assert "2 algorithm(s)" in lines[-1]
 
 
-def test_warmup_fills_the_cache_and_a_run_compiles_nothing_new(warm_cache):
+def test_warmup_fills_the_cache_and_a_run_compiles_nothing_new(warm_cache, tmp_path):
     cache, _ = warm_cache
     before = files(cache)
     names = [os.path.basename(path) for path in before]
@@ -79,6 +79,14 @@ def test_warmup_fills_the_cache_and_a_run_compiles_nothing_new(warm_cache):
     assert code == 0, err
     assert json.loads(out)["results"], out
     assert files(cache) == before  # no file added, none rewritten: every loop of the run was loaded
+    model = str(tmp_path / "arow.npz")
+    for args in (
+        ("train", "arow", "--data", "german", "--model", model),
+        ("predict", "--model", model, "--data", "german"),
+    ):
+        code, _, err = olkit(*args, cache=cache)
+        assert code == 0, err
+    assert files(cache) == before  # the predictions' scores were compiled by the warm-up too
 
 
 def test_warmup_quiet_prints_the_total_only(warm_cache):

@@ -457,9 +457,9 @@ def build_parser():
         help="compile the algorithms' loops ahead of time into the compile cache (e.g. for CI images, Dask workers)",
         description="Compile (or load from the compile cache) everything a run of each algorithm uses: binary, "
         "multiclass and multi-label data where the algorithm learns from them, dense and sparse input, its default "
-        "kernel (and --kernel K), on tiny synthetic data (no dataset is read). Prints one line per algorithm with "
-        "the seconds it took, then the total. The cache is OLKIT_NUMBA_CACHE (a directory; 'off' keeps nothing, "
-        "which makes a warm-up useless), see docs/guide/reproducibility.md#the-compile-cache.",
+        "kernel (and --kernel K), and the scores of predict, on tiny synthetic data (no dataset is read). Prints one "
+        "line per algorithm with the seconds it took, then the total. The cache is OLKIT_NUMBA_CACHE (a directory; "
+        "'off' keeps nothing, which makes a warm-up useless), see docs/guide/reproducibility.md#the-compile-cache.",
     )
     warmup.add_argument(
         "algorithms", nargs="*", metavar="ALGO", help="algorithms to compile (default: every algorithm of `olkit list`)"

@@ -12,8 +12,8 @@ the learner learns from (binary; multiclass and multi-label where it has them) a
 (dense rows, and sparse rows too sparse to be densified), under its default parameters and, for a
 learner with a ``kernel`` parameter, under each kernel asked for. No dataset is read. Everything a run
 with those settings compiles is then in the cache: the block loop and the compiled helpers a pass calls
-from Python. Other parameter values that select another compiled rule (e.g. a ``--set`` option) compile
-on their first run as before.
+from Python, and the scores of ``predict`` / ``decision_function`` (``olkit predict``). Other parameter
+values that select another compiled rule (e.g. a ``--set`` option) compile on their first run as before.
 """
 
 import time
@@ -88,8 +88,8 @@ def variants(names=None, kernel=None):
 
 
 def warm_up(name, params=None):
-    """Compile (or load from the cache) everything a run of algorithm ``name`` with ``params`` uses, on every
-    kind of data it learns from, dense and sparse input. Returns the seconds it took."""
+    """Compile (or load from the cache) everything a run of algorithm ``name`` with ``params`` uses, and its
+    predictions, on every kind of data it learns from, dense and sparse input. Returns the seconds it took."""
     from .protocol import evaluate_online
     from .registry import make
 
@@ -98,5 +98,7 @@ def warm_up(name, params=None):
     for kind in kinds(make(name, **(params or {}))):
         for storage in ("dense", "sparse"):
             X, y = data[kind, storage]
-            evaluate_online(make(name, **(params or {})), X, y, n_checkpoints=1)
+            learner = make(name, **(params or {}))
+            evaluate_online(learner, X, y, n_checkpoints=1)
+            learner.decision_function(X)  # the scores of predict (olkit predict, a saved model) on this storage
     return time.perf_counter() - start
