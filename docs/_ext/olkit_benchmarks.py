@@ -366,7 +366,7 @@ def _peers(data):
 
 def _startup(data):
     rows = []
-    for key in ("cli", "cli_duol", "import_olkit", "python_baseline"):
+    for key in ("cli", "cli_duol", "import_olkit", "import_floor", "python_baseline"):
         v = data.get(key)
         if not isinstance(v, dict):
             continue
@@ -378,7 +378,17 @@ def _startup(data):
                 v.get("warm_min_seconds"),
             ]
         )
-    return _table(["process", "first / cold (s)", "warm median (s)", "warm min (s)"], rows)
+    out = _table(["process", "first / cold (s)", "warm median (s)", "warm min (s)"], rows)
+    cold = data.get("cold_breakdown")
+    if isinstance(cold, dict) and cold.get("ok"):
+        out += [
+            "",
+            f"*A cold DUOL run's CPU* (numba's compile events): command {_num(cold.get('cpu_command_seconds'))} s, "
+            f"of which compiling {_num(cold.get('cpu_compile_seconds'))} s ({cold.get('compiled_functions')} "
+            f"functions), inside LLVM {_num(cold.get('cpu_llvm_seconds'))} s.",
+            "",
+        ]
+    return out
 
 
 def _sparse_check(data):
