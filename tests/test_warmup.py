@@ -132,10 +132,11 @@ def test_bad_input_is_one_line_and_status_2(capsys, args, words):
 
 def test_kernel_without_names_applies_where_the_algorithm_offers_it():
     chosen = variants(None, "linear")
-    assert ("pa1", {}) in chosen and ("pa1", {"kernel": "linear"}) in chosen
-    assert ("fogd", {}) in chosen and ("fogd", {"kernel": "linear"}) not in chosen  # FOGD: Gaussian only
-    assert ("scw1", {"kernel": "linear"}) not in chosen  # already its default
-    assert variants(["pa1"]) == [("pa1", {})]
+    assert chosen["pa1"] == [{}, {"kernel": "linear"}]
+    assert chosen["fogd"] == [{}]  # FOGD: Gaussian only
+    assert chosen["scw1"] == [{}]  # already its default
+    assert variants(["pa1"]) == {"pa1": [{}]}
+    assert variants(["pa1", "arow", "pa1"], "linear") == {"pa1": [{}, {"kernel": "linear"}], "arow": [{}]}
 
 
 def test_synthetic_streams_cover_every_kind_and_storage():

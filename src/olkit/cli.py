@@ -481,32 +481,28 @@ def build_parser():
 def cmd_warmup(args):
     """``olkit warmup [ALGO ...]``: compile ahead of time (olkit.warmup)."""
     from . import _compile
-    from .registry import spec
     from .warmup import variants, warm_up
 
-    for name in args.algorithms:
-        try:
-            spec(name)
-        except ValueError as exc:
-            raise UsageError(f"{exc}; `olkit list` describes them") from None
+    try:
+        todo = variants(args.algorithms or None, args.kernel)
+    except ValueError as exc:
+        raise UsageError(f"{exc}; `olkit list` describes them") from None
     if not _compile.CACHE:
         warn(
             "OLKIT_NUMBA_CACHE=off: the compiled code is kept in this process only, later processes compile "
             "again (unset it, or give a directory, to fill the cache)"
         )
-    todo = variants(args.algorithms or None, args.kernel)
-    order = list(dict.fromkeys(name for name, _ in todo))  # each algorithm once, its variants together
-    width = max(len(name) for name in order)
+    width = max(len(name) for name in todo)
     total = 0.0
-    for name in order:
-        kernels = [params.get("kernel") for n, params in todo if n == name and params]
-        took = sum(warm_up(n, params) for n, params in todo if n == name)
+    for name, runs in todo.items():  # each algorithm once, its variants together
+        took = sum(warm_up(name, params) for params in runs)
         total += took
         if not args.quiet:
+            kernels = [params["kernel"] for params in runs if params]
             extra = f"  (default and kernel={kernels[0]})" if kernels else ""
             print(f"{name:{width}s}  {took:7.2f} s{extra}", flush=True)
     where = os.environ.get("NUMBA_CACHE_DIR") if _compile.CACHE else "off"
-    print(f"{'total':{width}s}  {total:7.2f} s  ({len(order)} algorithm(s); compile cache: {where})")
+    print(f"{'total':{width}s}  {total:7.2f} s  ({len(todo)} algorithm(s); compile cache: {where})")
 
 
 def cmd_run(args):
@@ -1175,6 +1171,10 @@ def main(argv=None):
             return 130
 
 
+PROGRESS_COMMANDS = ("run", "tune", "train", "warmup")
+"""The commands that report progress on stderr (on a terminal, or with OLKIT_PROGRESS=1; issue 10)."""
+
+
 def _main(args):
     handler = {
         "run": cmd_run,
@@ -1188,12 +1188,7 @@ def _main(args):
     }[args.command]
     try:
         check_paths(args)  # issue 21: empty paths, missing files, FIFOs and devices
-        if args.command in (
-            "run",
-            "tune",
-            "train",
-            "warmup",
-        ):  # issue 10: progress on stderr (a terminal, or OLKIT_PROGRESS=1)
+        if args.command in PROGRESS_COMMANDS:
             from .progress import activate
 
             activate(quiet=args.quiet)

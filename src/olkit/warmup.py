@@ -59,11 +59,11 @@ def kinds(learner):
 
 
 def variants(names=None, kernel=None):
-    """[(name, params)]: each algorithm under its defaults, and under ``kernel`` where it has a ``kernel``
-    parameter (and ``kernel`` is not already its default). ``names`` None: every registered algorithm, the
-    kernel only where it is one of the algorithm's kernels (FOGD, e.g., has the Gaussian kernel only). Given
-    names: an unknown name, a kernel that none of them has, or one that a named algorithm does not accept, is
-    a ValueError naming what is valid (as ``olkit run``)."""
+    """{name: [params, ...]} in the order given: each algorithm under its defaults (``{}``), and under ``kernel``
+    where it has a ``kernel`` parameter (and ``kernel`` is not already its default). ``names`` None: every
+    registered algorithm, the kernel only where it is one of the algorithm's kernels (FOGD, e.g., has the Gaussian
+    kernel only). Given names: an unknown name, a kernel that none of them has, or one that a named algorithm does
+    not accept, is a ValueError naming what is valid (as ``olkit run``)."""
     from .experiment.runner import split_params
     from .registry import defaults, get, make
     from .registry import names as all_names
@@ -79,11 +79,11 @@ def variants(names=None, kernel=None):
             except ValueError:
                 params = {}  # not one of this algorithm's kernels
             given.append((name, params))
-    out = []
+    out: dict[str, list[dict]] = {}
     for name, params in given:
-        out.append((name, {}))
-        if params and params.get("kernel") != defaults(name).get("kernel"):
-            out.append((name, params))
+        runs = out.setdefault(name, [{}])
+        if params and params.get("kernel") != defaults(name).get("kernel") and params not in runs:
+            runs.append(params)
     return out
 
 
