@@ -52,12 +52,22 @@ RUN = ("run", "pa1", "--data", "german", "--repeats", "1", "--format", "json")
 
 
 @pytest.fixture(scope="module")
-def warm_cache(tmp_path_factory):
-    """A compile cache filled by ``olkit warmup pa1 arow`` (and that command's stdout)."""
-    cache = tmp_path_factory.mktemp("numba")
-    code, out, err = olkit("warmup", "pa1", "arow", cache=cache)
-    assert code == 0, err
-    return cache, out
+def warm_cache(tmp_path_factory, worker_id):
+    """A compile cache filled by ``olkit warmup pa1 arow`` (and that command's stdout), once per test session:
+    under pytest-xdist the workers share it (the first to take the lock fills it; the others wait, then read it).
+    The tests only read the cache (a warm run writes nothing), so sharing it changes nothing they check."""
+    import fcntl
+
+    base = tmp_path_factory.getbasetemp()
+    root = base if worker_id == "master" else base.parent  # the session's directory, shared by its workers
+    cache, out_file = root / "warmup-numba", root / "warmup-stdout.txt"
+    with open(root / "warmup.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        if not out_file.exists():
+            code, out, err = olkit("warmup", "pa1", "arow", cache=cache)
+            assert code == 0, err
+            out_file.write_text(out)
+    return cache, out_file.read_text()
 
 
 def test_warmup_prints_a_line_per_algorithm_and_the_total(warm_cache):
