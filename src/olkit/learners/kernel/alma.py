@@ -24,7 +24,7 @@ import math
 
 import numpy as np
 
-from ..._compile import njit
+from ..._compile import njit_helper
 from ...kernels import kernel_diagonal
 from ...params import POSITIVE, Interval, Options
 from ...spec import register
@@ -34,7 +34,7 @@ from .base import EPS, KernelLearner
 from .sv_edit import sv_append, sv_scale
 
 
-@njit
+@njit_helper
 def alma_update(sv, st, s, t, kself, y, fv, mistake):
     f = fv[0]
     alpha, C = st.prm.alpha, st.prm.C
@@ -56,7 +56,7 @@ def alma_update(sv, st, s, t, kself, y, fv, mistake):
     return True
 
 
-@njit
+@njit_helper
 def alma_score(sv, st, s, t, kself, fv):
     """ALMA predicts with the normalised kernel: w(x̂_t) = Σ_i coef_i κ(x_i, x_t)/sqrt(κ_t)."""
     fv[0] = fv[0] / math.sqrt(kself) if kself > EPS else 0.0

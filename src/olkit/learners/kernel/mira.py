@@ -39,7 +39,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..._compile import njit
+from ..._compile import njit_helper
 from ...params import POSITIVE, Options
 from ...spec import register
 from ..records import rule_params
@@ -47,7 +47,7 @@ from .base import EPS, MARGIN_TIE, KernelLearner
 from .sv_edit import sv_append
 
 
-@njit
+@njit_helper
 def mira_tau(f, y, A, C, tau):
     """Write the optimal τ into ``tau``; return False when τ = 0 (f_y ≥ every other score)."""
     K = f.shape[0]
@@ -89,7 +89,7 @@ class MIRAParams(NamedTuple):
     mistakes_only: bool  # update="mistake" (not on every margin error)
 
 
-@njit
+@njit_helper
 def mira_update(sv, st, s, t, kself, y, f, mistake):
     """prm: :class:`MIRAParams`."""
     if kself <= EPS or (st.prm.mistakes_only and not mistake):

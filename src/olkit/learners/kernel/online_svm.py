@@ -20,7 +20,7 @@ Slow reference: tests/reference/kernel_binary.py (``online_svm``).
 
 from typing import NamedTuple
 
-from ..._compile import njit
+from ..._compile import njit_helper
 from ...params import POSITIVE, Interval, Options
 from ...spec import register
 from ..records import rule_params
@@ -41,7 +41,7 @@ class OnlineSVMParams(NamedTuple):
     max_sweeps: int
 
 
-@njit
+@njit_helper
 def online_svm_update(sv, st, s, t, kself, y, fv, mistake):
     f = fv[0]
     C, tol, keep_all, max_sweeps = st.prm.C, st.prm.tol, st.prm.keep_all, st.prm.max_sweeps

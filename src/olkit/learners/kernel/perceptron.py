@@ -22,7 +22,7 @@ Slow reference: tests/reference/kernel_binary.py (``perceptron``), tests/referen
 
 from typing import NamedTuple
 
-from ..._compile import njit
+from ..._compile import njit_helper
 from ...params import Options
 from ...spec import register
 from ..linear.perceptron import PERCEPTRON_PRIMAL
@@ -40,7 +40,7 @@ class PerceptronParams(NamedTuple):
     multiclass_update: int  # MAX, UNIFORM or PROP
 
 
-@njit
+@njit_helper
 def perceptron_update(sv, st, s, t, kself, y, f, mistake):
     wt = s.sw[t]  # the step α = s_t: a weighted mistake (docs/algorithms/perceptron.md#weights)
     if f.shape[0] == 1:  # binary: f ← f + s_t y_t κ(x_t, ·) on a mistake

@@ -26,7 +26,7 @@ Slow reference: tests/reference/kernel_binary.py (``romma``) and, with the linea
 (``first_order``).
 """
 
-from ..._compile import njit
+from ..._compile import njit_helper
 from ...params import BOOLEAN
 from ...spec import register
 from ..linear.romma import ROMMA_PRIMAL, ROMMAParams
@@ -35,7 +35,7 @@ from .base import EPS, KernelLearner
 from .sv_edit import sv_append, sv_clear, sv_scale
 
 
-@njit
+@njit_helper
 def romma_update(sv, st, s, t, kself, y, fv, mistake):
     # a weight s_t > 0 changes nothing: the two constraints do not depend on it, so it only switches the example on
     # (docs/algorithms/romma.md#weights; the loop skips s_t = 0)

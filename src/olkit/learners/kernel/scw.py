@@ -15,7 +15,7 @@ checked against the primal form (tests/test_linear_invariants.py).
 
 from typing import NamedTuple
 
-from ..._compile import njit
+from ..._compile import njit_helper
 from ...params import CONFIDENCES, POSITIVE, POWERS_OF_TWO
 from ...spec import register
 from ..linear.base import CONFIDENCE, COVARIANCE_CONSTRAINTS, COVARIANCE_DOC, phi_of
@@ -36,7 +36,7 @@ class KernelSCWParams(NamedTuple):
     a: float
 
 
-@njit
+@njit_helper
 def kernel_scw_update(sv, st, s, t, kself, y, fv, mistake):
     """prm: :class:`KernelSCWParams` (the fields of :class:`.linear.scw.SCWParams`, read by
     :func:`.linear.scw.scw_step`, and the initial variance a)."""
