@@ -218,6 +218,31 @@ def _bound_by_cauchy_schwarz(Sig, u, v):
 
 
 @njit
+def _add_scaled_matrix(P, q, W):
+    """P += q·W, entry by entry (the array expression ``P += q * W`` would allocate q·W, and compile numba's
+    broadcasting checks and the formatting of their error message: seconds of a cold start)."""
+    for i in range(W.shape[0]):
+        for j in range(W.shape[1]):
+            P[i, j] += q * W[i, j]
+
+
+@njit
+def _scale_matrix(A, k):
+    """A ← k·A in place, entry by entry, for the reason of :func:`_add_scaled_matrix`."""
+    for i in range(A.shape[0]):
+        for j in range(A.shape[1]):
+            A[i, j] *= k
+
+
+@njit
+def _zero_matrix(A):
+    """A ← 0 in place, entry by entry, for the reason of :func:`_add_scaled_matrix`."""
+    for i in range(A.shape[0]):
+        for j in range(A.shape[1]):
+            A[i, j] = 0.0
+
+
+@njit
 def _full_cov_step(Sig, beta, kappa, u, rho):
     """Σ ← κ (Σ − β u uᵀ), u = Σx, β = c/(1 + cv) for the rule's inverse-form constant c (Σ⁻¹ += c xxᵀ),
     ρ = 1/(1 + cv) = 1 − βv (computed as 1/(1 + cv), without the cancellation of 1 − βv).
@@ -456,8 +481,8 @@ def linear_block(
         # w ← γ w + α ΣΔ  (lazy scale)
         if gamma == 0.0:
             if P.shape[0]:  # W ← 0: P + qW keeps the sum
-                P += fst[AVG_Q] * W
-            W[:, :] = 0.0
+                _add_scaled_matrix(P, fst[AVG_Q], W)
+            _zero_matrix(W)
             fst[WSCALE] = 1.0
             fst[NORM_HI] = 0.0
             fst[NORM_LO] = 0.0
@@ -491,7 +516,7 @@ def linear_block(
             if kappa != 1.0:
                 for o in range(K):  # classes not in the round are scaled too (IELLIP)
                     if o != o1 and o != o2:
-                        S[o] *= kappa
+                        _scale_matrix(S[o], kappa)
     cnt[SEEN] += n_seen
     cnt[MISTAKES] += n_mistakes
     cnt[UPDATES] += n_updates
