@@ -11,7 +11,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..._compile import njit
+from ..._compile import njit_helper
 from ...base import EPS
 from .engine import AUX, N2, NO_STEP, TRIGGERED_NO_STEP, PrimalRule, Step
 
@@ -24,7 +24,7 @@ class ALMAParams(NamedTuple):
     libol: bool  # compat="libol": strict trigger m < (1 − α)γ_k, counted rounds, and x instead of x/‖x‖
 
 
-@njit
+@njit_helper
 def alma_step(prm, fst, m, v, dn2, mistake, wt):
     """prm: :class:`ALMAParams`. Update iff m ≤ (1 − α) γ_k (LIBOL: <), w' = w + η_k Δ̂,
     w ← w'/max(1, ‖w'‖), k ← k + 1, with γ_k = B/√k, η_k = C/√k, B = 1/α (p = 2); fst[AUX] holds k.
@@ -47,7 +47,7 @@ def alma_step(prm, fst, m, v, dn2, mistake, wt):
     return Step(True, eta * gamma, gamma, 0.0, 0.0, 1.0)
 
 
-@njit
+@njit_helper
 def alma_input_scale(prm, xn2):
     """x̂ = x/‖x‖ (Gentile); compat="libol" works on x itself."""
     if prm.libol:
@@ -55,7 +55,7 @@ def alma_input_scale(prm, xn2):
     return 1.0 / math.sqrt(xn2) if xn2 > EPS else 0.0
 
 
-@njit
+@njit_helper
 def alma_norm(fst, gamma, alpha, m, dn2):
     """‖γw + αΔ‖² = γ²‖w‖² + 2γα m + α²‖Δ‖²: ALMA's ‖w‖ ≤ 1 enters only its projection, with no
     cancellation, so the O(1) recurrence is as accurate as recomputing."""

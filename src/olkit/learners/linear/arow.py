@@ -4,7 +4,7 @@ Slow reference: tests/reference/linear.py (``second_order``)."""
 
 from typing import NamedTuple
 
-from ..._compile import njit
+from ..._compile import njit_helper
 from ...base import EPS
 from ...params import POSITIVE, POWERS_OF_TWO
 from ...spec import register
@@ -25,7 +25,7 @@ LIBOL_COMPAT_DOC = """
 """The ``compat`` doc of the hinge-loss second-order learners (AROW, NAROW, NHERD)."""
 
 
-@njit
+@njit_helper
 def arow_step(prm, fst, m, v, dn2, mistake, wt):
     """docs/algorithms/arow.md#update-rule (SCW §2.4), prm: :class:`AROWParams`: update iff ℓ = 1 − m > 0:
     β = 1/(v + r), α = ℓβ, c = 1/r.
@@ -40,7 +40,7 @@ def arow_step(prm, fst, m, v, dn2, mistake, wt):
     return arow_step_with(prm.r / wt, loss, v)
 
 
-@njit
+@njit_helper
 def arow_step_with(r, loss, v):
     """The AROW step with regulariser r: β = 1/(v + r), α = ℓβ, c = 1/r (also NAROW's, with r_t)."""
     beta = 1.0 / (v + r)

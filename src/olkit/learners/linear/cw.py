@@ -6,7 +6,7 @@ Slow reference: tests/reference/linear.py (``second_order``)."""
 import math
 from typing import NamedTuple
 
-from ..._compile import njit
+from ..._compile import njit_helper
 from ...base import EPS
 from ...params import CONFIDENCES
 from ...spec import register
@@ -32,7 +32,7 @@ that repeat (whose trigger φ√v − m > 0 then sits exactly on its boundary) o
 or mistakes on a change of the last bit."""
 
 
-@njit
+@njit_helper
 def cw_alpha(phi, m, v):
     """α = max(0, (−mψ + S)/(vζ)), S = sqrt(m²φ⁴/4 + vφ²ζ), ψ = 1 + φ²/2, ζ = 1 + φ² (SCW §2.3), v > 0.
 
@@ -53,7 +53,7 @@ def cw_alpha(phi, m, v):
     return cw_alpha_stable(phi, m, v)
 
 
-@njit
+@njit_helper
 def cw_alpha_stable(phi, m, v):
     """CW's α (:func:`cw_alpha`, φ > 0, v > 0) in a scale-safe, cancellation-free form, equal in exact
     arithmetic:
@@ -77,7 +77,7 @@ def cw_alpha_stable(phi, m, v):
     return (loss / sv) * ((phi * sv + m) / sv) / (s + m * psi)
 
 
-@njit
+@njit_helper
 def cw_covariance_step(alpha, phi, v):
     """The step of CW / SCW for a given α > 0 (and v > 0, φ > 0): u = ¼(−αvφ + sqrt(α²v²φ² + 4v))²,
     β = αφ/(√u + vαφ), and for the diagonal inverse form c = αφ/√u (not SOL's inverted √u).
@@ -97,7 +97,7 @@ def cw_covariance_step(alpha, phi, v):
     return Step(True, alpha, 1.0, c / (1.0 + c * v), c, 1.0)
 
 
-@njit
+@njit_helper
 def cw_inverse_constant_stable(alpha, phi, v):
     """c = αφ/√u, √u = ½(−t + sqrt(t² + 4v)), t = αvφ > 0 (:func:`cw_covariance_step`), without the
     cancellation and without forming t², u or any square beyond p² inside hypot. Times
@@ -108,7 +108,7 @@ def cw_inverse_constant_stable(alpha, phi, v):
     return 2.0 * p * (p + math.hypot(p, 1.0 / math.sqrt(v)))
 
 
-@njit
+@njit_helper
 def cw_step(prm, fst, m, v, dn2, mistake, wt):
     """Exact CW (docs/algorithms/cw.md#update-rule), prm: :class:`CWParams`: update iff ℓ^φ = φ√v − m > 0, α from
     :func:`cw_alpha`.

@@ -4,7 +4,7 @@ Slow reference: tests/reference/linear.py (``second_order``)."""
 
 import math
 
-from ..._compile import njit
+from ..._compile import njit_helper
 from ...params import CONFIDENCES
 from ...spec import register
 from .base import COVARIANCE_DOC
@@ -12,7 +12,7 @@ from .cw import CW
 from .engine import NO_STEP, TRIGGERED_NO_STEP, PrimalRule, Step
 
 
-@njit
+@njit_helper
 def cw_var_step(prm, fst, m, v, dn2, mistake, wt):
     """docs/algorithms/cw-var.md#update-rule, prm: :class:`.cw.CWParams` (φ): update iff m < φv:
     α = [−(1 + 2φm) + sqrt((1 + 2φm)² − 8φ(m − φv))]/(4φv), Σ⁻¹ += 2αφ ΔΔᵀ
@@ -49,7 +49,7 @@ def cw_var_step(prm, fst, m, v, dn2, mistake, wt):
     return Step(True, alpha, 1.0, beta, c, 1.0)
 
 
-@njit
+@njit_helper
 def cw_var_alpha_stable(phi, m, v):
     """CW-var's α = [−b + sqrt(b² − 8φ(m − φv))]/(4φv), b = 1 + 2φm (φ, v > 0, m < φv), without cancellation
     or overflowing squares, equal in exact arithmetic: with g = φv − m > 0, R = sqrt(b² + 8φg) =

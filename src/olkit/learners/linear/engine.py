@@ -38,7 +38,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..._compile import compile_loop, fma, njit, njit_inline
+from ..._compile import compile_loop, fma, njit_helper, njit_inline
 from ...base import MISTAKES, SEEN, UPDATES
 
 # fst slots shared by every linear rule (see model.py): weight scale s (w = s·W), ‖w‖², covariance
@@ -77,7 +77,7 @@ N_CFG = 4
 RESCALE_BELOW = 1e-100
 
 
-@njit
+@njit_helper
 def _full_times_x(S, o, idx, val, xs, lo, hi, u):
     """u = Σ_o x (Σ symmetric: a combination of its rows), times the covariance scale xs."""
     u[:] = 0.0
@@ -88,7 +88,7 @@ def _full_times_x(S, o, idx, val, xs, lo, hi, u):
             u[j] += a * row[j]
 
 
-@njit
+@njit_helper
 def _sparse_dot(u, idx, val, xs, lo, hi):
     acc = 0.0
     for p in range(lo, hi):
@@ -96,7 +96,7 @@ def _sparse_dot(u, idx, val, xs, lo, hi):
     return acc
 
 
-@njit
+@njit_helper
 def _diag_v(D, o, idx, val, xs, lo, hi):
     acc = 0.0
     for p in range(lo, hi):
@@ -105,7 +105,7 @@ def _diag_v(D, o, idx, val, xs, lo, hi):
     return acc
 
 
-@njit
+@njit_helper
 def _renormalise(W, fst):
     s = fst[WSCALE]
     for j in range(W.shape[0]):
@@ -116,7 +116,7 @@ def _renormalise(W, fst):
     _exact_norm_reset(W, fst)
 
 
-@njit
+@njit_helper
 def begin_averaged_round(fst):
     """The average's bookkeeping at the start of a round (docs/algorithms/options.md#average).
 
@@ -132,7 +132,7 @@ def begin_averaged_round(fst):
     fst[AVG_PENDING] = 1.0
 
 
-@njit
+@njit_helper
 def _average_change(P, q, o, a, cov, u, idx, val, xs, lo, hi):
     """P_o ← P_o − q δ for the change δ = a·(Σx) of the stored W_o (full covariance: δ = a·u; otherwise a·x)."""
     if cov == FULL:
@@ -143,7 +143,7 @@ def _average_change(P, q, o, a, cov, u, idx, val, xs, lo, hi):
             P[idx[p], o] -= q * (a * val[p] * xs)
 
 
-@njit
+@njit_helper
 def _move_mean(W, fst, o, sign, alpha, cov, u, idx, val, xs, lo, hi, track_norm):
     """w_o ← w_o + sign·α Σ_o x, with Σ = I (first order) or the dense u = Σ_o x (full covariance).
     ``track_norm``: keep ‖W‖² of the stored entries in double-double precision (see _sum2_square)."""
@@ -168,14 +168,14 @@ def _move_mean(W, fst, o, sign, alpha, cov, u, idx, val, xs, lo, hi, track_norm)
             W[idx[p], o] += a * val[p] * xs
 
 
-@njit
+@njit_helper
 def _two_sum(a, b):
     s = a + b
     bb = s - a
     return s, (a - (s - bb)) + (b - bb)
 
 
-@njit
+@njit_helper
 def _sum2_square(s, c, w):
     """One step of Ogita, Rump & Oishi's Sum2 (2005) over exact squares: s + c accumulates w² = p + e (e from a
     fused multiply-add), s by an error-free sum and c, the errors, in plain double. The result is as
@@ -188,7 +188,7 @@ def _sum2_square(s, c, w):
     return s, c + (q + fma(w, w, -p))
 
 
-@njit
+@njit_helper
 def _exact_norm_reset(W, fst):
     nh = nl = 0.0
     for j in range(W.shape[0]):
@@ -197,7 +197,7 @@ def _exact_norm_reset(W, fst):
     fst[NORM_HI], fst[NORM_LO] = _two_sum(nh, nl)
 
 
-@njit
+@njit_helper
 def _bound_by_cauchy_schwarz(Sig, u, v):
     """u = Σx kept within the bound every positive semi-definite Σ satisfies (issue 9, item 1):
     u_i² = (e_iᵀΣx)² ≤ Σ_ii·xᵀΣx = Σ_ii v. Once rank-one downdates have cancelled (cv ≫ 1/ε: the variance
@@ -217,7 +217,7 @@ def _bound_by_cauchy_schwarz(Sig, u, v):
             u[i] = math.copysign(math.sqrt(sii) * math.sqrt(vp), ui)
 
 
-@njit
+@njit_helper
 def _add_scaled_matrix(P, q, W):
     """P += q·W, entry by entry (the array expression ``P += q * W`` would allocate q·W, and compile numba's
     broadcasting checks and the formatting of their error message: seconds of a cold start)."""
@@ -226,7 +226,7 @@ def _add_scaled_matrix(P, q, W):
             P[i, j] += q * W[i, j]
 
 
-@njit
+@njit_helper
 def _scale_matrix(A, k):
     """A ← k·A in place, entry by entry, for the reason of :func:`_add_scaled_matrix`."""
     for i in range(A.shape[0]):
@@ -234,7 +234,7 @@ def _scale_matrix(A, k):
             A[i, j] *= k
 
 
-@njit
+@njit_helper
 def _zero_matrix(A):
     """A ← 0 in place, entry by entry, for the reason of :func:`_add_scaled_matrix`."""
     for i in range(A.shape[0]):
@@ -242,7 +242,7 @@ def _zero_matrix(A):
             A[i, j] = 0.0
 
 
-@njit
+@njit_helper
 def _full_cov_step(Sig, beta, kappa, u, rho):
     """Σ ← κ (Σ − β u uᵀ), u = Σx, β = c/(1 + cv) for the rule's inverse-form constant c (Σ⁻¹ += c xxᵀ),
     ρ = 1/(1 + cv) = 1 − βv (computed as 1/(1 + cv), without the cancellation of 1 − βv).
@@ -273,7 +273,7 @@ def _full_cov_step(Sig, beta, kappa, u, rho):
                 Sig[i, j] *= kappa
 
 
-@njit
+@njit_helper
 def _diag_step(W, P, D, fst, o, sign, alpha, mode, beta, c, idx, val, xs, lo, hi, C_nherd, rho):
     """Diagonal covariance, class o: w_o ← w_o + sign·α Σ_o x with the old Σ, then Σ_jj for the row's
     non-zeros — the inverse form Σ_jj/(1 + c Σ_jj x_j²), or NHERD's "exact" Σ_jj/(1 + C x_j² Σ_jj)² and
@@ -316,13 +316,13 @@ def _diag_entry(djj, x, cs, mode, c, beta, C_nherd, rho):
     return max(sjj - beta * (sjj * x) * (sjj * x), rho * sjj) / cs
 
 
-@njit
+@njit_helper
 def unit_input_scale(prm, xn2):
     """Default: the rule works on x itself."""
     return 1.0
 
 
-@njit
+@njit_helper
 def move_mean_plain(W, P, fst, o, sign, alpha, cov, u, idx, val, xs, lo, hi):
     """Default: w_o ← w_o + sign·α Σ_o x (and the average's P, when it is kept, in the same pass)."""
     if P.shape[0]:
@@ -331,7 +331,7 @@ def move_mean_plain(W, P, fst, o, sign, alpha, cov, u, idx, val, xs, lo, hi):
         _move_mean(W, fst, o, sign, alpha, cov, u, idx, val, xs, lo, hi, False)
 
 
-@njit
+@njit_helper
 def _move_mean_averaged(W, P, q, o, a, cov, u, idx, val, xs, lo, hi):
     """W_o ← W_o + δ and P_o ← P_o − qδ in one pass, δ = a·(Σx): the same W as :func:`_move_mean` (the same
     products), and P as :func:`_average_change` (measured on a9a × 8, linear PA-I: a second pass cost 26 %)."""
@@ -348,7 +348,7 @@ def _move_mean_averaged(W, P, q, o, a, cov, u, idx, val, xs, lo, hi):
             P[j, o] -= q * inc
 
 
-@njit
+@njit_helper
 def move_mean_tracking_norm(W, P, fst, o, sign, alpha, cov, u, idx, val, xs, lo, hi):
     """w_o ← w_o + sign·α x, keeping ‖W‖² of the stored entries exact (double-double, see
     :func:`_sum2_square`) — for rules whose step cancels in ‖w‖² (ROMMA)."""
@@ -357,17 +357,17 @@ def move_mean_tracking_norm(W, P, fst, o, sign, alpha, cov, u, idx, val, xs, lo,
     _move_mean(W, fst, o, sign, alpha, cov, u, idx, val, xs, lo, hi, True)
 
 
-@njit
+@njit_helper
 def no_after_update(fst, gamma, alpha, m, dn2):
     """Default: no scalar state follows the mean update."""
 
 
-@njit
+@njit_helper
 def no_unlearned_round(prm, fst):
     """Default: a round of weight 0 changes no state of the rule."""
 
 
-@njit
+@njit_helper
 def no_squared_diagonal(prm, wt):
     """Default: the rule has no "exact" (squared) diagonal form; its C is never read."""
     return 0.0

@@ -4,7 +4,7 @@ Slow reference: tests/reference/linear.py (``second_order``)."""
 
 from typing import NamedTuple
 
-from ..._compile import njit
+from ..._compile import njit_helper
 from ...base import EPS
 from ...params import DECAYS, PROBABILITY_OPEN
 from ...spec import register
@@ -19,7 +19,7 @@ class IELLIPParams(NamedTuple):
     b: float  # c_t ← c_t·b after every round
 
 
-@njit
+@njit_helper
 def iellip_step(prm, fst, m, v, dn2, mistake, wt):
     """docs/algorithms/iellip.md#update-rule (LIBOL's IELLIP.m), prm: :class:`IELLIPParams`, fst[AUX] = c_t.
 
@@ -43,7 +43,7 @@ def iellip_step(prm, fst, m, v, dn2, mistake, wt):
     return Step(True, (1.0 - m) / v, 1.0, cts / v, ct * wt / ((1.0 - ct) * v), 1.0 / (1.0 - ct))
 
 
-@njit
+@njit_helper
 def iellip_unlearned_round(prm, fst):
     """A round of weight 0 is not learned, but c_t, a schedule by round number, still decays
     (docs/algorithms/iellip.md#weights, docs/algorithms/options.md#weights)."""

@@ -5,7 +5,7 @@ Slow reference: tests/reference/linear.py (``second_order``)."""
 
 from typing import NamedTuple
 
-from ..._compile import njit
+from ..._compile import njit_helper
 from ...base import EPS
 from ...params import POSITIVE, POWERS_OF_TWO
 from ...spec import register
@@ -21,7 +21,7 @@ class NAROWParams(NamedTuple):
     b: float  # r_t = v/(bv − 1) where v > 1/b
 
 
-@njit
+@njit_helper
 def narow_step(prm, fst, m, v, dn2, mistake, wt):
     """docs/algorithms/narow.md#update-rule (LIBOL's NAROW.m), prm: :class:`NAROWParams`: update iff 1 − m > 0 and
     v > 1/b: r = v/(bv − 1), then the AROW step with r (β = 1/(v + r), α = (1 − m)β, c = 1/r).

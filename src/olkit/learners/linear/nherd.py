@@ -5,7 +5,7 @@ Slow reference: tests/reference/linear.py (``second_order``)."""
 import math
 from typing import NamedTuple
 
-from ..._compile import njit
+from ..._compile import njit_helper
 from ...base import EPS
 from ...params import POSITIVE, POWERS_OF_TWO, Options
 from ...spec import register
@@ -21,7 +21,7 @@ class NHERDParams(NamedTuple):
     C: float  # aggressiveness (γ = 1/C)
 
 
-@njit
+@njit_helper
 def nherd_step(prm, fst, m, v, dn2, mistake, wt):
     """docs/algorithms/nherd.md#update-rule, prm: :class:`NHERDParams`: update iff 1 − m > 0: α = (1 − m)/(v + 1/C)
     (with the old Σ);
@@ -48,7 +48,7 @@ def nherd_step(prm, fst, m, v, dn2, mistake, wt):
     return Step(True, alpha, 1.0, beta, C * C * v + 2.0 * C, 1.0)
 
 
-@njit
+@njit_helper
 def nherd_squared_diagonal_C(prm, wt):
     """The C of NHERD's "exact" diagonal Σ_jj/(1 + C x_j² Σ_jj)² (applied by the engine): s·C for an example of
     weight s = ``wt`` (docs/algorithms/nherd.md#weights)."""

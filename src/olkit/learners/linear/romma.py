@@ -12,7 +12,7 @@ values span 1e-8..1e8, tests/test_numerics_linear.py; a recurrence or a plain ru
 
 from typing import NamedTuple
 
-from ..._compile import njit
+from ..._compile import njit_helper
 from ...base import EPS
 from .engine import N2, NO_STEP, NORM_HI, NORM_LO, TRIGGERED_NO_STEP, WSCALE, PrimalRule, Step, move_mean_tracking_norm
 
@@ -25,7 +25,7 @@ class ROMMAParams(NamedTuple):
     libol_first: bool  # compat="libol": the first update is w = Δ (not Δ/‖Δ‖²)
 
 
-@njit
+@njit_helper
 def romma_step(prm, fst, m, v, dn2, mistake, wt):
     """prm: :class:`ROMMAParams`. w ← c w + d Δ with c = (A − m)/D,
     d = N2 (1 − m)/D, A = ‖Δ‖² N2, D = A − m².
@@ -52,7 +52,7 @@ def romma_step(prm, fst, m, v, dn2, mistake, wt):
     return Step(True, norm2 * (1.0 - m) / D, (A - m) / D, 0.0, 0.0, 1.0)
 
 
-@njit
+@njit_helper
 def romma_norm(fst, gamma, alpha, m, dn2):
     """‖w‖² = s²‖W‖², from the exactly tracked ‖W‖² of the stored weights."""
     fst[N2] = (fst[NORM_HI] + fst[NORM_LO]) * fst[WSCALE] * fst[WSCALE]

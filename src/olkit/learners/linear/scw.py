@@ -9,7 +9,7 @@ other kernel, kernel SCW (docs/algorithms/scw1.md#kernel-scw), whose compiled ru
 import math
 from typing import NamedTuple
 
-from ..._compile import njit
+from ..._compile import njit_helper
 from ...base import EPS
 from .cw import CANCELLED, cw_alpha, cw_covariance_step
 from .engine import NO_STEP, TRIGGERED_NO_STEP, PrimalRule
@@ -26,7 +26,7 @@ class SCWParams(NamedTuple):
     libol_typo: bool  # compat="libol": SCW-II's α with LIBOL's typo
 
 
-@njit
+@njit_helper
 def scw2_alpha(phi, C, m, v, libol_typo):
     """SCW-II (eq. (5)): n = v + 1/(2C), γ = φ sqrt(φ²m²v² + 4nv(n + vφ²)),
     α = max(0, (−(2mn + φ²mv) + γ)/(2(n² + nvφ²))). ``libol_typo`` reproduces the two typos of LIBOL's
@@ -62,7 +62,7 @@ def scw2_alpha(phi, C, m, v, libol_typo):
     return scw2_alpha_stable(phi, C, m, v)
 
 
-@njit
+@njit_helper
 def scw2_alpha_stable(phi, C, m, v):
     """SCW-II's α (the paper's formula in :func:`scw2_alpha`; φ, C, v > 0) in a cancellation-free,
     scale-safe form, equal in exact arithmetic. Divide n, γ and the numerator by v: ñ = n/v = 1 + 1/(2Cv),
@@ -88,7 +88,7 @@ def scw2_alpha_stable(phi, C, m, v):
     return 2.0 * (loss / sv) * ((phi * sv + m) / sv) / (phi * h + m * (2.0 * nt + phi2))
 
 
-@njit
+@njit_helper
 def scw_step(prm, fst, m, v, dn2, mistake, wt):
     """SCW-I (eq. (4)) and SCW-II (eq. (5)); prm: :class:`SCWParams`.
 
