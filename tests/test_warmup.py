@@ -53,7 +53,8 @@ RUN = ("run", "pa1", "--data", "german", "--repeats", "1", "--format", "json")
 
 @pytest.fixture(scope="module")
 def warm_cache(tmp_path_factory, worker_id):
-    """A compile cache filled by ``olkit warmup pa1 arow`` (and that command's stdout), once per test session:
+    """A compile cache filled by ``olkit warmup pa1 arow --set covariance=diagonal`` (and that command's stdout),
+    once per test session:
     under pytest-xdist the workers share it (the first to take the lock fills it; the others wait, then read it).
     The tests only read the cache (a warm run writes nothing), so sharing it changes nothing they check."""
     import fcntl
@@ -64,7 +65,7 @@ def warm_cache(tmp_path_factory, worker_id):
     with open(root / "warmup.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
         if not out_file.exists():
-            code, out, err = olkit("warmup", "pa1", "arow", cache=cache)
+            code, out, err = olkit("warmup", "pa1", "arow", "--set", "covariance=diagonal", cache=cache)
             assert code == 0, err
             out_file.write_text(out)
     return cache, out_file.read_text()
@@ -76,6 +77,8 @@ def test_warmup_prints_a_line_per_algorithm_and_the_total(warm_cache):
     assert [line.split()[0] for line in lines] == ["pa1", "arow", "total"]
     for line in lines:
         assert float(line.split()[1]) >= 0 and line.split()[2] == "s"
+    assert lines[1].endswith("(defaults and covariance=diagonal)")  # pa1 has no covariance: its defaults only
+    assert "defaults and" not in lines[0]
     assert "2 algorithm(s)" in lines[-1]
 
 
@@ -97,6 +100,11 @@ def test_warmup_fills_the_cache_and_a_run_compiles_nothing_new(warm_cache, tmp_p
         code, _, err = olkit(*args, cache=cache)
         assert code == 0, err
     assert files(cache) == before  # the predictions' scores were compiled by the warm-up too
+    code, _, err = olkit(
+        "run", "arow", "--data", "german", "--repeats", "1", "--set", "covariance=diagonal", cache=cache
+    )
+    assert code == 0, err
+    assert files(cache) == before  # the --set variant was warmed up too
 
 
 def test_warmup_quiet_prints_the_total_only(warm_cache):
@@ -130,6 +138,9 @@ def test_warmup_with_the_cache_off_warns():
         (["warmup", "pa1", "nosuch"], ["unknown algorithm 'nosuch'", "`olkit list`"]),
         (["warmup", "fogd", "--kernel", "linear"], ["kernel='linear' is not valid", "'gaussian'"]),
         (["warmup", "cw", "--kernel", "gaussian"], ["'kernel'", "belong to none of cw"]),
+        (["warmup", "pa1", "--set", "covariance=diagonal"], ["'covariance'", "belong to none of pa1"]),
+        (["warmup", "arow", "--set", "covariance=sideways"], ["covariance", "'diagonal'"]),
+        (["warmup", "arow", "--set", "covariance"], ["--set expects KEY=VALUE"]),
     ],
 )
 def test_bad_input_is_one_line_and_status_2(capsys, args, words):
@@ -147,6 +158,18 @@ def test_kernel_without_names_applies_where_the_algorithm_offers_it():
     assert chosen["scw1"] == [{}]  # already its default
     assert variants(["pa1"]) == {"pa1": [{}]}
     assert variants(["pa1", "arow", "pa1"], "linear") == {"pa1": [{}, {"kernel": "linear"}], "arow": [{}]}
+
+
+def test_set_values_are_warmed_where_the_algorithm_has_them():
+    assert variants(["pa1", "arow"], None, {"covariance": "diagonal"}) == {
+        "pa1": [{}],
+        "arow": [{}, {"covariance": "diagonal"}],
+    }
+    assert variants(["arow"], None, {"covariance": "full"}) == {"arow": [{}]}  # its default already
+    everyone = variants(None, "linear", {"average": True})
+    assert everyone["pa1"] == [{}, {"kernel": "linear", "average": True}]
+    assert everyone["fogd"] == [{}, {"average": True}]  # the linear kernel is not FOGD's: the rest applies
+    assert all(runs[0] == {} for runs in everyone.values())
 
 
 def test_synthetic_streams_cover_every_kind_and_storage():

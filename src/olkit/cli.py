@@ -11,7 +11,7 @@
     olkit train [ALGO] --model FILE --continue --data MORE
     olkit predict --model FILE --data TEST [--out PREDICTIONS]
     olkit cache info|clear
-    olkit warmup [ALGO ...] [--kernel K] [--quiet]
+    olkit warmup [ALGO ...] [--kernel K] [--set KEY=VALUE ...] [--quiet]
 
 A LIBSVM file given as --data is read 1-based (LIBSVM's convention); ``--zero-based`` reads it 0-based,
 ``--zero-based auto`` decides from the file (0-based if some index is 0), as scikit-learn's
@@ -457,7 +457,8 @@ def build_parser():
         help="compile the algorithms' loops ahead of time into the compile cache (e.g. for CI images, Dask workers)",
         description="Compile (or load from the compile cache) everything a run of each algorithm uses: binary, "
         "multiclass and multi-label data where the algorithm learns from them, dense and sparse input, its default "
-        "kernel (and --kernel K), and the scores of predict, on tiny synthetic data (no dataset is read). Prints one "
+        "kernel (and --kernel K, --set values), and the scores of predict, on tiny synthetic data (no dataset is "
+        "read). Prints one "
         "line per algorithm with the seconds it took, then the total. The cache is OLKIT_NUMBA_CACHE (a directory; "
         "'off' keeps nothing, which makes a warm-up useless), see docs/guide/reproducibility.md#the-compile-cache.",
     )
@@ -468,6 +469,13 @@ def build_parser():
         "--kernel",
         help="also compile this kernel (gaussian, linear, poly) for every learner that has it; without ALGO, "
         "learners that do not offer the kernel are compiled with their default only",
+    )
+    warmup.add_argument(
+        "--set",
+        action="append",
+        metavar="KEY=VALUE",
+        help="also compile the algorithms with these parameter values (as `olkit run --set`: e.g. "
+        "covariance=diagonal, average=true, fit_intercept=true, compat=...), which may select other compiled loops",
     )
     warmup.add_argument(
         "--quiet",
@@ -483,8 +491,9 @@ def cmd_warmup(args):
     from . import _compile
     from .warmup import variants, warm_up
 
+    settings = parse_settings(args.set)
     try:
-        todo = variants(args.algorithms or None, args.kernel)
+        todo = variants(args.algorithms or None, args.kernel, settings)
     except ValueError as exc:
         raise UsageError(f"{exc}; `olkit list` describes them") from None
     if not _compile.CACHE:
@@ -498,8 +507,8 @@ def cmd_warmup(args):
         took = sum(warm_up(name, params) for params in runs)
         total += took
         if not args.quiet:
-            kernels = [params["kernel"] for params in runs if params]
-            extra = f"  (default and kernel={kernels[0]})" if kernels else ""
+            given = ", ".join(f"{k}={v}" for params in runs[1:] for k, v in params.items())
+            extra = f"  (defaults and {given})" if given else ""
             print(f"{name:{width}s}  {took:7.2f} s{extra}", flush=True)
     where = os.environ.get("NUMBA_CACHE_DIR") if _compile.CACHE else "off"
     print(f"{'total':{width}s}  {total:7.2f} s  ({len(todo)} algorithm(s); compile cache: {where})")

@@ -58,33 +58,43 @@ def kinds(learner):
     return found
 
 
-def variants(names=None, kernel=None):
-    """{name: [params, ...]} in the order given: each algorithm under its defaults (``{}``), and under ``kernel``
-    where it has a ``kernel`` parameter (and ``kernel`` is not already its default). ``names`` None: every
-    registered algorithm, the kernel only where it is one of the algorithm's kernels (FOGD, e.g., has the Gaussian
-    kernel only). Given names: an unknown name, a kernel that none of them has, or one that a named algorithm does
-    not accept, is a ValueError naming what is valid (as ``olkit run``)."""
+def variants(names=None, kernel=None, settings=None):
+    """{name: [params, ...]} in the order given: each algorithm under its defaults (``{}``), and under the
+    ``settings`` it has (``--set`` values, plus ``kernel`` as the key "kernel") where they are not all its
+    defaults already. ``names`` None: every registered algorithm, with the settings it has and accepts (FOGD, e.g.,
+    has the Gaussian kernel only: a ``kernel="linear"`` leaves it at its defaults). Given names: an unknown name, a
+    setting none of them has, or a value a named algorithm does not accept, is a ValueError naming what is valid
+    (as ``olkit run``)."""
     from .experiment.runner import split_params
     from .registry import defaults, get, make
     from .registry import names as all_names
 
+    settings = {**(settings or {}), **({} if kernel is None else {"kernel": kernel})}
     if names:
-        given = split_params(names, {} if kernel is None else {"kernel": kernel})  # validates names and kernel
+        given = split_params(names, settings)  # validates names, keys and values
     else:
         given = []
         for name in all_names():
-            params = {"kernel": kernel} if kernel is not None and "kernel" in get(name)._get_param_names() else {}
-            try:
-                make(name, **params)
-            except ValueError:
-                params = {}  # not one of this algorithm's kernels
-            given.append((name, params))
+            valid = get(name)._get_param_names()
+            # the values it accepts (not a kernel it does not offer, say), if it accepts them together
+            params = {k: v for k, v in settings.items() if k in valid and _accepts(make, name, {k: v})}
+            given.append((name, params if _accepts(make, name, params) else {}))
     out: dict[str, list[dict]] = {}
     for name, params in given:
         runs = out.setdefault(name, [{}])
-        if params and params.get("kernel") != defaults(name).get("kernel") and params not in runs:
+        own = defaults(name)
+        if any(own.get(k) != v for k, v in params.items()) and params not in runs:
             runs.append(params)
     return out
+
+
+def _accepts(make, name, params):
+    """Whether algorithm ``name`` takes ``params`` (``make`` raises no ValueError)."""
+    try:
+        make(name, **params)
+    except ValueError:
+        return False
+    return True
 
 
 def warm_up(name, params=None):
