@@ -546,7 +546,7 @@ def jobs(quick):
 def summary(results):
     """Targets, the floor check and the worst ratios, from the worker results."""
     rows = [r for r in results if "learner" in r]
-    checks = {r["dataset"]: r["floor_equals_pa1"] for r in rows if "floor_equals_pa1" in r}
+    checks = {r["name"].split("/")[0]: r["floor_equals_pa1"] for r in rows if "floor_equals_pa1" in r}  # w8a, w8ax8
     out = {
         "floor_equals_pa1": checks,
         "floor_equals_pa1_everywhere": bool(checks) and all(c["mistakes"] and c["updates"] for c in checks.values()),
@@ -645,7 +645,7 @@ def table(results, text_table):
         if "floor_equals_pa1" in r:
             eq = r["floor_equals_pa1"]
             notes.append(
-                f"{r['dataset']}: floor mistakes {F['mistakes']} / updates {F['updates']} vs olkit pa1 "
+                f"{r['name'].split('/')[0]}: floor mistakes {F['mistakes']} / updates {F['updates']} vs olkit pa1 "
                 f"{L['mistakes']} / {L['n_updates']}: "
                 f"{'EQUAL' if eq['mistakes'] and eq['updates'] else 'DIFFERENT'}"
             )
@@ -742,6 +742,8 @@ def bench(quick):
             "csr_datasets": list(linear.QUICK_CSR_DATASETS if quick else linear.CSR_DATASETS),
             "full_covariance_datasets": [] if quick else [linear.FULL_DATASET, *linear.CSR_DATASETS],
             "memory_dataset": None if quick else linear.MEMORY_DATASET,
+            "long": None if quick else f"{linear.LONG_DATASET} x {linear.LONG_REPEAT} (stacked, one random order)",
+            "long_targets": linear.LONG_TARGETS,
             "vowpalwabbit_args": linear.VW_ARGS,
             "restrictions": (
                 "--quick: a9a only (first-order + diagonal), VW on a9a"
@@ -767,6 +769,12 @@ def bench(quick):
                 f"{k['passed_cpu']}/{k['rows']}); worst "
                 f"{k['worst']['name']} {k['worst']['ratio_to_floor']:.2f}"
                 + (f"; failed: {', '.join(k['failed'])}" if k["failed"] else "")
+            )
+    for name, k in summ.get("long", {}).items():
+        if name.split("/")[1] in linear.LONG_TARGETS:
+            print(
+                f"target long {name} ratio >= {k['target']}: {'PASS' if k['meets_target'] else 'FAIL'} "
+                f"({k['ratio_to_floor']:.2f}; CPU-time ratio {_f(k['cpu_ratio_to_floor'], '.2f')})"
             )
     print(f"floor = olkit pa1 (mistakes and updates) on every dataset: {summ['floor_equals_pa1_everywhere']}")
     return path, results
