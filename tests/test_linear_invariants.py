@@ -215,3 +215,47 @@ def test_tuning_in_parallel_processes_equals_sequential():
     assert [t["parameter"] for t in trace] == ["C"] * 9 + ["eta"] * 9 and params["covariance"] == "diagonal"
     best = min(t["mistakes"] for t in trace[9:])
     assert params["eta"] == max(t["value"] for t in trace[9:] if t["mistakes"] == best)
+
+
+def test_prefetch_is_a_hint_only():
+    """olkit._compile.prefetch changes no value and accepts any index
+    (docs/algorithms/linear-family.md#sparse-input)."""
+    from olkit._compile import njit, prefetch
+
+    @njit
+    def touch(a, indices):
+        for i in indices:
+            prefetch(a, i)
+        return a.sum()
+
+    a = np.arange(10.0)
+    assert touch(a, np.array([0, 9, -(10**9), 10**12], np.int64)) == 45.0
+    np.testing.assert_array_equal(a, np.arange(10.0))
+
+
+@pytest.mark.parametrize(
+    "name,params",
+    [
+        ("pa1", {"kernel": "linear", "C": 0.5}),
+        ("scw1", {"covariance": "diagonal"}),
+        ("sop", {"covariance": "diagonal"}),
+    ],
+)
+@pytest.mark.parametrize("k", [2, 3])
+def test_rounds_fetched_ahead_give_the_same_bits(name, params, k, monkeypatch):
+    """Blocks of one round (nothing fetched ahead) and one block (rows fetched ahead, in a random order): the same
+    scores, mistakes, updates and weights to the last bit."""
+    if name == "sop" and k == 3:
+        pytest.skip("SOP is binary")
+    X, y = stream(11, n=400, d=30, k=k, sparse=True)
+    order = np.random.default_rng(3).permutation(400)
+    whole = olkit.make(name, **params)
+    a = olkit.evaluate_online(whole, X, y, order=order)
+    monkeypatch.setattr(kernel_base, "LINEAR_BLOCK_SIZE", 1)
+    monkeypatch.setattr(LinearLearner, "_block_size", 1)
+    one = olkit.make(name, **params)
+    b = olkit.evaluate_online(one, X, y, order=order)
+    np.testing.assert_array_equal(a.scores, b.scores)
+    np.testing.assert_array_equal(a.mistake_flags, b.mistake_flags)
+    assert a.n_updates == b.n_updates
+    np.testing.assert_array_equal(whole.coef_, one.coef_)

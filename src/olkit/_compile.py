@@ -238,6 +238,35 @@ def bits_float(typingctx, i):
     return sig, codegen
 
 
+@numba.extending.intrinsic
+def prefetch(typingctx, array, index):
+    """Ask the CPU to bring the cache line of ``array[index]`` (a 1-D array) closer, ahead of its use (LLVM's
+    ``llvm.prefetch``: a read, kept in every cache level). A hint only: it changes no value, and an ``index``
+    outside the array is never an error (the address is not dereferenced). The linear loop uses it to fetch the
+    rows of later rounds while it computes the current one (docs/algorithms/linear-family.md#sparse-input)."""
+    if not isinstance(array, numba.types.Array) or array.ndim != 1 or not isinstance(index, numba.types.Integer):
+        return None
+    sig = numba.types.void(array, index)
+
+    def codegen(context, builder, signature, args):
+        from llvmlite import ir
+
+        ary = context.make_array(signature.args[0])(context, builder, args[0])
+        i = context.cast(builder, args[1], signature.args[1], numba.types.intp)
+        ptr = builder.gep(ary.data, [i])  # not "inbounds": an address outside the array is allowed
+        i8p = ir.IntType(8).as_pointer()
+        i32 = ir.IntType(32)
+        fnty = ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32])
+        module = builder.module
+        name = "llvm.prefetch.p0i8"
+        fn = module.globals.get(name) or ir.Function(module, fnty, name)
+        # (address, 0 = read, 3 = keep in all cache levels, 1 = data)
+        builder.call(fn, [builder.bitcast(ptr, i8p), i32(0), i32(3), i32(1)])
+        return context.get_dummy_value()
+
+    return sig, codegen
+
+
 # ---- optimisation level of olkit's compiles ----------------------------------------------------------
 
 LOOP_OPT_LEVEL = 1

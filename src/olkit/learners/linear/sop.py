@@ -18,6 +18,7 @@ from .engine import (
     _full_cov_step,
     _full_times_x,
     _sparse_dot,
+    prefetch_rounds,
 )
 
 
@@ -30,6 +31,7 @@ def sop_block(
     prediction is not a fixed weight vector (docs/algorithms/options.md#average)."""
     n_seen = n_mistakes = n_updates = 0
     for pos in range(start, stop):
+        prefetch_rounds(indptr, idx, val, y, sw, order, pos, stop)
         t = order[pos]
         n_seen += 1
         lo, hi = indptr[t], indptr[t + 1]
