@@ -80,8 +80,8 @@ PREFETCH_AHEAD = 16
 """Rounds ahead of the current one whose row start (``indptr``), label and weight the block loop asks the CPU to
 fetch; the row's first indices and values are fetched :data:`PREFETCH_ROW_AHEAD` rounds ahead (by then its
 ``indptr`` entry is in cache). On a stream larger than the cache, visited in a random order, each round otherwise
-waits for two dependent memory loads (the row's start, then its entries): PA-I on w8a × 8 ran at 0.82 of the
-benchmark's plain loop without the hints, 1.2–1.5 with them (docs/algorithms/linear-family.md#sparse-input)."""
+waits for two dependent memory loads (the row's start, then its entries): PA-I on w8a × 8 ran at 0.73–0.95 of the
+benchmark's plain loop without the hints, 1.17–1.49 with them (docs/algorithms/linear-family.md#sparse-input)."""
 PREFETCH_ROW_AHEAD = 8
 
 
