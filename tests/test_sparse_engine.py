@@ -61,6 +61,13 @@ def test_gram_cache_dropped_beyond_its_limit(monkeypatch, storage):
     dropped = olkit.evaluate_online(clf, X, y)
     assert not clf.support_.use_gram and clf.support_.n > 300
     assert clf.support_.sparse == (storage == "sparse")
+    # dense SVs: rows on demand from the transposed inputs, kept up to date (SupportSet.transposed)
+    assert clf.support_.transposed == (storage == "dense")
+    if storage == "dense":
+        assert clf.support_.XT.shape == (X.shape[1], clf.support_.capacity)
+        done = int(clf.support_.xt_n[0])  # filled lazily, up to the last row computed
+        assert 300 < done <= clf.support_.n
+        np.testing.assert_array_equal(clf.support_.XT[:, :done], clf.support_.X[:done].T)
     assert (cached.mistakes, cached.n_sv, cached.diagnostics) == (dropped.mistakes, dropped.n_sv, dropped.diagnostics)
     np.testing.assert_allclose(cached.scores, dropped.scores, rtol=1e-9, atol=1e-9)
 
