@@ -248,7 +248,8 @@ def worker_kernel(spec):
     if spec.get("project"):
         prefix = min(spec["project"]["prefix"], n)
         clf = olkit.make(spec["algorithm"])
-        res = olkit.evaluate_online(clf, X, y, order=order[:prefix])
+        # the prefix as a stream of its own (evaluate_online takes an ordering of every row)
+        res = olkit.evaluate_online(clf, X[order[:prefix]], y[order[:prefix]])
         scale = n / prefix
         proj_sv = clf.support_.n * scale
         proj = {

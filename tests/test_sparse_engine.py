@@ -61,8 +61,39 @@ def test_gram_cache_dropped_beyond_its_limit(monkeypatch, storage):
     dropped = olkit.evaluate_online(clf, X, y)
     assert not clf.support_.use_gram and clf.support_.n > 300
     assert clf.support_.sparse == (storage == "sparse")
+    # dense SVs: rows on demand from the transposed inputs, kept up to date (SupportSet.transposed)
+    assert clf.support_.transposed == (storage == "dense")
+    if storage == "dense":
+        assert clf.support_.XT.shape == (X.shape[1], clf.support_.capacity)
+        done = int(clf.support_.xt_n[0])  # filled lazily, up to the last row computed
+        assert 300 < done <= clf.support_.n
+        np.testing.assert_array_equal(clf.support_.XT[:, :done], clf.support_.X[:done].T)
     assert (cached.mistakes, cached.n_sv, cached.diagnostics) == (dropped.mistakes, dropped.n_sv, dropped.diagnostics)
     np.testing.assert_allclose(cached.scores, dropped.scores, rtol=1e-9, atol=1e-9)
+
+
+@pytest.mark.parametrize("nonzeros", [3, 70])
+def test_gram_cache_of_few_nonzeros_dropped_at_the_low_limit(monkeypatch, nonzeros):
+    """Binary DUOL on dense SVs of more than 64 features: the Gram cache is dropped at the low-dimensional limit
+    when the rows have at most 64 non-zeros on average (their rows on demand read those features only), at the
+    general limit otherwise; the same mistakes and SVs either way."""
+    from olkit.learners.kernel.support_set import SupportSet
+
+    rng = np.random.default_rng(7)
+    n, d = 500, 80
+    X = np.zeros((n, d))
+    for i in range(n):
+        X[i, rng.choice(d, nonzeros, replace=False)] = rng.integers(1, 3, nonzeros)
+    y = np.where(X[:, :40].sum(axis=1) > X[:, 40:].sum(axis=1), 1, -1)
+    cached = olkit.evaluate_online(olkit.make("duol", sigma=2.0), X, y)
+    monkeypatch.setattr(SupportSet, "LOW_DIM_GRAM_LIMIT_BYTES", 100 * 100 * 8)
+    clf = olkit.make("duol", sigma=2.0)
+    low = olkit.evaluate_online(clf, X, y)
+    assert clf.support_.n > 300 and not clf.support_.sparse
+    assert clf.support_.use_gram == (nonzeros > 64)
+    assert clf.support_.transposed == (nonzeros <= 64)
+    assert (cached.mistakes, cached.n_sv, cached.diagnostics) == (low.mistakes, low.n_sv, low.diagnostics)
+    np.testing.assert_allclose(cached.scores, low.scores, rtol=1e-9, atol=1e-9)
 
 
 @pytest.mark.parametrize("storage", ["dense", "sparse"])

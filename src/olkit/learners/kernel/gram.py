@@ -42,10 +42,41 @@ def sync_gram(sv):
 
 
 @njit_helper
+def sync_transposed(sv):
+    """Bring the transposed inputs ``sv.XT`` (see ``SupportSet.transposed``) up to date: copy the columns of the
+    SVs from ``xt_n[0]`` on (row-major over the destination: each feature's row gets a contiguous segment)."""
+    n, done = sv.meta[N], sv.xt_n[0]
+    if done >= n:
+        return
+    XT, X = sv.XT, sv.X
+    for k in range(XT.shape[0]):
+        for i in range(done, n):
+            XT[k, i] = X[i, k]
+    sv.xt_n[0] = n
+
+
+@njit_helper
+def transposed_dots(XT, x, out, n):
+    """out[i] = x·x_i for i < n from the transposed SVs ``XT``: the rows of x's non-zero features only, each
+    added in turn (the sum over the features in increasing order, sequential for each i; the vectorised loop
+    runs over the SVs). On a9a (14 of 123 features non-zero) this reads a ninth of the memory of
+    :func:`~olkit.learners.kernel.dots.dense_dots` (docs/algorithms/duol.md#complexity)."""
+    for i in range(n):
+        out[i] = 0.0
+    for k in range(x.shape[0]):
+        v = x[k]
+        if v != 0.0:
+            row = XT[k]
+            for i in range(n):
+                out[i] += v * row[i]
+
+
+@njit_helper
 def load_gram_row(sv, b, s):
     """Fill ``sv.grow[:n]`` with κ(x_b, x_i) for every SV i.
 
-    From the Gram cache when the support set keeps one; otherwise computed on demand (O(#SV·nnz)).
+    From the Gram cache when the support set keeps one; otherwise computed on demand (O(#SV·nnz)), for dense SVs
+    from their transposed inputs when the set keeps them (``SupportSet.transposed``).
     """
     n = sv.meta[N]
     if sv.meta[HAS_GRAM]:
@@ -63,6 +94,9 @@ def load_gram_row(sv, b, s):
             grow[i] = sparse_dot(start, stop, indices, data, i, work)
         for q in range(start[b], stop[b]):
             work[indices[q]] = 0.0
+    elif sv.XT.shape[0]:
+        sync_transposed(sv)
+        transposed_dots(sv.XT, sv.X[b], grow, n)
     else:
         dense_dots(sv.X, sv.X[b], grow, 0, n)
     if kernel_row_from_dots(s.kp, grow, norm2[b], norm2, n):

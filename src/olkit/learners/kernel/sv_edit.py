@@ -39,6 +39,8 @@ def _copy(src, dst):
 def _new_slot(sv, norm2, kself, label):
     """Initialise slot n for a new SV (everything but its input) and return n."""
     n = sv.meta[N]
+    if sv.xt_n[0] > n:  # slot n's input is new: the transposed copy (SupportSet.transposed) is stale from n on
+        sv.xt_n[0] = n
     sv.norm2[n] = norm2
     sv.kself[n] = kself
     sv.y[n] = label
@@ -156,6 +158,8 @@ def _copy_values(sv, src, dst):
         sv.stop[dst] = sv.stop[src]
     else:
         _copy(sv.X[src], sv.X[dst])
+        if sv.xt_n[0] > dst:  # the transposed copy (SupportSet.transposed) is stale from dst on
+            sv.xt_n[0] = dst
     sv.norm2[dst] = sv.norm2[src]
     sv.kself[dst] = sv.kself[src]
     sv.y[dst] = sv.y[src]
