@@ -97,8 +97,8 @@ def load_gram_row_related(sv, b, s, rb, sb):
     fraction of :func:`load_gram_row`. The values are those of :func:`load_gram_row` bit for bit (the same dot
     product code and the same vectorised kernel transform, over the packed dot products and squared norms).
     Dense SVs with a class pool (:mod:`~olkit.learners.kernel.members`) are read from their copies there: the
-    same numbers in contiguous rows (the scattered slots' rows were mostly cache misses: on letter, M-DUOL,
-    this function took about twice as long)."""
+    same numbers in contiguous rows (the scattered slots' rows were mostly cache misses: on letter, M-DUOL, a
+    first pass of the dot products over them took about 2.5 times a second pass over the same rows)."""
     if rb < 0:
         return 0
     sel, grow, members, other, counts = sv.gsel, sv.grow, sv.members, sv.member_other, sv.n_members

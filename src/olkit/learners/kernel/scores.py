@@ -51,7 +51,7 @@ def direction_scores(coef, krow, n, hr, hs, hw, fv):
 
     When every SV is a direction (M-DUOL, multiclass PA), one branch-free pass (a vectorised min over ``hr``)
     says so and the scores are the plain scatter loop, without the per-SV test: the same additions in the
-    same order, measured 10-30 % faster on letter (K = 26) than the loop with the test."""
+    same order (in M-DUOL's loop on letter, K = 26, the scores' share of the loop fell from 15-18 % to 10-12 %)."""
     K = fv.shape[0]
     for c in range(K):
         fv[c] = 0.0
