@@ -7,8 +7,45 @@ A sparse row meets the stored ones through a dense scatter buffer (``work``, all
 ``near_pairs_*`` functions recompute the Gaussian kernel values of near pairs from the explicit differences
 (see :data:`olkit.kernels.NEAR`)."""
 
-from ..._compile import njit_helper, njit_helper_reassoc, njit_inline
+from llvmlite import ir
+from numba import types
+from numba.core import cgutils
+from numba.extending import intrinsic
+
+from ..._compile import min2, njit_helper, njit_helper_reassoc, njit_inline
 from ...kernels import NEAR_PAIR, near_gaussian
+
+PREFETCH_AHEAD = 8
+"""How many rows ahead :func:`packed_dense_dots` asks the CPU to fetch."""
+
+
+@intrinsic
+def prefetch_row(typingctx, A, i):
+    """A hint to fetch row i of the C-contiguous 2-D array A into the caches (every 64-byte line of its first
+    512 bytes; the hardware prefetcher follows a longer row by itself). No effect on any value."""
+    if not (isinstance(A, types.Array) and A.ndim == 2 and isinstance(i, types.Integer)):
+        return None
+    sig = types.void(A, i)
+
+    def codegen(context, builder, signature, args):
+        aryty, _ = signature.args
+        ary = context.make_array(aryty)(context, builder, args[0])
+        row = cgutils.get_item_pointer(context, builder, aryty, ary, [args[1], context.get_constant(types.intp, 0)])
+        row = builder.bitcast(row, ir.IntType(8).as_pointer())
+        fnty = ir.FunctionType(
+            ir.VoidType(), [ir.IntType(8).as_pointer(), ir.IntType(32), ir.IntType(32), ir.IntType(32)]
+        )
+        fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.prefetch.p0i8")
+        width = aryty.dtype.bitwidth // 8
+        ncols = builder.extract_value(ary.shape, 1)
+        nbytes = builder.mul(ncols, context.get_constant(types.intp, width))
+        i32 = ir.IntType(32)
+        for off in range(0, 512, 64):
+            with builder.if_then(builder.icmp_signed(">", nbytes, context.get_constant(types.intp, off))):
+                builder.call(fn, [builder.gep(row, [ir.Constant(ir.IntType(64), off)]), i32(0), i32(3), i32(1)])
+        return context.get_dummy_value()
+
+    return sig, codegen
 
 
 @njit_helper_reassoc
@@ -26,7 +63,10 @@ def dense_dots(X, x, out, lo, hi):
 def packed_dense_dots(X, x, sel, out, m):
     """out[k] = X[sel[k]]·x for k < m (the arithmetic of :func:`dense_dots`)."""
     d = x.shape[0]
+    for k in range(min2(PREFETCH_AHEAD, m)):
+        prefetch_row(X, sel[k])
     for k in range(m):
+        prefetch_row(X, sel[min2(k + PREFETCH_AHEAD, m - 1)])
         i = sel[k]
         acc = 0.0
         for j in range(d):

@@ -57,7 +57,7 @@ from .duol_scans import (
     first_unrelated_candidate,
     label_weights,
     listed_margins,
-    listed_weight_min,
+    listed_weights,
     lists,
     tied_pick,
 )
@@ -339,7 +339,9 @@ def mduol_update(sv, st, s, t, kself, y, f, mistake):
     lr, cr, lw, cw = lists(sv, r, w)
     F_max = 1.0 + tol
     # -- auxiliary example: argmin (H_t·H_i) κ(x_t, x_i) over the SVs with F_i ≤ 1 (Algorithm 2), ties to the first
-    w_min = min2(listed_weight_min(lr, cr, 1, w, krow, F, F_max), listed_weight_min(lw, cw, -1, r, krow, F, F_max))
+    # the weights of r's list in sv.grow, of w's in sv.gnorm2 (scratch until the Gram row below)
+    wr, ww = sv.grow, sv.gnorm2
+    w_min = min2(listed_weights(lr, cr, 1, w, krow, F, F_max, wr), listed_weights(lw, cw, -1, r, krow, F, F_max, ww))
     other = n  # the first candidate that shares no class with H_t (weight 0), when it can be the pick
     if not w_min + tol * abs(w_min) < 0.0:
         other = first_unrelated_candidate(r, w, hr, hs, F, F_max, n)
@@ -348,9 +350,7 @@ def mduol_update(sv, st, s, t, kself, y, f, mistake):
     b = -1
     if w_min < math.inf:
         bound = tie_bound(w_min, tol)
-        b = min2(
-            first_tied(lr, cr, 1, w, krow, F, F_max, bound, n), first_tied(lw, cw, -1, r, krow, F, F_max, bound, n)
-        )
+        b = min2(first_tied(lr, wr, F, F_max, bound, n), first_tied(lw, ww, F, F_max, bound, n))
         if 0.0 <= bound:
             b = min2(b, other)
     double = 0 <= b < n and w_min <= -2.0 * rho  # b = n: none found tied (NaN kernel values from overflow)

@@ -47,23 +47,26 @@ def label_weights(y, sv_y, krow, F, F_max, w_start, out, n):
 
 
 @njit_helper_nonan
-def listed_weight_min(slots, codes, sign, partner, krow, F, F_max):
-    """min of (H_t·H_i) κ(x_t, x_i) over the candidates F_i ≤ F_max of one list (+inf if none)."""
-    w_min = math.inf
+def listed_weights(slots, codes, sign, partner, krow, F, F_max, out):
+    """out[k] = (H_t·H_i) κ(x_t, x_i) for the k-th SV i of one list if it is a candidate (F_i ≤ F_max), else +inf;
+    returns their minimum (+inf if none). :func:`first_tied` then reads ``out`` (contiguous) instead of
+    gathering the kernel values and margins of the list's scattered slots again."""
     for k in range(slots.shape[0]):
         i = slots[k]
-        w_min = min2(w_min, listed_h_dot(sign, partner, codes[k]) * krow[i] if F[i] <= F_max else math.inf)
+        out[k] = listed_h_dot(sign, partner, codes[k]) * krow[i] if F[i] <= F_max else math.inf
+    w_min = math.inf
+    for k in range(slots.shape[0]):
+        w_min = min2(w_min, out[k])
     return w_min
 
 
 @njit_helper
-def first_tied(slots, codes, sign, partner, krow, F, F_max, bound, n):
-    """The first slot of one list (increasing) that is a candidate with (H_t·H_i) κ(x_t, x_i) ≤ bound; n if
-    none."""
+def first_tied(slots, weights, F, F_max, bound, n):
+    """The first slot of one list (increasing) that is a candidate with (H_t·H_i) κ(x_t, x_i) ≤ bound (``weights``:
+    :func:`listed_weights` of the list); n if none."""
     for k in range(slots.shape[0]):
-        i = slots[k]
-        if F[i] <= F_max and listed_h_dot(sign, partner, codes[k]) * krow[i] <= bound:
-            return i
+        if weights[k] <= bound and F[slots[k]] <= F_max:  # (F: a non-candidate's +inf is no tie with bound = inf)
+            return slots[k]
     return n
 
 

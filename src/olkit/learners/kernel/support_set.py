@@ -22,7 +22,11 @@ A kernel model is f(·) = Σ_i a_i κ(x_i, ·) over stored support vectors (SVs)
   SCW's π of docs/algorithms/scw1.md, an inverse Gram matrix); new SVs enter with a zero row and column, and
   ``SupportSet.matrix(name)`` returns one by name;
 * optional per-class member lists (``members``, ``member_other``, ``n_members``), an index of ``hr``/``hs``
-  kept for speed only (:mod:`~olkit.learners.kernel.members`);
+  kept for speed only (:mod:`~olkit.learners.kernel.members`), and with them, for dense SVs of at most
+  LOW_DIM_FEATURES features, the *class pool*: a copy of each list's SV inputs and squared norms in list
+  order (``class_X``, ``class_norm2``; class c's segment starts at row ``class_seg[0, c]`` and holds
+  ``class_seg[1, c]`` rows), so that the SV–SV kernel rows of M-DUOL read contiguous rows
+  (:func:`~olkit.learners.kernel.gram.load_gram_row_related`), and the scratch ``class_sel``;
 * a scratch kernel row ``krow`` of the current example against all SVs, and ``grow`` of an SV against
   all SVs (``gsel``, ``gnorm2``: scratch for a packed partial one, see
   :func:`~olkit.learners.kernel.gram.load_gram_row_related`);
@@ -73,6 +77,11 @@ from ...limits import check_state_bytes, state_limit_bytes
 # next free position of the sparse pool, holes in the sparse pool, #slots in the member lists (list_members)
 N, NPRE, SPARSE, HAS_GRAM, CLOCK, GSYNC, NMOVED, POOL, HOLES, LISTED = 0, 1, 2, 3, 4, 5, 6, 7, 8, 9
 META_SIZE = 10
+CLASS_POOL_SLACK = 16
+"""Spare rows of a class's segment of the class pool beyond twice its count, at each layout."""
+
+CLASS_POOL_ARRAYS = ("class_X", "class_norm2", "class_seg", "class_sel")
+"""The class pool's arrays (an index, not saved: rebuilt with the member lists)."""
 
 SVArrays = namedtuple(
     "SVArrays",
@@ -110,6 +119,10 @@ SVArrays = namedtuple(
         "avg",
         "XT",
         "xt_n",
+        "class_X",
+        "class_norm2",
+        "class_seg",
+        "class_sel",
     ],
 )
 """Arrays of a support set as the compiled code sees them (full capacity; ``meta[N]`` are in use)."""
@@ -227,12 +240,29 @@ class SupportSet:
         self.xt_n = np.zeros(1, np.int64)
 
     def _allocate_members(self, cap):
-        """Empty member lists (rebuilt by the next :func:`~olkit.learners.kernel.members.list_members`)."""
+        """Empty member lists and class pool (rebuilt by the next
+        :func:`~olkit.learners.kernel.members.list_members`)."""
         K = self.n_outputs if self.use_members else 0
         self.members = np.empty((K, cap), np.int32)
         self.member_other = np.empty((K, cap), np.int32)
         self.n_members = np.zeros(K, np.int64)
+        rows = self.class_pool_rows(cap)
+        self.class_X = np.empty((rows, self.n_features if rows else 0))
+        self.class_norm2 = np.empty(rows)
+        self.class_seg = np.zeros((2, K), np.int64)
+        self.class_sel = np.empty(cap + 1 if rows else 0, np.int64)
         self.meta[LISTED] = 0
+
+    def _class_pool(self):
+        """Whether the member lists come with a class pool (see the module docstring): dense SVs of at most
+        LOW_DIM_FEATURES features, where an SV–SV kernel entry costs a few multiply-adds and reading the row
+        from a scattered slot (a cache miss) was most of it."""
+        return self.use_members and not self.sparse and self.n_features <= self.LOW_DIM_FEATURES
+
+    def class_pool_rows(self, cap):
+        """Rows of the class pool at capacity ``cap``: each SV is on two lists, and a layout gives class c
+        2·(its count) + CLASS_POOL_SLACK rows (:func:`~olkit.learners.kernel.members.list_members`)."""
+        return 4 * cap + CLASS_POOL_SLACK * self.n_outputs if self._class_pool() else 0
 
     @property
     def n(self):
@@ -299,6 +329,7 @@ class SupportSet:
         """Bytes of the arrays :meth:`_allocate` makes for ``cap`` SVs and ``nnz_cap`` pooled non-zeros."""
         K = self.n_outputs
         per_sv = 8 * (len(self._PER_SV) - 3 + K + 5) + (8 * K if self.use_members else 0)  # + coef (K), scratch
+        per_sv += 8 * (4 * (self.n_features + 1) + 1) if self._class_pool() else 0  # class pool, class_sel
         per_sv += 16 * K if self.averaged else 0
         per_sv += 0 if self.sparse else 8 * self.n_features * (1 + self.transposed)
         square = 8 * cap * cap * (int(self.use_gram) + len(self.matrix_names))
@@ -413,6 +444,10 @@ class SupportSet:
             self.avg,
             self.XT,
             self.xt_n,
+            self.class_X,
+            self.class_norm2,
+            self.class_seg,
+            self.class_sel,
         )
 
     # -- read access -----------------------------------------------------------------------------
@@ -514,17 +549,9 @@ class SupportSet:
             state["gram"] = self.gram[:n, :n].copy()
         state["mats"] = self.mats[:, :n, :n].copy()
         state["capacity"] = n
-        for name in (
-            "moved",
-            "gsel",
-            "gnorm2",
-            "members",
-            "member_other",
-            "n_members",
-            "XT",
-            "xt_n",
-        ):  # scratch, an index
-            del state[name]
+        scratch = ("moved", "gsel", "gnorm2", "members", "member_other", "n_members", "XT", "xt_n")
+        for name in scratch + CLASS_POOL_ARRAYS:
+            del state[name]  # scratch, an index with its copies, and derived copies of the inputs
         return state
 
     def __setstate__(self, state):
@@ -586,6 +613,7 @@ class SupportSet:
             + (0 if self.sparse else self.n_features)
             + 6
             + 2 * self.n_outputs * self.use_members
+            + (4 * (self.n_features + 1) + 1 if self._class_pool() else 0)
         )
         gram = (
             8 * capacity * capacity
