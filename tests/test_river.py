@@ -198,3 +198,28 @@ def test_import_olkit_does_not_import_river():
         "assert not [m for m in sys.modules if m == 'river' or m.startswith('river.')], 'river imported'"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_memory_usage_skips_compiled_code_and_dead_proxies():
+    """River's memory check walks the model's object graph; olkit's learners reach numba's compiled functions,
+    whose JIT engine keeps a weak proxy to each code library it compiled. A discarded one leaves a dead proxy,
+    on which River's own walk raises ReferenceError (reproduced here with river 0.x); olkit's measure leaves the
+    compiled code out (shared by every model, not its state) and counts the model."""
+    import gc
+
+    import numba
+
+    small = RiverClassifier(olkit.make("pa"))
+    large = RiverClassifier(olkit.make("pa"))
+    for i in range(200):
+        x = {"a": float(i % 7), "b": float(i % 5)}
+        large.learn_one(x, bool(i % 2))
+        if i < 10:
+            small.learn_one(x, bool(i % 2))
+    discarded = numba.njit(lambda a: a + 1)  # compiled in memory, then dropped: its library's proxy dies
+    assert discarded(1) == 2
+    del discarded
+    gc.collect()
+    assert 0 < small._raw_memory_usage < large._raw_memory_usage < 1_000_000  # the model, not numba's compiler
+    assert large.learner_.n_support_ > small.learner_.n_support_
+    assert small._memory_usage.endswith("B")  # River's human-readable form is built on it

@@ -184,6 +184,39 @@ class RiverClassifier(base.Classifier):
         yield {"learner": make("duol"), "classes": (0, 1, 2)}
 
     @property
+    def _raw_memory_usage(self) -> int:
+        """Bytes of the wrapper, its learner and their state, measured as River measures a model (each object
+        reachable through :func:`gc.get_referents` once, its :func:`sys.getsizeof`, plus a NumPy array's buffer),
+        with olkit's compiled functions left out as River leaves out functions, classes and modules: they are code
+        shared by every learner of the process, not this model's state. Their object graph also reaches numba's
+        JIT engine, which keeps weak proxies to the code libraries it compiled; once one of those is discarded the
+        proxy is dead, and River's own walk stops on it with ``ReferenceError`` (seen in ``check_estimator``'s
+        memory check, depending on what the process compiled before)."""
+        import gc
+        import sys
+        import types
+        import weakref
+
+        from numba.core.dispatcher import Dispatcher
+
+        proxies = (weakref.ProxyType, weakref.CallableProxyType)
+        code = (type, types.ModuleType, types.FunctionType, Dispatcher)
+        seen: set[int] = set()
+        size = 0
+        pending: list = [self]
+        while pending:
+            visit = []
+            for obj in pending:
+                # a proxy first, by its exact type: isinstance() on a dead proxy raises ReferenceError
+                if type(obj) in proxies or isinstance(obj, code) or id(obj) in seen:
+                    continue
+                seen.add(id(obj))
+                size += sys.getsizeof(obj) + (obj.nbytes if isinstance(obj, np.ndarray) else 0)
+                visit.append(obj)
+            pending = gc.get_referents(*visit)
+        return size
+
+    @property
     def _multiclass(self) -> bool:
         return self.classes is not None and len(self.classes_) > 2  # type: ignore[arg-type]  # set with classes
 
