@@ -38,7 +38,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..._compile import compile_loop, fma, njit_helper, njit_inline, prefetch
+from ..._compile import compile_loop, fma, min2, njit_helper, njit_inline, prefetch
 from ...base import MISTAKES, SEEN, UPDATES
 
 # fst slots shared by every linear rule (see model.py): weight scale s (w = s·W), ‖w‖², covariance
@@ -83,6 +83,11 @@ fetch; the row's first indices and values are fetched :data:`PREFETCH_ROW_AHEAD`
 waits for two dependent memory loads (the row's start, then its entries): PA-I on w8a × 8 ran at 0.73–0.95 of the
 benchmark's plain loop without the hints, 1.17–1.49 with them (docs/algorithms/linear-family.md#sparse-input)."""
 PREFETCH_ROW_AHEAD = 8
+PREFETCH_ROW_ENTRIES = 64
+"""How many of that row's entries are asked for (every cache line of its indices and values: only the first line
+left the rest of a row of 14 non-zeros (a9a) to wait on; PA-I on a9a in a random order ran at the plain loop's
+speed with the first line, 3-5 times faster with every line); a longer row's rest is left to the hardware
+prefetcher, which follows a sequential run by itself (docs/algorithms/linear-family.md#sparse-input)."""
 
 
 @njit_helper
@@ -124,9 +129,21 @@ def prefetch_rounds(indptr, idx, val, y, sw, order, pos, stop):
         prefetch(y, ta)
         prefetch(sw, ta)
     if pos + PREFETCH_ROW_AHEAD < stop:
-        lo_a = indptr[order[pos + PREFETCH_ROW_AHEAD]]
-        prefetch(idx, lo_a)
-        prefetch(val, lo_a)
+        ta = order[pos + PREFETCH_ROW_AHEAD]
+        lo_a = indptr[ta]
+        hi_a = min2(indptr[ta + 1], lo_a + PREFETCH_ROW_ENTRIES)
+        if hi_a > lo_a:
+            prefetch_span(idx, lo_a, hi_a)
+            prefetch_span(val, lo_a, hi_a)
+
+
+@njit_inline
+def prefetch_span(a, lo, hi):
+    """Hints for every cache line of a[lo:hi] (lo < hi): one every 8 entries (64 bytes of float64; int32
+    indices get two per line, which costs nothing) and the last entry's (the run need not start on a line)."""
+    for q in range(lo, hi, 8):
+        prefetch(a, q)
+    prefetch(a, hi - 1)
 
 
 @njit_helper
