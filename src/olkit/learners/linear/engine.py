@@ -184,7 +184,7 @@ def _average_change(P, q, o, a, cov, u, idx, val, xs, lo, hi):
             P[idx[p], o] -= q * (a * val[p] * xs)
 
 
-@njit_helper
+@njit_inline
 def _move_mean(W, fst, o, sign, alpha, cov, u, idx, val, xs, lo, hi, track_norm):
     """w_o ← w_o + sign·α Σ_o x, with Σ = I (first order) or the dense u = Σ_o x (full covariance).
     ``track_norm``: keep ‖W‖² of the stored entries in double-double precision (see _sum2_square)."""
@@ -363,7 +363,7 @@ def unit_input_scale(prm, xn2):
     return 1.0
 
 
-@njit_helper
+@njit_inline
 def move_mean_plain(W, P, fst, o, sign, alpha, cov, u, idx, val, xs, lo, hi):
     """Default: w_o ← w_o + sign·α Σ_o x (and the average's P, when it is kept, in the same pass)."""
     if P.shape[0]:
@@ -372,7 +372,7 @@ def move_mean_plain(W, P, fst, o, sign, alpha, cov, u, idx, val, xs, lo, hi):
         _move_mean(W, fst, o, sign, alpha, cov, u, idx, val, xs, lo, hi, False)
 
 
-@njit_helper
+@njit_inline
 def _move_mean_averaged(W, P, q, o, a, cov, u, idx, val, xs, lo, hi):
     """W_o ← W_o + δ and P_o ← P_o − qδ in one pass, δ = a·(Σx): the same W as :func:`_move_mean` (the same
     products), and P as :func:`_average_change` (measured on a9a × 8, linear PA-I: a second pass cost 26 %)."""

@@ -8,7 +8,7 @@ docs/algorithms/linear-family.md).
 
 from typing import NamedTuple
 
-from ..._compile import njit_helper
+from ..._compile import njit_inline
 from ...base import EPS
 from .engine import NO_STEP, TRIGGERED_NO_STEP, PrimalRule, Step
 
@@ -22,7 +22,7 @@ class PAParams(NamedTuple):
     C: float  # aggressiveness (not read by plain PA)
 
 
-@njit_helper
+@njit_inline
 def pa_step(prm, fst, m, v, dn2, mistake, wt):
     """prm: :class:`PAParams`. On ℓ = 1 − m > 0, w ← w + τΔ with τ = ℓ/‖Δ‖² (PA), min(C, ℓ/‖Δ‖²)
     (PA-I), ℓ/(‖Δ‖² + 1/(2C)) (PA-II)."""

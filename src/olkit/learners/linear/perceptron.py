@@ -7,11 +7,11 @@ an explicit weight vector and runs this rule. Multiclass data use the joint feat
 update).
 """
 
-from ..._compile import njit_helper
+from ..._compile import njit_inline
 from .engine import NO_STEP, PrimalRule, Step
 
 
-@njit_helper
+@njit_inline
 def perceptron_step(prm, fst, m, v, dn2, mistake, wt):
     """w ← w + s_t Δ on every mistake: the step α = s_t, a weighted mistake
     (docs/algorithms/perceptron.md#weights)."""
