@@ -24,6 +24,18 @@ STARTUP_WARM_RUNS = 15
 STARTUP_DUOL_ARGS = ["run", "duol", "--data", "german", "--repeats", "1"]
 STARTUP_COLD_RUNS = 5
 IMPORT_FLOOR = "import numpy, scipy.sparse, numba"
+NUMBA_FLOOR_SCRIPT = """import numpy, scipy.sparse, numba
+
+
+@numba.njit(cache=True)
+def one(x):
+    return x + 1
+
+
+one(1)
+"""
+"""The numba floor: the import floor and the first call of one cached compiled function (numba loads its
+lowering registries and the cache machinery on a process's first compiled call, whatever the function)."""
 BASELINE_ENV = "OLKIT_BENCH_BASELINE_SRC"
 """Another checkout's ``src`` directory: the DUOL cold and warm runs alternate with runs of that code (same
 interpreter, ``PYTHONPATH`` pointing at it), so that both are measured in the same minutes."""
@@ -77,6 +89,11 @@ def bench(quick):
     if duol.get("ok") and floor.get("ok"):
         duol["warm_median_over_import_floor"] = duol["warm_median_seconds"] / floor["warm_median_seconds"]
         duol["warm_median_minus_import_floor_seconds"] = duol["warm_median_seconds"] - floor["warm_median_seconds"]
+    print("  [startup] numba floor (import floor + one cached compiled function) ...", flush=True)
+    numba_floor = _numba_floor()
+    if duol.get("ok") and numba_floor.get("ok"):
+        duol["warm_median_over_numba_floor"] = duol["warm_median_seconds"] / numba_floor["warm_median_seconds"]
+        duol["warm_median_minus_numba_floor_seconds"] = duol["warm_median_seconds"] - numba_floor["warm_median_seconds"]
     print("  [startup] cold breakdown (numba compile events) ...", flush=True)
     breakdown = _cold_breakdown()
     payload = {
@@ -91,6 +108,7 @@ def bench(quick):
         "import_olkit": imp,
         "python_baseline": base,
         "import_floor": floor,
+        "numba_floor": numba_floor,
         "cold_breakdown": breakdown,
     }
     path = write_json("startup", quick, started, payload)
@@ -99,6 +117,7 @@ def bench(quick):
         ("olkit run pa1 --data german", cli),
         ("python -c 'import olkit'", imp),
         (f"python -c '{IMPORT_FLOOR}'", floor),
+        ("numba floor (+ one cached njit call)", numba_floor),
         ("python -c 'pass'", base),
     ):
         if s and s.get("ok"):
@@ -124,6 +143,19 @@ def bench(quick):
     else:
         print(f"olkit run duol: FAILED ({duol.get('failure')})")
     return path, payload
+
+
+def _numba_floor():
+    """:data:`NUMBA_FLOOR_SCRIPT` as a file in a fresh directory (its cache beside it, filled by the first run,
+    which the warm runs do not count)."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="olkit-numba-floor-") as tmp:
+        script = Path(tmp) / "numba_floor.py"
+        script.write_text(NUMBA_FLOOR_SCRIPT)
+        out = series([sys.executable, str(script)], STARTUP_WARM_RUNS)
+    out["command"] = f"{display_path(sys.executable)} numba_floor.py (benchmarks/startup.py NUMBA_FLOOR_SCRIPT)"
+    return out
 
 
 def _startup_duol(candidates):
