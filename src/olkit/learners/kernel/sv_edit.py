@@ -35,6 +35,15 @@ def _copy(src, dst):
         dst[k] = src[k]
 
 
+@njit_inline
+def _new_average_row(P, last, n):
+    """Averaged (``P`` not None, see :data:`~olkit.learners.kernel.support_set.SVArrays`): SV n enters with no
+    past (P = 0, last seen coefficients 0)."""
+    if P is not None:
+        _fill(P[n], 0.0)
+        _fill(last[n], 0.0)
+
+
 @njit_helper
 def _new_slot(sv, norm2, kself, label):
     """Initialise slot n for a new SV (everything but its input) and return n."""
@@ -48,9 +57,7 @@ def _new_slot(sv, norm2, kself, label):
     sv.hs[n] = -1
     sv.hw[n] = 0.0
     _fill(sv.coef[n], 0.0)
-    if sv.avg_sum.shape[0]:  # averaged: the SV enters with no past (P = 0, last seen coefficients 0)
-        _fill(sv.avg_sum[n], 0.0)
-        _fill(sv.avg_last[n], 0.0)
+    _new_average_row(sv.avg_sum, sv.avg_last, n)
     sv.F[n] = 0.0
     sv.sw[n] = 1.0
     sv.added[n] = sv.meta[CLOCK]
@@ -68,6 +75,24 @@ def _new_slot(sv, norm2, kself, label):
     return n
 
 
+@njit_inline
+def _store_row(pool_indices, sv, s, t, n):
+    """Stream row t as SV n's input: into the pool of non-zeros (CSR SVs), or a dense row (``pool_indices`` is
+    None: a dense run compiles no sparse branch, see :data:`~olkit.learners.kernel.support_set.SVArrays`)."""
+    if pool_indices is not None:
+        pos = sv.meta[POOL]
+        lo = s.indptr[t]
+        m = s.indptr[t + 1] - lo
+        for q in range(m):
+            pool_indices[pos + q] = s.indices[lo + q]
+            sv.data[pos + q] = s.data[lo + q]
+        sv.start[n] = pos
+        sv.stop[n] = pos + m
+        sv.meta[POOL] = pos + m
+    else:
+        _copy(s.X[t], sv.X[n])
+
+
 @njit_helper
 def sv_append(sv, s, t, kself, label):
     """Store stream row t as a new SV with zero coefficients and return its slot.
@@ -75,19 +100,7 @@ def sv_append(sv, s, t, kself, label):
     Needs ``sv.krow`` to hold the kernel row of x_t (it fills the Gram cache from it) and sets
     ``krow[new] = κ(x_t, x_t)`` so that cache updates can treat the new SV like the others.
     """
-    n = sv.meta[N]
-    if sv.meta[SPARSE]:
-        pos = sv.meta[POOL]
-        lo = s.indptr[t]
-        m = s.indptr[t + 1] - lo
-        for q in range(m):
-            sv.indices[pos + q] = s.indices[lo + q]
-            sv.data[pos + q] = s.data[lo + q]
-        sv.start[n] = pos
-        sv.stop[n] = pos + m
-        sv.meta[POOL] = pos + m
-    else:
-        _copy(s.X[t], sv.X[n])
+    _store_row(sv.indices, sv, s, t, sv.meta[N])
     j = _new_slot(sv, s.norm2[t], kself, label)
     sv.sw[j] = s.sw[t]  # the example's weight goes with it (docs/algorithms/options.md#weights)
     return j
@@ -102,10 +115,17 @@ def sv_append_point(sv, idx, val, kself, label):
     norm2 = 0.0
     for q in range(idx.shape[0]):
         norm2 += val[q] * val[q]
-    if sv.meta[SPARSE]:
+    _store_point(sv.indices, sv, n, idx, val)
+    return _new_slot(sv, norm2, kself, label)
+
+
+@njit_inline
+def _store_point(pool_indices, sv, n, idx, val):
+    """Non-zeros ``val`` at features ``idx`` as SV n's input (see :func:`_store_row`)."""
+    if pool_indices is not None:
         pos = sv.meta[POOL]
         for q in range(idx.shape[0]):
-            sv.indices[pos + q] = idx[q]
+            pool_indices[pos + q] = idx[q]
             sv.data[pos + q] = val[q]
         sv.start[n] = pos
         sv.stop[n] = pos + idx.shape[0]
@@ -114,7 +134,6 @@ def sv_append_point(sv, idx, val, kself, label):
         _fill(sv.X[n], 0.0)
         for q in range(idx.shape[0]):
             sv.X[n, idx[q]] = val[q]
-    return _new_slot(sv, norm2, kself, label)
 
 
 @njit_helper
@@ -149,6 +168,14 @@ def sv_clear(sv):
     sv.meta[LISTED] = 0
 
 
+@njit_inline
+def _copy_average_row(P, last, src, dst):
+    """Averaged (``P`` not None): SV ``src``'s sums to slot ``dst``."""
+    if P is not None:
+        _copy(P[src], P[dst])
+        _copy(last[src], last[dst])
+
+
 @njit_helper
 def _copy_values(sv, src, dst):
     """Slot ``dst`` ← SV ``src``: its input and every per-SV value (not its place in ``arrival`` nor its
@@ -167,9 +194,7 @@ def _copy_values(sv, src, dst):
     sv.hs[dst] = sv.hs[src]
     sv.hw[dst] = sv.hw[src]
     _copy(sv.coef[src], sv.coef[dst])
-    if sv.avg_sum.shape[0]:
-        _copy(sv.avg_sum[src], sv.avg_sum[dst])
-        _copy(sv.avg_last[src], sv.avg_last[dst])
+    _copy_average_row(sv.avg_sum, sv.avg_last, src, dst)
     sv.F[dst] = sv.F[src]
     sv.sw[dst] = sv.sw[src]
     sv.added[dst] = sv.added[src]
@@ -329,14 +354,21 @@ def _compact_matrix(M, newpos, n):
 @njit_inline
 def set_coef(sv, i, c, value):
     """A_i[c] ← value, the change recorded in the averaged model's sums at once: P_i[c] −= q·(value − A_i[c])
-    (docs/algorithms/options.md#kernel-learners). Without ``average`` it is the plain store (the arrays are empty,
-    as in :func:`_new_slot`). Before the first averaged round q = 0 and P stays (no 0·∞ = NaN)."""
-    if sv.avg_sum.shape[0]:
-        q = sv.avg[0]
-        if q != 0.0:
-            sv.avg_sum[i, c] -= q * (value - sv.coef[i, c])
-        sv.avg_last[i, c] = value
+    (docs/algorithms/options.md#kernel-learners). Without ``average`` it is the plain store (the arrays are None,
+    :data:`~olkit.learners.kernel.support_set.SVArrays`: the record is not compiled). Before the first averaged
+    round q = 0 and P stays (no 0·∞ = NaN)."""
+    _record_coef(sv.avg_sum, sv.avg_last, sv.avg, sv.coef, i, c, value)
     sv.coef[i, c] = value
+
+
+@njit_inline
+def _record_coef(P, last, avg, coef, i, c, value):
+    """:func:`set_coef`'s record in the averaged model's sums (``P`` not None: the set keeps them)."""
+    if P is not None:
+        q = avg[0]
+        if q != 0.0:
+            P[i, c] -= q * (value - coef[i, c])
+        last[i, c] = value
 
 
 @njit_inline
