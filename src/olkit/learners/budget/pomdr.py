@@ -93,15 +93,16 @@ def _window_entry(st, k):
 
 
 @njit_helper
-def _row_dot(s, t, w, off):
-    """x_t · w for the window copy w = st.fst[off : off + d]."""
+def _row_dot(s, indptr, t, w, off):
+    """x_t · w for the window copy w = st.fst[off : off + d]. ``indptr``: ``s.indptr``, None for a dense stream (its
+    run compiles no sparse branch, :data:`~olkit.learners.kernel.stream.Stream`)."""
     acc = 0.0
     if s.X.shape[0] > 0:
         x = s.X[t]
         for q in range(x.shape[0]):
             acc += x[q] * w[off + q]
-    else:
-        for q in range(s.indptr[t], s.indptr[t + 1]):
+    elif indptr is not None:
+        for q in range(indptr[t], indptr[t + 1]):
             acc += s.data[q] * w[off + s.indices[q]]
     return acc
 
@@ -140,7 +141,7 @@ def pomdr_scores(sv, st, s, t, kself, f):
     w = st.fst
     for k in range(m):
         off = _window_entry(st, k)
-        kv = kernel_from_dot(s.kp, _row_dot(s, t, w, off + 3), s.norm2[t], w[off + 2])
+        kv = kernel_from_dot(s.kp, _row_dot(s, s.indptr, t, w, off + 3), s.norm2[t], w[off + 2])
         if K == 1:
             hint[0] += w[off] * kv
         else:
@@ -152,8 +153,8 @@ def pomdr_scores(sv, st, s, t, kself, f):
 
 
 @njit_helper
-def _push_window(st, s, t, y, r, c):
-    """Store (x_t, D_t) as the newest of the last M examples."""
+def _push_window(st, s, indptr, t, y, r, c):
+    """Store (x_t, D_t) as the newest of the last M examples (``indptr``: as in :func:`_row_dot`)."""
     M, d = st.prm.M, st.prm.d
     if M == 0:
         return
@@ -168,8 +169,8 @@ def _push_window(st, s, t, y, r, c):
     if s.X.shape[0] > 0:
         for q in range(d):
             w[off + 3 + q] = s.X[t, q]
-    else:
-        for q in range(s.indptr[t], s.indptr[t + 1]):
+    elif indptr is not None:
+        for q in range(indptr[t], indptr[t + 1]):
             w[off + 3 + s.indices[q]] = s.data[q]
     st.fst[WHEAD] = (head + 1) % M
     st.fst[WCOUNT] = min(st.fst[WCOUNT] + 1.0, float(M))
@@ -368,7 +369,7 @@ def pomdr_update(sv, st, s, t, kself, y, f, mistake):
         updated = True
     if updated:
         _next_phase(sv, st, B0, B, U, False)
-    _push_window(st, s, t, y, r, c)
+    _push_window(st, s, s.indptr, t, y, r, c)
     return updated
 
 
@@ -463,7 +464,7 @@ def pomdr_ahp_r_update(sv, st, s, t, kself, y, f, mistake):
         updated = True
     if updated:
         _next_phase(sv, st, B0, B, U, True)
-    _push_window(st, s, t, y, 0, -1)
+    _push_window(st, s, s.indptr, t, y, 0, -1)
     return updated
 
 

@@ -128,12 +128,13 @@ SVArrays = namedtuple(
 """Arrays of a support set as the compiled code sees them (full capacity; ``meta[N]`` are in use).
 
 The arrays a set's configuration never uses are None (:meth:`SupportSet.arrays_of`): the pool of non-zeros
-(``indices``, ``data``) of a set of dense SVs, ``avg_sum``/``avg_last`` of a set without ``average``, and the member
-lists and class pool of a set without member lists. numba removes a branch ``if a is not None:`` on a function
-argument ``a`` typed None before it types the branch, so code for the other configuration (the sparse kernel rows,
-the averaged model's bookkeeping) is not compiled for these sets: a helper with such a branch takes the field as an
-argument of its own (e.g. :func:`~olkit.learners.kernel.gram.load_gram_row`'s on-demand part). A dense run thus
-compiles no sparse code, and every compiled call passes a smaller tuple (both cut a cold start's compile time)."""
+(``indices``, ``data``) of a set of dense SVs, ``avg_sum``/``avg_last`` of a set without ``average``, the member
+lists and class pool of a set without member lists, and ``mats`` of a set without SV×SV matrices. numba removes a
+branch ``if a is not None:`` on a function argument ``a`` typed None before it types the branch, so code for the
+other configuration (the sparse kernel rows, the averaged model's bookkeeping) is not compiled for these sets: a
+helper with such a branch takes the field as an argument of its own (e.g.
+:func:`~olkit.learners.kernel.gram.load_gram_row`'s on-demand part). A dense run thus compiles no sparse code, and
+every compiled call passes a smaller tuple (both cut a cold start's compile time)."""
 
 
 class SupportSet:
@@ -421,7 +422,8 @@ class SupportSet:
         """The :data:`SVArrays` view with the Gram cache ``gram``. The arrays a set's configuration never uses are
         None there, a *type* the compiled code sees (see :data:`SVArrays`): a set of dense SVs passes None for the
         pool of non-zeros (``indices``, ``data``), a set without ``average`` for ``avg_sum`` and ``avg_last``, and a
-        set without member lists for those and the class pool (read only by the rules that keep them)."""
+        set without member lists for those and the class pool (read only by the rules that keep them), and a set
+        without SV×SV matrices for ``mats``."""
         sparse, averaged, listed = self.sparse, self.averaged, self.use_members
         return SVArrays(
             self.X,
@@ -446,7 +448,7 @@ class SupportSet:
             self.added,
             self.gcol,
             self.meta,
-            self.mats,
+            self.mats if self.matrix_names else None,
             self.arrival,
             self.moved,
             self.members if listed else None,

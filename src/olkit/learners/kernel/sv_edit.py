@@ -35,18 +35,11 @@ def _copy(src, dst):
         dst[k] = src[k]
 
 
-@njit_inline
-def _new_average_row(P, last, n):
-    """Averaged (``P`` not None, see :data:`~olkit.learners.kernel.support_set.SVArrays`): SV n enters with no
-    past (P = 0, last seen coefficients 0)."""
-    if P is not None:
-        _fill(P[n], 0.0)
-        _fill(last[n], 0.0)
-
-
 @njit_helper
-def _new_slot(sv, norm2, kself, label):
-    """Initialise slot n for a new SV (everything but its input) and return n."""
+def _new_slot(sv, P, mats, norm2, kself, label):
+    """Initialise slot n for a new SV (everything but its input) and return n. ``P`` and ``mats`` are ``sv.avg_sum``
+    and ``sv.mats``, None for a set without ``average`` or without SV×SV matrices: their branches are then not
+    compiled (:data:`~olkit.learners.kernel.support_set.SVArrays`)."""
     n = sv.meta[N]
     if sv.xt_n[0] > n:  # slot n's input is new: the transposed copy (SupportSet.transposed) is stale from n on
         sv.xt_n[0] = n
@@ -57,7 +50,9 @@ def _new_slot(sv, norm2, kself, label):
     sv.hs[n] = -1
     sv.hw[n] = 0.0
     _fill(sv.coef[n], 0.0)
-    _new_average_row(sv.avg_sum, sv.avg_last, n)
+    if P is not None:  # averaged: the SV enters with no past (P = 0, last seen coefficients 0)
+        _fill(P[n], 0.0)
+        _fill(sv.avg_last[n], 0.0)
     sv.F[n] = 0.0
     sv.sw[n] = 1.0
     sv.added[n] = sv.meta[CLOCK]
@@ -65,10 +60,11 @@ def _new_slot(sv, norm2, kself, label):
         for j in range(n):
             sv.gram[n, j] = sv.krow[j]
         sv.gram[n, n] = kself
-    for m in range(sv.mats.shape[0]):
-        for j in range(n + 1):
-            sv.mats[m, n, j] = 0.0
-            sv.mats[m, j, n] = 0.0
+    if mats is not None:
+        for m in range(mats.shape[0]):
+            for j in range(n + 1):
+                mats[m, n, j] = 0.0
+                mats[m, j, n] = 0.0
     sv.krow[n] = kself
     sv.arrival[n] = n
     sv.meta[N] = n + 1
@@ -101,7 +97,7 @@ def sv_append(sv, s, t, kself, label):
     ``krow[new] = κ(x_t, x_t)`` so that cache updates can treat the new SV like the others.
     """
     _store_row(sv.indices, sv, s, t, sv.meta[N])
-    j = _new_slot(sv, s.norm2[t], kself, label)
+    j = _new_slot(sv, sv.avg_sum, sv.mats, s.norm2[t], kself, label)
     sv.sw[j] = s.sw[t]  # the example's weight goes with it (docs/algorithms/options.md#weights)
     return j
 
@@ -116,7 +112,7 @@ def sv_append_point(sv, idx, val, kself, label):
     for q in range(idx.shape[0]):
         norm2 += val[q] * val[q]
     _store_point(sv.indices, sv, n, idx, val)
-    return _new_slot(sv, norm2, kself, label)
+    return _new_slot(sv, sv.avg_sum, sv.mats, norm2, kself, label)
 
 
 @njit_inline
@@ -213,8 +209,15 @@ def _move_sv(sv, src, dst):
             sv.arrival[p] = dst
     if sv.meta[HAS_GRAM]:
         _move_row_and_column(sv.gram, src, dst, n)
-    for m in range(sv.mats.shape[0]):
-        _move_row_and_column(sv.mats[m], src, dst, n)
+    _move_matrices(sv.mats, src, dst, n)
+
+
+@njit_inline
+def _move_matrices(mats, src, dst, n):
+    """:func:`_move_row_and_column` for every SV×SV matrix (``mats``: as in :func:`_new_slot`)."""
+    if mats is not None:
+        for m in range(mats.shape[0]):
+            _move_row_and_column(mats[m], src, dst, n)
 
 
 @njit_helper
@@ -303,8 +306,7 @@ def sv_remove_set(sv, slots):
             _copy_values(sv, j, d)
     if sv.meta[HAS_GRAM]:
         _compact_matrix(sv.gram, newpos, n)
-    for m in range(sv.mats.shape[0]):
-        _compact_matrix(sv.mats[m], newpos, n)
+    _compact_matrices(sv.mats, newpos, n)
     a = 0
     for p in range(n):
         d = newpos[sv.arrival[p]]
@@ -321,6 +323,14 @@ def sv_remove_set(sv, slots):
             sv.moved[moved] = j
             moved += 1
     sv.meta[NMOVED] = moved
+
+
+@njit_inline
+def _compact_matrices(mats, newpos, n):
+    """:func:`_compact_matrix` for every SV×SV matrix (``mats``: as in :func:`_new_slot`)."""
+    if mats is not None:
+        for m in range(mats.shape[0]):
+            _compact_matrix(mats[m], newpos, n)
 
 
 @njit_helper
