@@ -93,29 +93,31 @@ def _window_entry(st, k):
 
 
 @njit_helper
-def _row_dot(s, t, w, off):
-    """x_t · w for the window copy w = st.fst[off : off + d]."""
+def _row_dot(s, indptr, t, w, off):
+    """x_t · w for the window copy w = st.fst[off : off + d]. ``indptr``: ``s.indptr``, None for a dense stream (its
+    run compiles no sparse branch, :data:`~olkit.learners.kernel.stream.Stream`)."""
     acc = 0.0
     if s.X.shape[0] > 0:
         x = s.X[t]
         for q in range(x.shape[0]):
             acc += x[q] * w[off + q]
-    else:
-        for q in range(s.indptr[t], s.indptr[t + 1]):
+    elif indptr is not None:
+        for q in range(indptr[t], indptr[t + 1]):
             acc += s.data[q] * w[off + s.indices[q]]
     return acc
 
 
 @njit_helper
-def _sv_dot(sv, j, w, off, d):
-    """x_j · w for SV j and the window copy at ``off``."""
+def _sv_dot(sv, indices, j, w, off, d):
+    """x_j · w for SV j and the window copy at ``off``. ``indices``: ``sv.indices``, None for dense SVs (their run
+    compiles no sparse branch, :data:`~olkit.learners.kernel.support_set.SVArrays`)."""
     acc = 0.0
     if sv.X.shape[0] > 0:
         for q in range(d):
             acc += sv.X[j, q] * w[off + q]
-    else:
+    elif indices is not None:
         for q in range(sv.start[j], sv.stop[j]):
-            acc += sv.data[q] * w[off + sv.indices[q]]
+            acc += sv.data[q] * w[off + indices[q]]
     return acc
 
 
@@ -139,7 +141,7 @@ def pomdr_scores(sv, st, s, t, kself, f):
     w = st.fst
     for k in range(m):
         off = _window_entry(st, k)
-        kv = kernel_from_dot(s.kp, _row_dot(s, t, w, off + 3), s.norm2[t], w[off + 2])
+        kv = kernel_from_dot(s.kp, _row_dot(s, s.indptr, t, w, off + 3), s.norm2[t], w[off + 2])
         if K == 1:
             hint[0] += w[off] * kv
         else:
@@ -151,8 +153,8 @@ def pomdr_scores(sv, st, s, t, kself, f):
 
 
 @njit_helper
-def _push_window(st, s, t, y, r, c):
-    """Store (x_t, D_t) as the newest of the last M examples."""
+def _push_window(st, s, indptr, t, y, r, c):
+    """Store (x_t, D_t) as the newest of the last M examples (``indptr``: as in :func:`_row_dot`)."""
     M, d = st.prm.M, st.prm.d
     if M == 0:
         return
@@ -167,8 +169,8 @@ def _push_window(st, s, t, y, r, c):
     if s.X.shape[0] > 0:
         for q in range(d):
             w[off + 3 + q] = s.X[t, q]
-    else:
-        for q in range(s.indptr[t], s.indptr[t + 1]):
+    elif indptr is not None:
+        for q in range(indptr[t], indptr[t + 1]):
             w[off + 3 + s.indices[q]] = s.data[q]
     st.fst[WHEAD] = (head + 1) % M
     st.fst[WCOUNT] = min(st.fst[WCOUNT] + 1.0, float(M))
@@ -190,21 +192,23 @@ def _projected_hint(sv, st, s, y, r, c):
             continue
         acc = 0.0
         for j in range(n):
-            acc += sv.grow[j] * kernel_from_dot(s.kp, _sv_dot(sv, j, w, off + 3, d), sv.norm2[j], w[off + 2])
+            acc += sv.grow[j] * kernel_from_dot(
+                s.kp, _sv_dot(sv, sv.indices, j, w, off + 3, d), sv.norm2[j], w[off + 2]
+            )
         total += dd * acc
     return total / m
 
 
 @njit_helper
-def _r_sq_dist(sv, a, b, d, w, base_s, base_c):
+def _r_sq_dist(sv, indices, a, b, d, w, base_s, base_c):
     """``POMDR.R``'s squared distance of SVs a and b, colSums((x_a − x_b)²): each difference and its square
     rounded to double, their sum exact and rounded once. R accumulates the column sum in long double, which is
     exact whenever the squares span few binades (features taking a few values), and so is Ogita, Rump and
     Oishi's Sum2 used here; SVs at the same distance then get the same value whatever their order of
     features — unlike ‖x_a‖² + ‖x_b‖² − 2x_a·x_b, whose rounding depends on the rows. Sparse rows: x_b is in
     the dense work vector ``w`` and (base_s, base_c) is the Sum2 state of Σ_{k∈b} x_bk²; the terms
-    (x_ak − w_k)² − w_k² for k ∈ a complete the same exact sum."""
-    if sv.X.shape[0] > 0:
+    (x_ak − w_k)² − w_k² for k ∈ a complete the same exact sum. ``indices``: as in :func:`_sv_dot`."""
+    if sv.X.shape[0] > 0 or indices is None:
         s, c = 0.0, 0.0
         for k in range(d):
             dk = sv.X[a, k] - sv.X[b, k]
@@ -214,7 +218,7 @@ def _r_sq_dist(sv, a, b, d, w, base_s, base_c):
         return s + c
     s, c = base_s, base_c
     for q in range(sv.start[a], sv.stop[a]):
-        wk = w[sv.indices[q]]
+        wk = w[indices[q]]
         dk = sv.data[q] - wk
         s, e = _two_sum(s, dk * dk)
         c += e
@@ -224,7 +228,7 @@ def _r_sq_dist(sv, a, b, d, w, base_s, base_c):
 
 
 @njit_helper
-def _nearest(sv, j, half, r_div, d, w):
+def _nearest(sv, indices, j, half, r_div, d, w):
     """Slot of the permanent SV (the first ``half`` in arrival order) nearest to SV j: the first index of the
     maximum of κ(x_q, x_j), from the SV Gram cache (mirrored), or with ``r_div`` < 0 (compat="ahp-r", Gaussian)
     from ``POMDR.R``'s own values exp(colSums((x_q − x_j)²)/r_div), r_div = −2·(σ·σ): rounding decides a first
@@ -246,12 +250,13 @@ def _nearest(sv, j, half, r_div, d, w):
         nmax = max(nmax, sv.norm2[sv.arrival[q]])
     slack = 16.0 * (d + 3) * 2.0**-52 * (nmax + sv.norm2[j]) / -r_div + 2.0**-48
     floor = gmax * (1.0 - slack) if slack < 0.5 else -1.0
-    sparse = sv.X.shape[0] == 0
     bs, bc = 0.0, 0.0
-    if sparse:  # x_j into w, and the Sum2 state of its squares
+    if (
+        indices is not None
+    ):  # sparse SVs (``indices``: as in :func:`_sv_dot`): x_j into w, and the Sum2 state of its squares
         for q in range(sv.start[j], sv.stop[j]):
             v = sv.data[q]
-            w[sv.indices[q]] = v
+            w[indices[q]] = v
             bs, e = _two_sum(bs, v * v)
             bc += e
     kbest = -1.0
@@ -259,12 +264,12 @@ def _nearest(sv, j, half, r_div, d, w):
         p = sv.arrival[q]
         if sv.gram[j, p] < floor:
             continue
-        kv = exp_nonpositive(_r_sq_dist(sv, p, j, d, w, bs, bc) / r_div)
+        kv = exp_nonpositive(_r_sq_dist(sv, indices, p, j, d, w, bs, bc) / r_div)
         if kv > kbest:
             best, kbest = p, kv
-    if sparse:
+    if indices is not None:
         for q in range(sv.start[j], sv.stop[j]):
-            w[sv.indices[q]] = 0.0
+            w[indices[q]] = 0.0
     return best
 
 
@@ -280,7 +285,7 @@ def _merge(sv, half, first, unit_diagonal, r_div, d):
     w = np.zeros(d if r_div < 0.0 and sv.X.shape[0] == 0 else 0)
     for p in range(first, n):
         j = sv.arrival[p]
-        best = _nearest(sv, j, half, r_div, d, w)
+        best = _nearest(sv, sv.indices, j, half, r_div, d, w)
         for col in range(K):
             sv.coef[best, col] += sv.coef[j, col]
         if K > 1:
@@ -364,7 +369,7 @@ def pomdr_update(sv, st, s, t, kself, y, f, mistake):
         updated = True
     if updated:
         _next_phase(sv, st, B0, B, U, False)
-    _push_window(st, s, t, y, r, c)
+    _push_window(st, s, s.indptr, t, y, r, c)
     return updated
 
 
@@ -390,7 +395,9 @@ def _projected_hint_ahp_r(sv, st, s):
         off = _window_entry(st, k)
         acc = 0.0
         for j in range(n):
-            acc += kernel_from_dot(s.kp, _sv_dot(sv, j, w, off + 3, d), sv.norm2[j], w[off + 2]) * sv.grow[j]
+            acc += (
+                kernel_from_dot(s.kp, _sv_dot(sv, sv.indices, j, w, off + 3, d), sv.norm2[j], w[off + 2]) * sv.grow[j]
+            )
         total += w[off] * acc
     return total / m
 
@@ -457,7 +464,7 @@ def pomdr_ahp_r_update(sv, st, s, t, kself, y, f, mistake):
         updated = True
     if updated:
         _next_phase(sv, st, B0, B, U, True)
-    _push_window(st, s, t, y, 0, -1)
+    _push_window(st, s, s.indptr, t, y, 0, -1)
     return updated
 
 

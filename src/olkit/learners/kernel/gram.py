@@ -22,7 +22,7 @@ from .dots import (
     sq_dist_dense,
     sq_dist_sparse,
 )
-from .support_set import GSYNC, HAS_GRAM, SPARSE, N
+from .support_set import GSYNC, HAS_GRAM, N
 
 
 @njit_helper
@@ -86,24 +86,32 @@ def load_gram_row(sv, b, s):
         for i in range(split, n):  # columns not mirrored yet: read the (complete) rows of the new SVs
             sv.grow[i] = sv.gram[i, b]
         return
-    start, stop, indices, data, work, grow, norm2 = sv.start, sv.stop, sv.indices, sv.data, s.work, sv.grow, sv.norm2
-    if sv.meta[SPARSE]:
+    _gram_row_on_demand(sv.indices, sv, b, s, n)
+
+
+@njit_inline
+def _gram_row_on_demand(indices, sv, b, s, n):
+    """:func:`load_gram_row` without a cache. ``indices`` is the pool's (``sv.indices``): None for dense SVs, so
+    that a dense run compiles no sparse branch (:data:`~olkit.learners.kernel.support_set.SVArrays`)."""
+    grow, norm2 = sv.grow, sv.norm2
+    if indices is not None:
+        start, stop, data, work = sv.start, sv.stop, sv.data, s.work
         for q in range(start[b], stop[b]):
             work[indices[q]] = data[q]
         for i in range(n):
             grow[i] = sparse_dot(start, stop, indices, data, i, work)
         for q in range(start[b], stop[b]):
             work[indices[q]] = 0.0
-    elif sv.XT.shape[0]:
+        if kernel_row_from_dots(s.kp, grow, norm2[b], norm2, n):
+            near_pairs_sparse(grow, n, start, stop, indices, data, start[b], stop[b], indices, data, work, s.kp)
+        return
+    if sv.XT.shape[0]:
         sync_transposed(sv)
         transposed_dots(sv.XT, sv.X[b], grow, n)
     else:
         dense_dots(sv.X, sv.X[b], grow, 0, n)
     if kernel_row_from_dots(s.kp, grow, norm2[b], norm2, n):
-        if sv.meta[SPARSE]:
-            near_pairs_sparse(grow, n, start, stop, indices, data, start[b], stop[b], indices, data, work, s.kp)
-        else:
-            near_pairs_dense(grow, n, sv.X, sv.X, b, s.kp)
+        near_pairs_dense(grow, n, sv.X, sv.X, b, s.kp)
 
 
 @njit_inline
@@ -148,15 +156,31 @@ def load_gram_row_related(sv, b, s, rb, sb):
             i = sel[k]
             grow[k] = sv.gram[b, i] if i < split else sv.gram[i, b]
         return m
-    start, stop, indices, data, work = sv.start, sv.stop, sv.indices, sv.data, s.work
-    if sv.meta[SPARSE]:
+    return _related_on_demand(sv.indices, sv, b, s, rb, sb, m)
+
+
+@njit_inline
+def _related_on_demand(indices, sv, b, s, rb, sb, m):
+    """:func:`load_gram_row_related` without a cache, for the m SVs in ``sv.gsel[:m]``; returns m. ``indices``: as
+    in :func:`_gram_row_on_demand`."""
+    sel, grow, other, counts = sv.gsel, sv.grow, sv.member_other, sv.n_members
+    if indices is not None:
+        start, stop, data, work = sv.start, sv.stop, sv.data, s.work
         for q in range(start[b], stop[b]):
             work[indices[q]] = data[q]
         for k in range(m):
             grow[k] = sparse_dot(start, stop, indices, data, sel[k], work)
         for q in range(start[b], stop[b]):
             work[indices[q]] = 0.0
-    elif sv.class_X.shape[0] > 0:  # the class pool: the same rows, read as two contiguous runs
+        for k in range(m):
+            sv.gnorm2[k] = sv.norm2[sel[k]]
+        if kernel_row_from_dots(s.kp, grow, sv.norm2[b], sv.gnorm2, m):
+            for k in range(m):
+                if grow[k] == NEAR_PAIR:
+                    d2 = sq_dist_sparse(start, stop, indices, data, sel[k], start[b], stop[b], indices, data, work)
+                    grow[k] = near_gaussian(d2, s.kp)
+        return m
+    if sv.class_X.shape[0] > 0:  # the class pool: the same rows, read as two contiguous runs
         rows = sv.class_sel
         m = _pool_rows(rows, sv.class_seg, counts, other, rb, sb)
         packed_dense_dots(sv.class_X, sv.X[b], rows, grow, m)
@@ -164,17 +188,10 @@ def load_gram_row_related(sv, b, s, rb, sb):
             sv.gnorm2[k] = sv.class_norm2[rows[k]]
     else:
         packed_dense_dots(sv.X, sv.X[b], sel, grow, m)
-    if sv.meta[SPARSE] or sv.class_X.shape[0] == 0:
         for k in range(m):
             sv.gnorm2[k] = sv.norm2[sel[k]]
     if kernel_row_from_dots(s.kp, grow, sv.norm2[b], sv.gnorm2, m):
         for k in range(m):
             if grow[k] == NEAR_PAIR:
-                i = sel[k]
-                d2 = (
-                    sq_dist_sparse(start, stop, indices, data, i, start[b], stop[b], indices, data, work)
-                    if sv.meta[SPARSE]
-                    else sq_dist_dense(sv.X, i, sv.X, b)
-                )
-                grow[k] = near_gaussian(d2, s.kp)
+                grow[k] = near_gaussian(sq_dist_dense(sv.X, sel[k], sv.X, b), s.kp)
     return m

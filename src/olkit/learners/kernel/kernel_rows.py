@@ -16,7 +16,7 @@ from ..._compile import min2, njit_helper, njit_inline
 from ...kernels import kernel_from_dot, kernel_row_from_dots
 from .dots import dense_dots, near_pairs_dense, near_pairs_sparse, sparse_dot
 from .gram import sync_gram
-from .support_set import HAS_GRAM, NMOVED, NPRE, SPARSE, N
+from .support_set import HAS_GRAM, NMOVED, NPRE, N
 
 
 @njit_inline
@@ -84,8 +84,8 @@ def kernel_row(
     """Fill ``krow[:n]`` with κ(x_i, x_t) for all SVs and return κ(x_t, x_t) (the support set's and the
     stream's arrays, as :func:`fill_kernel_row` passes them): :func:`kernel_row_sparse` or
     :func:`kernel_row_dense`, as the SVs are stored. The compiled loop binds one of the two (a run compiles
-    only its own storage's code)."""
-    if meta[SPARSE]:
+    only its own storage's code; here ``sv_indices`` is None for dense SVs, which leaves the sparse branch out)."""
+    if sv_indices is not None:
         return kernel_row_sparse(
             krow,
             G,

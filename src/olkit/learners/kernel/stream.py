@@ -13,7 +13,12 @@ norms, labels in the learner's internal coding (``y``: binary ±1 or the class i
 0/1 label-set matrix of multiclass and multi-label data), ``info`` = [data kind, K, average start] (the
 example count from which the rounds are averaged, 0: no average; docs/algorithms/options.md#kernel-learners),
 kernel parameters, a length-d scatter buffer and the weight of each row (``sw``,
-docs/algorithms/options.md#weights: a rule reads ``s.sw[t]``; the loop never passes a round of weight 0 to it)."""
+docs/algorithms/options.md#weights: a rule reads ``s.sw[t]``; the loop never passes a round of weight 0 to it).
+
+A dense stream has None for the CSR arrays and the scatter buffer (``indptr``, ``indices``, ``data``, ``work``), as a
+support set of dense SVs has for its pool of non-zeros (:data:`~olkit.learners.kernel.support_set.SVArrays`): the
+stream's storage follows the support set's (``KernelLearner._engine_input``), so the branches that read them are
+those numba leaves out of a dense run."""
 
 BINARY, MULTICLASS, MULTILABEL = 0, 1, 2
 """Data kinds (``Stream.info[0]``)."""
@@ -56,7 +61,4 @@ def make_stream(X, y_internal, kp, n_outputs=1, average_start=0, weights=None):
             np.zeros(X.shape[1]),
             sw,
         )
-    empty_i = np.zeros(1, np.int64)
-    return Stream(
-        np.ascontiguousarray(X, dtype=np.float64), empty_i, empty_i, np.empty(0), norm2, y, Y, info, kp, np.empty(0), sw
-    )
+    return Stream(np.ascontiguousarray(X, dtype=np.float64), None, None, None, norm2, y, Y, info, kp, None, sw)

@@ -125,7 +125,16 @@ SVArrays = namedtuple(
         "class_sel",
     ],
 )
-"""Arrays of a support set as the compiled code sees them (full capacity; ``meta[N]`` are in use)."""
+"""Arrays of a support set as the compiled code sees them (full capacity; ``meta[N]`` are in use).
+
+The arrays a set's configuration never uses are None (:meth:`SupportSet.arrays_of`): the pool of non-zeros
+(``indices``, ``data``) of a set of dense SVs, ``avg_sum``/``avg_last`` of a set without ``average``, the member
+lists and class pool of a set without member lists, and ``mats`` of a set without SV×SV matrices. numba removes a
+branch ``if a is not None:`` on a function argument ``a`` typed None before it types the branch, so code for the
+other configuration (the sparse kernel rows, the averaged model's bookkeeping) is not compiled for these sets: a
+helper with such a branch takes the field as an argument of its own (e.g.
+:func:`~olkit.learners.kernel.gram.load_gram_row`'s on-demand part). A dense run thus compiles no sparse code, and
+every compiled call passes a smaller tuple (both cut a cold start's compile time)."""
 
 
 class SupportSet:
@@ -410,12 +419,18 @@ class SupportSet:
         return self.arrays_of(self.gram)
 
     def arrays_of(self, gram):
+        """The :data:`SVArrays` view with the Gram cache ``gram``. The arrays a set's configuration never uses are
+        None there, a *type* the compiled code sees (see :data:`SVArrays`): a set of dense SVs passes None for the
+        pool of non-zeros (``indices``, ``data``), a set without ``average`` for ``avg_sum`` and ``avg_last``, and a
+        set without member lists for those and the class pool (read only by the rules that keep them), and a set
+        without SV×SV matrices for ``mats``."""
+        sparse, averaged, listed = self.sparse, self.averaged, self.use_members
         return SVArrays(
             self.X,
             self.start,
             self.stop,
-            self.indices,
-            self.data,
+            self.indices if sparse else None,
+            self.data if sparse else None,
             self.norm2,
             self.kself,
             self.y,
@@ -433,21 +448,21 @@ class SupportSet:
             self.added,
             self.gcol,
             self.meta,
-            self.mats,
+            self.mats if self.matrix_names else None,
             self.arrival,
             self.moved,
-            self.members,
-            self.member_other,
-            self.n_members,
-            self.avg_sum,
-            self.avg_last,
+            self.members if listed else None,
+            self.member_other if listed else None,
+            self.n_members if listed else None,
+            self.avg_sum if averaged else None,
+            self.avg_last if averaged else None,
             self.avg,
             self.XT,
             self.xt_n,
-            self.class_X,
-            self.class_norm2,
-            self.class_seg,
-            self.class_sel,
+            self.class_X if listed else None,
+            self.class_norm2 if listed else None,
+            self.class_seg if listed else None,
+            self.class_sel if listed else None,
         )
 
     # -- read access -----------------------------------------------------------------------------

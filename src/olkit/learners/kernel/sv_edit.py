@@ -36,8 +36,10 @@ def _copy(src, dst):
 
 
 @njit_helper
-def _new_slot(sv, norm2, kself, label):
-    """Initialise slot n for a new SV (everything but its input) and return n."""
+def _new_slot(sv, P, mats, norm2, kself, label):
+    """Initialise slot n for a new SV (everything but its input) and return n. ``P`` and ``mats`` are ``sv.avg_sum``
+    and ``sv.mats``, None for a set without ``average`` or without SV×SV matrices: their branches are then not
+    compiled (:data:`~olkit.learners.kernel.support_set.SVArrays`)."""
     n = sv.meta[N]
     if sv.xt_n[0] > n:  # slot n's input is new: the transposed copy (SupportSet.transposed) is stale from n on
         sv.xt_n[0] = n
@@ -48,8 +50,8 @@ def _new_slot(sv, norm2, kself, label):
     sv.hs[n] = -1
     sv.hw[n] = 0.0
     _fill(sv.coef[n], 0.0)
-    if sv.avg_sum.shape[0]:  # averaged: the SV enters with no past (P = 0, last seen coefficients 0)
-        _fill(sv.avg_sum[n], 0.0)
+    if P is not None:  # averaged: the SV enters with no past (P = 0, last seen coefficients 0)
+        _fill(P[n], 0.0)
         _fill(sv.avg_last[n], 0.0)
     sv.F[n] = 0.0
     sv.sw[n] = 1.0
@@ -58,14 +60,33 @@ def _new_slot(sv, norm2, kself, label):
         for j in range(n):
             sv.gram[n, j] = sv.krow[j]
         sv.gram[n, n] = kself
-    for m in range(sv.mats.shape[0]):
-        for j in range(n + 1):
-            sv.mats[m, n, j] = 0.0
-            sv.mats[m, j, n] = 0.0
+    if mats is not None:
+        for m in range(mats.shape[0]):
+            for j in range(n + 1):
+                mats[m, n, j] = 0.0
+                mats[m, j, n] = 0.0
     sv.krow[n] = kself
     sv.arrival[n] = n
     sv.meta[N] = n + 1
     return n
+
+
+@njit_inline
+def _store_row(pool_indices, sv, s, t, n):
+    """Stream row t as SV n's input: into the pool of non-zeros (CSR SVs), or a dense row (``pool_indices`` is
+    None: a dense run compiles no sparse branch, see :data:`~olkit.learners.kernel.support_set.SVArrays`)."""
+    if pool_indices is not None:
+        pos = sv.meta[POOL]
+        lo = s.indptr[t]
+        m = s.indptr[t + 1] - lo
+        for q in range(m):
+            pool_indices[pos + q] = s.indices[lo + q]
+            sv.data[pos + q] = s.data[lo + q]
+        sv.start[n] = pos
+        sv.stop[n] = pos + m
+        sv.meta[POOL] = pos + m
+    else:
+        _copy(s.X[t], sv.X[n])
 
 
 @njit_helper
@@ -75,20 +96,8 @@ def sv_append(sv, s, t, kself, label):
     Needs ``sv.krow`` to hold the kernel row of x_t (it fills the Gram cache from it) and sets
     ``krow[new] = κ(x_t, x_t)`` so that cache updates can treat the new SV like the others.
     """
-    n = sv.meta[N]
-    if sv.meta[SPARSE]:
-        pos = sv.meta[POOL]
-        lo = s.indptr[t]
-        m = s.indptr[t + 1] - lo
-        for q in range(m):
-            sv.indices[pos + q] = s.indices[lo + q]
-            sv.data[pos + q] = s.data[lo + q]
-        sv.start[n] = pos
-        sv.stop[n] = pos + m
-        sv.meta[POOL] = pos + m
-    else:
-        _copy(s.X[t], sv.X[n])
-    j = _new_slot(sv, s.norm2[t], kself, label)
+    _store_row(sv.indices, sv, s, t, sv.meta[N])
+    j = _new_slot(sv, sv.avg_sum, sv.mats, s.norm2[t], kself, label)
     sv.sw[j] = s.sw[t]  # the example's weight goes with it (docs/algorithms/options.md#weights)
     return j
 
@@ -102,10 +111,17 @@ def sv_append_point(sv, idx, val, kself, label):
     norm2 = 0.0
     for q in range(idx.shape[0]):
         norm2 += val[q] * val[q]
-    if sv.meta[SPARSE]:
+    _store_point(sv.indices, sv, n, idx, val)
+    return _new_slot(sv, sv.avg_sum, sv.mats, norm2, kself, label)
+
+
+@njit_inline
+def _store_point(pool_indices, sv, n, idx, val):
+    """Non-zeros ``val`` at features ``idx`` as SV n's input (see :func:`_store_row`)."""
+    if pool_indices is not None:
         pos = sv.meta[POOL]
         for q in range(idx.shape[0]):
-            sv.indices[pos + q] = idx[q]
+            pool_indices[pos + q] = idx[q]
             sv.data[pos + q] = val[q]
         sv.start[n] = pos
         sv.stop[n] = pos + idx.shape[0]
@@ -114,7 +130,6 @@ def sv_append_point(sv, idx, val, kself, label):
         _fill(sv.X[n], 0.0)
         for q in range(idx.shape[0]):
             sv.X[n, idx[q]] = val[q]
-    return _new_slot(sv, norm2, kself, label)
 
 
 @njit_helper
@@ -149,6 +164,14 @@ def sv_clear(sv):
     sv.meta[LISTED] = 0
 
 
+@njit_inline
+def _copy_average_row(P, last, src, dst):
+    """Averaged (``P`` not None): SV ``src``'s sums to slot ``dst``."""
+    if P is not None:
+        _copy(P[src], P[dst])
+        _copy(last[src], last[dst])
+
+
 @njit_helper
 def _copy_values(sv, src, dst):
     """Slot ``dst`` ← SV ``src``: its input and every per-SV value (not its place in ``arrival`` nor its
@@ -167,9 +190,7 @@ def _copy_values(sv, src, dst):
     sv.hs[dst] = sv.hs[src]
     sv.hw[dst] = sv.hw[src]
     _copy(sv.coef[src], sv.coef[dst])
-    if sv.avg_sum.shape[0]:
-        _copy(sv.avg_sum[src], sv.avg_sum[dst])
-        _copy(sv.avg_last[src], sv.avg_last[dst])
+    _copy_average_row(sv.avg_sum, sv.avg_last, src, dst)
     sv.F[dst] = sv.F[src]
     sv.sw[dst] = sv.sw[src]
     sv.added[dst] = sv.added[src]
@@ -188,8 +209,15 @@ def _move_sv(sv, src, dst):
             sv.arrival[p] = dst
     if sv.meta[HAS_GRAM]:
         _move_row_and_column(sv.gram, src, dst, n)
-    for m in range(sv.mats.shape[0]):
-        _move_row_and_column(sv.mats[m], src, dst, n)
+    _move_matrices(sv.mats, src, dst, n)
+
+
+@njit_inline
+def _move_matrices(mats, src, dst, n):
+    """:func:`_move_row_and_column` for every SV×SV matrix (``mats``: as in :func:`_new_slot`)."""
+    if mats is not None:
+        for m in range(mats.shape[0]):
+            _move_row_and_column(mats[m], src, dst, n)
 
 
 @njit_helper
@@ -278,8 +306,7 @@ def sv_remove_set(sv, slots):
             _copy_values(sv, j, d)
     if sv.meta[HAS_GRAM]:
         _compact_matrix(sv.gram, newpos, n)
-    for m in range(sv.mats.shape[0]):
-        _compact_matrix(sv.mats[m], newpos, n)
+    _compact_matrices(sv.mats, newpos, n)
     a = 0
     for p in range(n):
         d = newpos[sv.arrival[p]]
@@ -296,6 +323,14 @@ def sv_remove_set(sv, slots):
             sv.moved[moved] = j
             moved += 1
     sv.meta[NMOVED] = moved
+
+
+@njit_inline
+def _compact_matrices(mats, newpos, n):
+    """:func:`_compact_matrix` for every SV×SV matrix (``mats``: as in :func:`_new_slot`)."""
+    if mats is not None:
+        for m in range(mats.shape[0]):
+            _compact_matrix(mats[m], newpos, n)
 
 
 @njit_helper
@@ -329,14 +364,21 @@ def _compact_matrix(M, newpos, n):
 @njit_inline
 def set_coef(sv, i, c, value):
     """A_i[c] ← value, the change recorded in the averaged model's sums at once: P_i[c] −= q·(value − A_i[c])
-    (docs/algorithms/options.md#kernel-learners). Without ``average`` it is the plain store (the arrays are empty,
-    as in :func:`_new_slot`). Before the first averaged round q = 0 and P stays (no 0·∞ = NaN)."""
-    if sv.avg_sum.shape[0]:
-        q = sv.avg[0]
-        if q != 0.0:
-            sv.avg_sum[i, c] -= q * (value - sv.coef[i, c])
-        sv.avg_last[i, c] = value
+    (docs/algorithms/options.md#kernel-learners). Without ``average`` it is the plain store (the arrays are None,
+    :data:`~olkit.learners.kernel.support_set.SVArrays`: the record is not compiled). Before the first averaged
+    round q = 0 and P stays (no 0·∞ = NaN)."""
+    _record_coef(sv.avg_sum, sv.avg_last, sv.avg, sv.coef, i, c, value)
     sv.coef[i, c] = value
+
+
+@njit_inline
+def _record_coef(P, last, avg, coef, i, c, value):
+    """:func:`set_coef`'s record in the averaged model's sums (``P`` not None: the set keeps them)."""
+    if P is not None:
+        q = avg[0]
+        if q != 0.0:
+            P[i, c] -= q * (value - coef[i, c])
+        last[i, c] = value
 
 
 @njit_inline
