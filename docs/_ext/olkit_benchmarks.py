@@ -366,7 +366,7 @@ def _peers(data):
 
 def _startup(data):
     rows = []
-    for key in ("cli", "cli_duol", "import_olkit", "import_floor", "numba_floor", "python_baseline"):
+    for key in ("cli", "cli_duol", "import_olkit", "import_floor", "numba_one_call", "python_baseline"):
         v = data.get(key)
         if not isinstance(v, dict):
             continue
