@@ -314,7 +314,7 @@ def _full_cov_step(Sig, beta, kappa, u, rho):
                 Sig[i, j] *= kappa
 
 
-@njit_helper
+@njit_inline
 def _diag_step(W, P, D, fst, o, sign, alpha, mode, beta, c, idx, val, xs, lo, hi, C_nherd, rho):
     """Diagonal covariance, class o: w_o ← w_o + sign·α Σ_o x with the old Σ, then Σ_jj for the row's
     non-zeros — the inverse form Σ_jj/(1 + c Σ_jj x_j²), or NHERD's "exact" Σ_jj/(1 + C x_j² Σ_jj)² and
