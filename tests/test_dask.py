@@ -28,6 +28,10 @@ needs_german = pytest.mark.skipif(not os.environ.get("OLKIT_DATA"), reason="OLKI
 def cluster():
     from dask.distributed import LocalCluster
 
+    # The workers share this process's compile cache: filled here, they load the loops instead of compiling them
+    # (numba holds the GIL while it compiles, tens of seconds on a cold cache, and a worker that cannot answer
+    # the scheduler meanwhile once left two joblib batches "processing" on an idle worker: the run waited forever).
+    assert main(["warmup", "pa1", "perceptron", "scw1", "duol", "-q"]) == 0
     with LocalCluster(n_workers=2, processes=True, threads_per_worker=1, dashboard_address=":0") as local:
         yield local
 
