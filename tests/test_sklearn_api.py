@@ -60,7 +60,9 @@ def test_estimator_checks_linear_forms(name, params):
 
 def test_pipeline_clone_and_cross_validation():
     X, y = olkit.load_dataset("german")
-    pipe = make_pipeline(StandardScaler(with_mean=False), olkit.make("duol", sigma=4.0))
+    # A fixed ordering: with random_state=None the last hypothesis of one fold in ~2 % of the orderings scores
+    # below 0.55 (measured over 60 seeds: mean 0.71, lowest fold 0.44), which made this test flaky.
+    pipe = make_pipeline(StandardScaler(with_mean=False), olkit.make("duol", sigma=4.0, random_state=0))
     scores = cross_val_score(pipe, X, y, cv=3)
     assert scores.shape == (3,) and np.all(scores > 0.55)
     cloned = clone(olkit.make("pa1", C=2.0))
