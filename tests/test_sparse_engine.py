@@ -96,6 +96,47 @@ def test_gram_cache_of_few_nonzeros_dropped_at_the_low_limit(monkeypatch, nonzer
     np.testing.assert_allclose(cached.scores, low.scores, rtol=1e-9, atol=1e-9)
 
 
+@pytest.mark.parametrize("later", ["integers", "fractions", "large"])
+def test_transposed_inputs_in_bytes_are_the_same_numbers(monkeypatch, later):
+    """SupportSet.admit: the transposed inputs are bytes while every input is an integer from 0 to 255, float64
+    from the first other value on (here from row 450, inside the second block); the runs equal, bit for bit,
+    runs whose transposed inputs are float64 throughout, and a pickled model re-derives the type from its SVs."""
+    import pickle
+
+    from olkit.learners.kernel.support_set import SupportSet
+
+    rng = np.random.default_rng(3)
+    n, d = 600, 80
+    X = np.zeros((n, d))
+    for i in range(n):
+        X[i, rng.choice(d, 5, replace=False)] = rng.integers(1, 4, 5)
+    if later != "integers":
+        X[450:] *= 0.5 if later == "fractions" else 100.0
+    y = np.where(X[:, :40].sum(axis=1) > X[:, 40:].sum(axis=1), 1, -1)
+    monkeypatch.setattr(SupportSet, "LOW_DIM_GRAM_LIMIT_BYTES", 100 * 100 * 8)
+    clf = olkit.make("duol", sigma=2.0, shuffle=False)
+    in_bytes = olkit.evaluate_online(clf, X, y)
+    assert clf.support_.transposed and clf.support_.n > 300
+    assert clf.support_.XT.dtype == (np.uint8 if later == "integers" else np.float64)
+    assert pickle.loads(pickle.dumps(clf)).support_.XT.dtype == clf.support_.XT.dtype
+
+    def float64_throughout(self, rows):
+        self.xt_bytes = False
+        self.XT = self.XT.astype(np.float64)
+
+    monkeypatch.setattr(SupportSet, "admit", float64_throughout)
+    ref = olkit.make("duol", sigma=2.0, shuffle=False)
+    in_float = olkit.evaluate_online(ref, X, y)
+    assert ref.support_.XT.dtype == np.float64
+    assert (in_bytes.mistakes, in_bytes.n_sv, in_bytes.diagnostics) == (
+        in_float.mistakes,
+        in_float.n_sv,
+        in_float.diagnostics,
+    )
+    np.testing.assert_array_equal(in_bytes.scores, in_float.scores)
+    np.testing.assert_array_equal(clf.support_.coef[: clf.support_.n], ref.support_.coef[: ref.support_.n])
+
+
 @pytest.mark.parametrize("storage", ["dense", "sparse"])
 def test_sv_remove_keeps_storage_consistent(storage):
     """sv_remove (for budgeted learners) moves SVs between slots but keeps every SV's row, coefficient,

@@ -290,6 +290,7 @@ class KernelLearner(PrimalHooks, OnlineClassifier):
         if self._primal():
             return self._primal_learn_block(stream, X, order, start, stop, scores, mistakes)
         rows = X[order[start:stop]]
+        self.support_.admit(rows)
         more = stop - start
         cap = self._max_support()
         if cap is not None:  # a budget: room for at most cap SVs, whatever the block size
@@ -351,6 +352,7 @@ class KernelLearner(PrimalHooks, OnlineClassifier):
         if self._primal():
             return self._primal_warm_up(X, y_internal)
         stream = self._make_stream(X, y_internal)
+        self.support_.admit(X)  # the transposed inputs' type (SupportSet.admit): compile the loop of this data
         G = np.zeros((0, self.support_.n))
         self._loop()(
             self.support_.arrays(),
