@@ -137,6 +137,28 @@ def test_transposed_inputs_in_bytes_are_the_same_numbers(monkeypatch, later):
     np.testing.assert_array_equal(clf.support_.coef[: clf.support_.n], ref.support_.coef[: ref.support_.n])
 
 
+@pytest.mark.parametrize("dtype", [np.uint8, np.float64])
+def test_transposed_dots_are_the_sequential_sums(dtype):
+    """gram.transposed_dots adds four features a pass: the sums are bit for bit those of adding x's non-zero
+    features one at a time in increasing order (0 to 9 non-zeros: every remainder of the four-feature passes),
+    and nothing beyond the first n entries is written."""
+    from olkit.learners.kernel.gram import transposed_dots
+
+    rng = np.random.default_rng(0)
+    d, n = 12, 50
+    XT = rng.integers(0, 4, size=(d, n + 3)).astype(np.uint8) if dtype is np.uint8 else rng.normal(size=(d, n + 3))
+    for m in range(10):
+        x = np.zeros(d)
+        x[rng.choice(d, m, replace=False)] = rng.normal(size=m)
+        out = np.full(n + 3, np.nan)
+        transposed_dots(XT, x, out, n)
+        expected = np.zeros(n)
+        for k in np.flatnonzero(x):
+            expected = expected + x[k] * XT[k, :n].astype(np.float64)
+        assert np.array_equal(out[:n].view(np.int64), expected.view(np.int64)), m
+        assert np.isnan(out[n:]).all()
+
+
 @pytest.mark.parametrize("storage", ["dense", "sparse"])
 def test_sv_remove_keeps_storage_consistent(storage):
     """sv_remove (for budgeted learners) moves SVs between slots but keeps every SV's row, coefficient,

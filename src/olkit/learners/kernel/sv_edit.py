@@ -76,17 +76,22 @@ def _store_row(pool_indices, sv, s, t, n):
     """Stream row t as SV n's input: into the pool of non-zeros (CSR SVs), or a dense row (``pool_indices`` is
     None: a dense run compiles no sparse branch, see :data:`~olkit.learners.kernel.support_set.SVArrays`)."""
     if pool_indices is not None:
-        pos = sv.meta[POOL]
         lo = s.indptr[t]
-        m = s.indptr[t + 1] - lo
-        for q in range(m):
-            pool_indices[pos + q] = s.indices[lo + q]
-            sv.data[pos + q] = s.data[lo + q]
-        sv.start[n] = pos
-        sv.stop[n] = pos + m
-        sv.meta[POOL] = pos + m
+        _pool_append(pool_indices, sv, n, s.indices, s.data, lo, s.indptr[t + 1] - lo)
     else:
         _copy(s.X[t], sv.X[n])
+
+
+@njit_inline
+def _pool_append(pool_indices, sv, n, idx, val, lo, m):
+    """The m non-zeros ``val[lo:lo+m]`` at features ``idx[lo:lo+m]`` as SV n's row, at the end of the pool."""
+    pos = sv.meta[POOL]
+    for q in range(m):
+        pool_indices[pos + q] = idx[lo + q]
+        sv.data[pos + q] = val[lo + q]
+    sv.start[n] = pos
+    sv.stop[n] = pos + m
+    sv.meta[POOL] = pos + m
 
 
 @njit_helper
@@ -119,13 +124,7 @@ def sv_append_point(sv, idx, val, kself, label):
 def _store_point(pool_indices, sv, n, idx, val):
     """Non-zeros ``val`` at features ``idx`` as SV n's input (see :func:`_store_row`)."""
     if pool_indices is not None:
-        pos = sv.meta[POOL]
-        for q in range(idx.shape[0]):
-            pool_indices[pos + q] = idx[q]
-            sv.data[pos + q] = val[q]
-        sv.start[n] = pos
-        sv.stop[n] = pos + idx.shape[0]
-        sv.meta[POOL] = pos + idx.shape[0]
+        _pool_append(pool_indices, sv, n, idx, val, 0, idx.shape[0])
     else:
         _fill(sv.X[n], 0.0)
         for q in range(idx.shape[0]):
