@@ -137,6 +137,30 @@ def test_transposed_inputs_in_bytes_are_the_same_numbers(monkeypatch, later):
     np.testing.assert_array_equal(clf.support_.coef[: clf.support_.n], ref.support_.coef[: ref.support_.n])
 
 
+def test_the_warm_up_admits_the_whole_run(monkeypatch):
+    """evaluate_online's warm-up admits every row of the run (SupportSet.admit) before the loop is compiled: data
+    whose first row is all integers and whose later rows are not compile the float64 loop only, not the bytes'
+    loop first and the float64 one at the first block."""
+    from olkit.learners.kernel.support_set import SupportSet
+
+    seen = []
+    admit = SupportSet.admit
+
+    def recording(self, rows):
+        seen.append((rows.shape[0], self.XT.dtype))
+        admit(self, rows)
+
+    monkeypatch.setattr(SupportSet, "admit", recording)
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 3, size=(300, 8)).astype(np.float64)
+    X[1:] += rng.uniform(size=(299, 8))
+    y = np.where(X[:, 0] > X[:, 1], 1, -1)
+    clf = olkit.make("duol", sigma=2.0)
+    olkit.evaluate_online(clf, X, y)
+    assert seen[0] == (300, np.uint8) and all(dtype == np.float64 for _, dtype in seen[1:])
+    assert clf.support_.XT.dtype == np.float64 and len(seen) == 3  # the warm-up, then two blocks
+
+
 @pytest.mark.parametrize("dtype", [np.uint8, np.float64])
 def test_transposed_dots_are_the_sequential_sums(dtype):
     """gram.transposed_dots adds four features a pass: the sums are bit for bit those of adding x's non-zero

@@ -873,7 +873,8 @@ class OnlineClassifier:
 
         def _decision(self, X: Any) -> np.ndarray: ...
 
-        def _warm_up(self, X: Any, y_internal: np.ndarray) -> None: ...
+        def _warm_up(self, X: Any, y_internal: np.ndarray) -> None:
+            """Compile (or load) what learning data like the run's ``X`` runs, before any timing; learns nothing."""
 
         @property
         def n_support_(self) -> int: ...

@@ -305,7 +305,7 @@ def evaluate_online(
     y_internal = learner._encode_labels(y)
     weights = example_weights(learner, y, sample_weight, whole_stream=first)
     X = learner._engine_input(X)  # storage conversion (e.g. small CSR -> dense) is not learning time
-    learner._warm_up(X[:1], y_internal[:1])
+    learner._warm_up(X, y_internal)
     before = learner._counts()
     start = time.perf_counter()
     scores, flags = run_online(learner, X, y_internal, order, weights)

@@ -50,7 +50,7 @@ def evaluate_stream(
         y_internal = learner._encode_labels(y)
         X = learner._engine_input(X)
         if first:
-            learner._warm_up(X[:1], y_internal[:1])
+            learner._warm_up(X, y_internal)
             before = learner._counts()
             first = False
         start = time.perf_counter()

@@ -566,8 +566,8 @@ class FOGD(OnlineClassifier):
     def _warm_up(self, X, y_internal):
         """Load (or compile) the compiled loop before any timing starts (runs no example)."""
         self._learn_block(
-            self._make_stream(X, y_internal),
-            X,
+            self._make_stream(X[:1], y_internal[:1]),
+            X[:1],
             np.zeros(1, np.int64),
             0,
             0,

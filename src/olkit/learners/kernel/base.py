@@ -351,8 +351,8 @@ class KernelLearner(PrimalHooks, OnlineClassifier):
         """Load (or compile) the compiled loop before any timing starts."""
         if self._primal():
             return self._primal_warm_up(X, y_internal)
-        stream = self._make_stream(X, y_internal)
-        self.support_.admit(X)  # the transposed inputs' type (SupportSet.admit): compile the loop of this data
+        self.support_.admit(X)  # the transposed inputs' type (SupportSet.admit): compile the loop of this run's data
+        stream = self._make_stream(X[:1], y_internal[:1])
         G = np.zeros((0, self.support_.n))
         self._loop()(
             self.support_.arrays(),

@@ -71,7 +71,7 @@ class PrimalHooks:
         self.model_.learn_block(X, stream, order, start, stop, scores, mistakes)
 
     def _primal_warm_up(self, X, y_internal):
-        self.model_.warm_up(X, y_internal)
+        self.model_.warm_up(X[:1], y_internal[:1])
 
     def _save_model(self):
         return self.model_.save()
