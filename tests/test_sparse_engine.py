@@ -163,9 +163,9 @@ def test_the_warm_up_admits_the_whole_run(monkeypatch):
 
 @pytest.mark.parametrize("dtype", [np.uint8, np.float64])
 def test_transposed_dots_are_the_sequential_sums(dtype):
-    """gram.transposed_dots adds four features a pass: the sums are bit for bit those of adding x's non-zero
-    features one at a time in increasing order (0 to 9 non-zeros: every remainder of the four-feature passes),
-    and nothing beyond the first n entries is written."""
+    """gram.transposed_dots: the sums are bit for bit those of adding x's non-zero features one at a time in
+    increasing order (0 to 9 non-zeros, byte and float64 copies), and nothing beyond the first n entries is
+    written."""
     from olkit.learners.kernel.gram import transposed_dots
 
     rng = np.random.default_rng(0)
