@@ -177,11 +177,16 @@ def _startup_duol(candidates):
         ),
         None,
     ) or [sys.executable, "-m", "olkit.cli"]
-    shown = ("olkit " if exe[0] != sys.executable else "python -m olkit.cli ") + " ".join(STARTUP_DUOL_ARGS)
-    sides = {"this": [*exe, *STARTUP_DUOL_ARGS]}
     baseline = os.environ.get(BASELINE_ENV)
     if baseline:
-        # the console script imports the installed (editable) olkit; PYTHONPATH only redirects python -m
+        # the console script imports the installed (editable) olkit and PYTHONPATH only redirects python -m, so
+        # both sides of the A/B run python -m olkit.cli: the launcher alone moved a cold run by 0.5-0.8 s here
+        # (CPython 3.11 maps and unmaps 16 KiB chunks of its frame stack as the compile's recursion crosses
+        # their boundaries, and how often depends on the stack's depth where olkit starts)
+        exe = [sys.executable, "-m", "olkit.cli"]
+    shown = ("olkit " if exe[0] != sys.executable else "python -m olkit.cli ") + " ".join(STARTUP_DUOL_ARGS)
+    sides = {"this": [*exe, *STARTUP_DUOL_ARGS]}
+    if baseline:
         sides["baseline"] = [sys.executable, "-m", "olkit.cli", *STARTUP_DUOL_ARGS]
     out = {
         "command": shown,
