@@ -14,6 +14,7 @@ import pytest
 
 from olkit import cli
 from olkit.learners.kernel.base import dense_is_cheap
+from olkit.learners.kernel.support_set import byte_integers
 from olkit.warmup import kinds, streams, variants
 
 
@@ -107,6 +108,21 @@ def test_warmup_fills_the_cache_and_a_run_compiles_nothing_new(warm_cache, tmp_p
     assert files(cache) == before  # the --set variant was warmed up too
 
 
+def test_warmup_covers_integer_valued_data(tmp_path):
+    """Binary DUOL compiles its loop with a byte copy of its SVs on data of integers 0..255 (SupportSet.admit): the
+    warm-up compiles that loop too, so a run on such data (here a LIBSVM file of 0/1 features) compiles nothing."""
+    cache = tmp_path / "numba"
+    code, _, err = olkit("warmup", "duol", "-q", cache=cache)
+    assert code == 0, err
+    before = files(cache)
+    rows = [f"{'+1' if i % 3 else '-1'} {i % 7 + 1}:1 {8 + (2 * i) % 3}:1 12:{i % 2}" for i in range(40)]
+    data = tmp_path / "indicator.libsvm"
+    data.write_text("\n".join(rows) + "\n")
+    code, _, err = olkit("run", "duol", "--data", str(data), "--repeats", "1", cache=cache)
+    assert code == 0, err
+    assert files(cache) == before
+
+
 def test_warmup_quiet_prints_the_total_only(warm_cache):
     cache, _ = warm_cache
     code, out, err = olkit("warmup", "arow", "--quiet", cache=cache)
@@ -177,6 +193,7 @@ def test_synthetic_streams_cover_every_kind_and_storage():
 
     data = streams()
     assert not dense_is_cheap(data["binary", "sparse"][0])  # the kernel learners keep it sparse
+    assert byte_integers(data["binary", "indicator"][0]) and not byte_integers(data["binary", "dense"][0])
     assert kinds(olkit.make("pa1")) == ["binary", "multiclass", "multilabel"]
     assert kinds(olkit.make("pa1", kernel="linear")) == ["binary", "multiclass"]
     assert kinds(olkit.make("romma")) == ["binary"]

@@ -9,7 +9,9 @@ same loop at once.
 For each algorithm it runs a short online run (:func:`olkit.evaluate_online`, the protocol a run of
 ``olkit run`` follows: the learner's warm-up, then a pass) on tiny synthetic data, once for each kind of data
 the learner learns from (binary; multiclass and multi-label where it has them) and each storage of the input
-(dense rows, and sparse rows too sparse to be densified), under its default parameters and, for a
+(dense rows; dense rows of integers from 0 to 255, for which a kernel learner whose Gram cache may be dropped
+compiles its loop with a byte copy of its SVs, ``SupportSet.admit``; and sparse rows too sparse to be
+densified), under its default parameters and, for a
 learner with a ``kernel`` parameter, under each kernel asked for. No dataset is read. Everything a run
 with those settings compiles is then in the cache: the block loop and the compiled helpers a pass calls
 from Python, and the scores of ``predict`` / ``decision_function`` (``olkit predict``). Other parameter
@@ -23,6 +25,8 @@ import scipy.sparse as sp
 
 N_ROWS = 12
 """Examples of the synthetic streams (every class appears; a few updates happen)."""
+STORAGES = ("dense", "indicator", "sparse")
+"""The inputs of the synthetic streams: dense rows, dense 0/1 rows, sparse rows (see the module docstring)."""
 N_FEATURES = 60
 """Width of the synthetic streams: the sparse one, one or two non-zeros per row (density < 0.04), stays
 sparse in every learner (the kernel learners densify only streams of density >= 0.1)."""
@@ -30,12 +34,13 @@ sparse in every learner (the kernel learners densify only streams of density >= 
 
 def streams():
     """{(kind, storage): (X, y)}: the tiny synthetic streams, for kind in binary, multiclass, multilabel and
-    storage in dense, sparse (fixed, not random: the same on every machine)."""
+    storage in :data:`STORAGES` (fixed, not random: the same on every machine)."""
     rows = np.arange(N_ROWS)
     dense = np.zeros((N_ROWS, N_FEATURES))
     dense[rows, rows % N_FEATURES] = 1.0
     dense[rows, (3 * rows + 1) % N_FEATURES] = -0.5
     sparse = sp.csr_matrix(dense)
+    indicator = (dense != 0.0).astype(np.float64)
     labels = {
         "binary": np.where(rows % 2 == 0, 1, -1),
         "multiclass": rows % 3,
@@ -44,6 +49,7 @@ def streams():
     out = {}
     for kind, y in labels.items():
         out[kind, "dense"] = (dense, y)
+        out[kind, "indicator"] = (indicator, y)
         out[kind, "sparse"] = (sparse, y)
     return out
 
@@ -106,7 +112,7 @@ def warm_up(name, params=None):
     start = time.perf_counter()
     data = streams()
     for kind in kinds(make(name, **(params or {}))):
-        for storage in ("dense", "sparse"):
+        for storage in STORAGES:
             X, y = data[kind, storage]
             learner = make(name, **(params or {}))
             evaluate_online(learner, X, y, n_checkpoints=1)

@@ -266,8 +266,8 @@ class SupportSet:
         features), float64 from the first other value on (its filled columns converted exactly). The values
         are the same numbers either way, so :func:`~olkit.learners.kernel.gram.transposed_dots` multiplies
         the same float64 operands in the same order: rows bit for bit equal, reading an eighth of the
-        memory (binary DUOL on a9a, 19k SVs: 4.0 → 3.8 s, docs/algorithms/duol.md#complexity). The
-        dtype is set from the first block on, so a run compiles one of the two."""
+        memory (binary DUOL on a9a, 19k SVs: 4.29 → 3.91 s a run, docs/algorithms/duol.md#complexity). A learner's
+        warm-up admits the whole run's data, so that a run compiles one of the two loops."""
         if self.xt_bytes and not byte_integers(rows.data if sp.issparse(rows) else rows):
             self.xt_bytes = False
             self.XT = self.XT.astype(np.float64)
