@@ -169,25 +169,22 @@ def _startup_duol(candidates):
     followed by the same run of the baseline's code (its own cache directories), and the result holds both."""
     import tempfile
 
-    exe = next(
-        (
-            cmd[: -len(["run", "pa1", "--data", "german"])]
-            for label, cmd, shown in candidates
-            if label != "python -m olkit.cli"
-        ),
-        None,
-    ) or [sys.executable, "-m", "olkit.cli"]
+    module = [sys.executable, "-m", "olkit.cli"]
     baseline = os.environ.get(BASELINE_ENV)
-    if baseline:
-        # the console script imports the installed (editable) olkit and PYTHONPATH only redirects python -m, so
-        # both sides of the A/B run python -m olkit.cli: the launcher alone moved a cold run by 0.5-0.8 s here
-        # (CPython 3.11 maps and unmaps 16 KiB chunks of its frame stack as the compile's recursion crosses
-        # their boundaries, and how often depends on the stack's depth where olkit starts)
-        exe = [sys.executable, "-m", "olkit.cli"]
+    # With a baseline both sides run python -m olkit.cli: the console script imports the installed (editable)
+    # olkit, PYTHONPATH only redirects python -m, and the launcher alone moved a cold run by 0.5-0.8 s here
+    # (CPython 3.11 maps and unmaps 16 KiB chunks of its frame stack as the compile's recursion crosses their
+    # boundaries, and how often depends on the stack's depth where olkit starts).
+    console = (
+        cmd[: -len(["run", "pa1", "--data", "german"])]
+        for label, cmd, _ in candidates
+        if label != "python -m olkit.cli"
+    )
+    exe = module if baseline else next(console, None) or module
     shown = ("olkit " if exe[0] != sys.executable else "python -m olkit.cli ") + " ".join(STARTUP_DUOL_ARGS)
     sides = {"this": [*exe, *STARTUP_DUOL_ARGS]}
     if baseline:
-        sides["baseline"] = [sys.executable, "-m", "olkit.cli", *STARTUP_DUOL_ARGS]
+        sides["baseline"] = [*module, *STARTUP_DUOL_ARGS]
     out = {
         "command": shown,
         "cold_runs": STARTUP_COLD_RUNS,

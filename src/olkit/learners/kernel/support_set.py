@@ -660,12 +660,7 @@ class SupportSet:
             if self.use_gram and (self.gram_limit_bytes is None or 8 * capacity * capacity <= self.gram_limit_bytes)
             else 0
         )
-        transposed = (
-            not self.sparse
-            and self.n_outputs == 1
-            and self.gram_limit_bytes is not None
-            and (not self.use_gram or gram == 0)
-        )
+        transposed = self.may_transpose and (not self.use_gram or gram == 0)  # counted as float64 (the most it takes)
         per_sv += 8 * self.n_features if transposed else 0
         return per_sv * capacity + 16 * pool_capacity + gram + 8 * len(self.matrix_names) * capacity * capacity
 
